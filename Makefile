@@ -1,0 +1,26 @@
+# hermes-datagen: `make test` works on a fresh clone (it installs and builds first).
+.PHONY: setup build test bench demo clean
+
+NODE_MODULES_STAMP := node_modules/.package-lock.json
+
+setup: $(NODE_MODULES_STAMP) build
+
+$(NODE_MODULES_STAMP): package.json package-lock.json packages/*/package.json
+	npm ci --no-audit --no-fund
+	@touch $@
+
+build: $(NODE_MODULES_STAMP)
+	npx tsc -b
+
+test: setup
+	node test/run.mjs
+
+bench: setup
+	node bench/run.mjs
+
+demo: setup
+	@echo "make demo: the end-to-end demo (prompts -> hermes-generate -> filter -> stats) arrives with the hermes-generate issue."
+
+clean:
+	npx tsc -b --clean 2>/dev/null || true
+	rm -rf packages/*/dist packages/*/tsconfig.tsbuildinfo .vitest.json bench/data bench/results

@@ -1,0 +1,156 @@
+// The record model, written once from the JSON Schemas in schemas/ (which are the source of truth:
+// the validators are built from them). Every package takes these types from here.
+
+/** schemas/prompt.schema.json */
+export interface PromptRow {
+  prompt: string;
+  id?: string;
+  cwd?: string;
+  docker_image?: string;
+  image?: string;
+  [key: string]: unknown;
+}
+
+export type TurnRole = 'system' | 'human' | 'gpt' | 'tool';
+
+/** One ShareGPT turn of a trajectory's `conversations`. */
+export interface Turn {
+  from: TurnRole;
+  value: string;
+}
+
+export interface ToolStat {
+  count: number;
+  success: number;
+  failure: number;
+}
+
+export type ToolStats = Record<string, ToolStat>;
+export type ToolErrorCounts = Record<string, number>;
+
+export interface Usage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+}
+
+/** Upstream's three keys plus hermes-datagen's own (schemas/trajectory.schema.json#/$defs/metadata). */
+export interface TrajectoryMetadata {
+  batch_num: number;
+  timestamp: string;
+  model: string;
+  endpoint_host?: string;
+  key_fingerprint?: string;
+  usage?: Usage;
+  wall_time_s?: number;
+  trace_id?: string;
+  seed?: number | null;
+  unknown_tools?: string[];
+  [key: string]: unknown;
+}
+
+/** schemas/trajectory.schema.json: the Hermes batch record plus a top-level `id`. */
+export interface Trajectory {
+  id?: string;
+  prompt_index: number;
+  conversations: Turn[];
+  metadata: TrajectoryMetadata;
+  completed: boolean;
+  partial: boolean;
+  api_calls: number;
+  toolsets_used: string[];
+  tool_stats: ToolStats;
+  tool_error_counts: ToolErrorCounts;
+}
+
+/** schemas/tombstone.schema.json */
+export interface Tombstone {
+  id?: string;
+  prompt_index: number;
+  discarded: string;
+  prompt: string;
+  metadata?: Record<string, unknown>;
+}
+
+/** schemas/reject.schema.json */
+export interface Reject {
+  line: number;
+  source: string;
+  reason: string;
+  raw: string;
+  truncated?: boolean;
+}
+
+/** schemas/checkpoint.schema.json */
+export interface Checkpoint {
+  version: 1;
+  run_name: string;
+  dataset?: { path: string; valid_rows: number; sha256?: string };
+  endpoint?: { host: string; model: string; key_fingerprint: string | null };
+  done: Record<string, CheckpointEntry>;
+  last_updated: string;
+}
+
+export interface CheckpointEntry {
+  prompt_index: number;
+  status: 'written' | 'discarded';
+  reason?: string;
+  shard?: string;
+}
+
+// ---- OpenAI chat-completions messages: the agent's internal history, input of the ShareGPT converter.
+
+export interface ChatToolCall {
+  id: string;
+  type?: 'function';
+  function: {
+    name: string;
+    /** A JSON string as the API sends it; an already-parsed object is accepted too. */
+    arguments: string | Record<string, unknown>;
+  };
+}
+
+export interface ReasoningDetail {
+  type?: string;
+  summary?: string;
+  thinking?: string;
+  content?: string;
+  text?: string;
+}
+
+export interface SystemMessage {
+  role: 'system';
+  content: string;
+}
+
+export interface UserMessage {
+  role: 'user';
+  content: string;
+}
+
+export interface AssistantMessage {
+  role: 'assistant';
+  content: string | null;
+  /** The normalised reasoning text (Hermes' `msg["reasoning"]`). */
+  reasoning?: string | null;
+  reasoning_content?: string | null;
+  reasoning_details?: ReasoningDetail[] | null;
+  tool_calls?: ChatToolCall[] | null;
+  finish_reason?: string | null;
+}
+
+export interface ToolMessage {
+  role: 'tool';
+  content: unknown;
+  tool_call_id?: string;
+  name?: string;
+}
+
+export type ChatMessage = SystemMessage | UserMessage | AssistantMessage | ToolMessage;
+
+/** A tool as offered to the model; what the ShareGPT system turn lists. */
+export interface ToolDefinition {
+  name: string;
+  description?: string;
+  parameters?: Record<string, unknown>;
+}
