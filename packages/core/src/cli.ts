@@ -1,0 +1,314 @@
+// The one runner behind every hermes-* bin: parses argv (yargs), gives the command a context with the
+// shared stream conventions, and is the single funnel from errors to messages and exit codes.
+// runCli never exits the process, so tests drive CLIs in-process; main() is the bins' thin wrapper.
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { Readable, Writable } from 'node:stream';
+import yargs, { type Argv } from 'yargs';
+import { writeJsonAtomic } from './atomicFile.js';
+import { Counters } from './counters.js';
+import { BrokenPipe, EXIT_CODES_HELP, ExitCode, HermesError, Interrupted, UsageError } from './errors.js';
+import { DEFAULT_MAX_LINE_BYTES } from './lineReader.js';
+import { Logger, wantsColor } from './logger.js';
+import { Progress } from './progress.js';
+import { readRecords, type InputRecord, type OnError } from './records.js';
+import type { SchemaName } from './schemas.js';
+import { JsonlWriter } from './writer.js';
+
+export const VERSION: string = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+
+export interface CliIo {
+  readonly stdin: Readable;
+  readonly stdout: Writable;
+  readonly stderr: Writable;
+  readonly env: NodeJS.ProcessEnv;
+  readonly cwd: string;
+  /** Aborted with 'SIGINT' or 'SIGTERM' as its reason when the process is asked to stop. */
+  readonly signal?: AbortSignal;
+}
+
+/** Options every command has. */
+export interface GlobalArgs {
+  color?: boolean;
+}
+
+/** The shared stream options, added to commands that read and write JSONL. */
+export interface StreamArgs extends GlobalArgs {
+  files: string[];
+  output?: string;
+  onError: OnError;
+  rejects?: string;
+  statsOut?: string;
+  progress?: boolean;
+  maxLineBytes: number;
+}
+
+export interface ReadOptions {
+  readonly schema?: SchemaName;
+  readonly tombstones?: boolean;
+}
+
+export interface RunContext {
+  readonly name: string;
+  readonly io: CliIo;
+  readonly log: Logger;
+  /** The command's counters; written to --stats-out and summarised on stderr. */
+  readonly stats: Counters;
+  readonly progress: Progress;
+  readonly signal: AbortSignal;
+  /** Records of the command's input operands (stdin when none), under --on-error / --rejects. */
+  readRecords(options?: ReadOptions): AsyncGenerator<InputRecord[]>;
+  /** A JSONL output (default: -o / stdout), committed when the run ends, dropped on an error. */
+  openOutput(target?: string): Promise<JsonlWriter>;
+  /** The --rejects file, opened on first use; undefined when the flag was not given. */
+  rejects(): Promise<JsonlWriter | undefined>;
+}
+
+export interface CliCommand<A> {
+  /** yargs command syntax: '$0 [files..]' for the default command, 'merge <summaries..>' for a subcommand. */
+  readonly command: string;
+  readonly describe: string;
+  /** Adds the shared stream options (-o, --on-error, --rejects, --stats-out, --progress, --max-line-bytes). */
+  readonly stream?: boolean;
+  readonly options?: (y: Argv<GlobalArgs & StreamArgs>) => Argv<A>;
+  readonly examples?: readonly (readonly [string, string])[];
+  run(args: A & StreamArgs, ctx: RunContext): Promise<number | void>;
+}
+
+/** A command with its argument type erased, so commands of different shapes share one list. */
+export interface AnyCliCommand {
+  readonly command: string;
+  readonly describe: string;
+  readonly stream?: boolean;
+  readonly options?: (y: Argv<GlobalArgs & StreamArgs>) => Argv<unknown>;
+  readonly examples?: readonly (readonly [string, string])[];
+  run(args: StreamArgs, ctx: RunContext): Promise<number | void>;
+}
+
+export function defineCommand<A>(command: CliCommand<A>): AnyCliCommand {
+  return command as unknown as AnyCliCommand;
+}
+
+export interface CliSpec {
+  /** The bin name, e.g. hermes-filter. */
+  readonly name: string;
+  /** One sentence: what the CLI does. */
+  readonly summary: string;
+  readonly commands: readonly AnyCliCommand[];
+  /** Environment variables the CLI reads, for --help. */
+  readonly env?: readonly (readonly [string, string])[];
+  /** More help text after the options (before exit codes). */
+  readonly epilog?: string;
+}
+
+function addStreamOptions<T>(y: Argv<T>): Argv<T & StreamArgs> {
+  return y
+    .positional('files', { describe: 'JSONL inputs (gzip detected); - or none reads stdin', type: 'string', array: true, default: [] })
+    .option('output', { alias: 'o', type: 'string', describe: 'write here instead of stdout (temp file, renamed when done; .gz compresses)', group: 'Stream options:' })
+    .option('on-error', { choices: ['fail', 'skip'] as const, default: 'fail' as OnError, describe: 'a bad input line stops the run (exit 3) or is skipped', group: 'Stream options:' })
+    .option('rejects', { type: 'string', describe: 'write skipped lines here as {line, source, reason, raw}', group: 'Stream options:' })
+    .option('stats-out', { type: 'string', describe: "write this command's counters here (JSON)", group: 'Stream options:' })
+    .option('progress', { type: 'boolean', describe: 'progress on stderr (default: only when stderr is a terminal)', group: 'Stream options:' })
+    .option('max-line-bytes', { type: 'number', default: DEFAULT_MAX_LINE_BYTES, describe: 'longer lines are rejected without being read whole', group: 'Stream options:' }) as unknown as Argv<T & StreamArgs>;
+}
+
+function helpEpilog(spec: CliSpec): string {
+  const parts: string[] = [];
+  if (spec.epilog) parts.push(spec.epilog.trim());
+  if (spec.env && spec.env.length > 0) {
+    parts.push(['Environment:', ...spec.env.map(([k, v]) => `  ${k.padEnd(18)} ${v}`), `  ${'NO_COLOR'.padEnd(18)} no colour on stderr`].join('\n'));
+  }
+  parts.push(EXIT_CODES_HELP);
+  return parts.join('\n\n');
+}
+
+interface Selected {
+  readonly command: AnyCliCommand;
+  readonly args: StreamArgs;
+}
+
+/** Runs one CLI invocation and returns its exit code; never calls process.exit. */
+export async function runCli(spec: CliSpec, argv: readonly string[], partialIo: Partial<CliIo> = {}): Promise<number> {
+  const io: CliIo = {
+    stdin: partialIo.stdin ?? process.stdin,
+    stdout: partialIo.stdout ?? process.stdout,
+    stderr: partialIo.stderr ?? process.stderr,
+    env: partialIo.env ?? process.env,
+    cwd: partialIo.cwd ?? process.cwd(),
+    ...(partialIo.signal ? { signal: partialIo.signal } : {}),
+  };
+  let selected: Selected | undefined;
+  let parser = yargs([...argv])
+    .scriptName(spec.name)
+    .usage(`${spec.name}: ${spec.summary}`)
+    .option('color', { type: 'boolean', describe: 'colour on stderr (default: only on a terminal, never with NO_COLOR)', global: true })
+    .strict()
+    .help()
+    .alias('h', 'help')
+    .version(VERSION)
+    .wrap(null)
+    .epilog(helpEpilog(spec))
+    .exitProcess(false)
+    .fail((message, err) => {
+      throw err ?? new UsageError(message);
+    });
+  for (const command of spec.commands) {
+    parser = parser.command(
+      command.command,
+      command.describe,
+      (y) => {
+        const withStream = command.stream ? addStreamOptions(y) : (y as unknown as Argv<GlobalArgs & StreamArgs>);
+        const built = command.options ? command.options(withStream) : withStream;
+        for (const [example, what] of command.examples ?? []) built.example(example, what);
+        return built;
+      },
+      (args) => {
+        selected = { command, args: args as unknown as StreamArgs };
+      },
+    ) as typeof parser;
+  }
+  if (spec.commands.length > 1) parser = parser.demandCommand(1, `${spec.name}: name a command (see --help)`);
+
+  let helpText = '';
+  try {
+    await parser.parseAsync([...argv], {}, (_err: Error | undefined, _args: unknown, output: string) => {
+      helpText = output;
+    });
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    io.stderr.write(`${spec.name}: error: ${message}\n${spec.name}: try '${spec.name} --help'\n`);
+    return ExitCode.usage;
+  }
+  if (!selected) {
+    if (helpText) io.stdout.write(helpText.endsWith('\n') ? helpText : `${helpText}\n`);
+    return ExitCode.ok;
+  }
+  return execute(spec, selected, io);
+}
+
+async function execute(spec: CliSpec, { command, args }: Selected, io: CliIo): Promise<number> {
+  const log = new Logger(spec.name, io.stderr, { color: wantsColor(io.stderr, io.env, args.color) });
+  const stats = new Counters();
+  const stderrIsTty = (io.stderr as Writable & { isTTY?: boolean }).isTTY === true;
+  const progress = new Progress(spec.name, io.stderr, args.progress ?? stderrIsTty, stderrIsTty);
+  const controller = new AbortController();
+  io.signal?.addEventListener('abort', () => controller.abort(io.signal?.reason), { once: true });
+  if (io.signal?.aborted) controller.abort(io.signal.reason);
+
+  const outputs: JsonlWriter[] = [];
+  let rejectsWriter: Promise<JsonlWriter | undefined> | undefined;
+  const ctx: RunContext = {
+    name: spec.name,
+    io,
+    log,
+    stats,
+    progress,
+    signal: controller.signal,
+    rejects: () => {
+      rejectsWriter ??= args.rejects === undefined ? Promise.resolve(undefined) : JsonlWriter.open(args.rejects, io.stdout, io.cwd);
+      return rejectsWriter;
+    },
+    openOutput: async (target = args.output) => {
+      const writer = await JsonlWriter.open(target, io.stdout, io.cwd);
+      outputs.push(writer);
+      return writer;
+    },
+    readRecords: (options = {}) => countedRecords(ctx, args, options),
+  };
+
+  let code: number;
+  try {
+    code = (await command.run(args, ctx)) ?? ExitCode.ok;
+  } catch (err) {
+    code = exitCodeFor(err, log, spec.name);
+  }
+  if (controller.signal.aborted && code === ExitCode.ok) {
+    code = controller.signal.reason === 'SIGTERM' ? ExitCode.terminated : ExitCode.interrupted;
+  }
+  // Outputs are kept when the run ended or was stopped (what is done is valid); dropped on an
+  // error that makes them wrong (usage, bad input, a bug).
+  const keep = code !== ExitCode.usage && code !== ExitCode.inputData && code !== ExitCode.internal;
+  for (const writer of outputs) {
+    try {
+      if (keep) await writer.close();
+      else await writer.discard();
+    } catch (err) {
+      if (!(err instanceof BrokenPipe)) code = exitCodeFor(err, log, spec.name);
+    }
+  }
+  const rejects = await rejectsWriter?.catch(() => undefined);
+  await rejects?.close().catch(() => undefined);
+  progress.done();
+  summarise(ctx, args);
+  if (args.statsOut !== undefined) {
+    await writeJsonAtomic(resolve(io.cwd, args.statsOut), { command: spec.name, version: VERSION, exit_code: code, counters: stats.toJSON() }).catch((err: Error) => {
+      log.error(`cannot write --stats-out ${args.statsOut}: ${err.message}`);
+      code = code === ExitCode.ok ? ExitCode.usage : code;
+    });
+  }
+  return code;
+}
+
+async function* countedRecords(ctx: RunContext, args: StreamArgs, options: ReadOptions): AsyncGenerator<InputRecord[]> {
+  const batches = readRecords(args.files ?? [], ctx.io.stdin, ctx.io.cwd, {
+    ...options,
+    onError: args.onError ?? 'fail',
+    maxLineBytes: args.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES,
+    signal: ctx.signal,
+    onNotice: (message, place) => ctx.log.warn(message, place, 'notice'),
+    onBlank: () => ctx.stats.add('blank_lines'),
+    onReject: async (reject, place) => {
+      ctx.stats.add('rejected_lines');
+      ctx.log.warn(reject.reason, place, 'bad-line');
+      await (await ctx.rejects())?.write(reject);
+    },
+  });
+  for await (const batch of batches) {
+    ctx.stats.add('records_in', batch.length);
+    ctx.progress.tick(batch.length);
+    yield batch;
+  }
+}
+
+function summarise(ctx: RunContext, args: StreamArgs): void {
+  const rejected = ctx.stats.get('rejected_lines');
+  if (rejected > 0) {
+    const where = args.rejects ? ` (written to ${args.rejects})` : ' (use --rejects FILE to keep them)';
+    ctx.log.warn(`skipped ${rejected} bad input line${rejected === 1 ? '' : 's'}${where}`, undefined, 'summary');
+  }
+  for (const [kind, n] of ctx.log.suppressed()) {
+    if (kind !== 'summary') ctx.log.info(`${n} more warnings like the above were not printed`);
+  }
+}
+
+function exitCodeFor(err: unknown, log: Logger, name: string): number {
+  if (err instanceof BrokenPipe) return ExitCode.ok;
+  if (err instanceof Interrupted) return err.exitCode;
+  if (err instanceof HermesError) {
+    log.error(err.message, err.place);
+    return err.exitCode;
+  }
+  const e = err instanceof Error ? err : new Error(String(err));
+  if ((e as NodeJS.ErrnoException).code === 'EPIPE') return ExitCode.ok;
+  log.error(`internal error, a bug in ${name} ${VERSION}; please report it with the command that caused it:\n${e.stack ?? e.message}`);
+  return ExitCode.internal;
+}
+
+/** The bins' entry: real process streams, SIGINT/SIGTERM stop the run (a second one exits at once). */
+export function main(spec: CliSpec): void {
+  const controller = new AbortController();
+  const onSignal = (signal: 'SIGINT' | 'SIGTERM'): void => {
+    if (controller.signal.aborted) process.exit(signal === 'SIGINT' ? ExitCode.interrupted : ExitCode.terminated);
+    controller.abort(signal);
+    // Unblocks a read waiting on a quiet pipe; what was read is still processed and flushed.
+    process.stdin.destroy();
+  };
+  process.on('SIGINT', () => onSignal('SIGINT'));
+  process.on('SIGTERM', () => onSignal('SIGTERM'));
+  // EPIPE surfaces through the writer; this keeps an unhandled 'error' event from crashing first.
+  process.stdout.on('error', () => undefined);
+  void runCli(spec, process.argv.slice(2), { signal: controller.signal }).then((code) => {
+    // Exit explicitly: an unread stdin (e.g. after `| head`) would otherwise keep the process alive.
+    process.stdout.write('', () => process.exit(code));
+  });
+}

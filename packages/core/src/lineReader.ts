@@ -1,0 +1,228 @@
+// Splits byte streams into JSONL lines with bounded memory, knowing each line's place.
+// One reader for every CLI, so locations (`file:line`) and the edge cases below are handled once:
+// gzip by magic bytes, a UTF-8 BOM at the start of a source, CRLF line ends, blank lines,
+// invalid UTF-8, lines over the size cap (discarded without buffering them), a last line with no newline.
+import { createReadStream } from 'node:fs';
+import { isUtf8 } from 'node:buffer';
+import type { Readable } from 'node:stream';
+import { createGunzip } from 'node:zlib';
+import { InputError, type Place } from './errors.js';
+
+export const STDIN_NAME = '<stdin>';
+export const DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024;
+/** How much of an unusable line a reject keeps. */
+export const REJECT_RAW_LIMIT = 64 * 1024;
+
+/** A decoded line (no line end), or a line that could not be used as text. */
+export type Line =
+  | { readonly kind: 'text'; readonly text: string; readonly place: Place; readonly lastWithoutNewline: boolean }
+  | { readonly kind: 'bad'; readonly reason: string; readonly raw: string; readonly truncated: boolean; readonly place: Place };
+
+export interface LineReaderOptions {
+  readonly maxLineBytes?: number;
+  /** Called for conditions that are fixed up rather than rejected (a BOM). */
+  readonly onNotice?: (message: string, place: Place) => void;
+  /** Called once per whitespace-only line, which is skipped. */
+  readonly onBlank?: (place: Place) => void;
+  readonly signal?: AbortSignal;
+}
+
+export interface InputSource {
+  readonly name: string;
+  readonly open: () => Readable;
+}
+
+/** `-` (or no operand at all) is stdin; anything else a file path. */
+export function inputSources(operands: readonly string[], stdin: Readable, cwd: string): InputSource[] {
+  const list = operands.length === 0 ? ['-'] : operands;
+  if (list.filter((o) => o === '-').length > 1) {
+    throw new InputError('stdin (-) can be read only once; name it once among the inputs');
+  }
+  return list.map((operand) =>
+    operand === '-'
+      ? { name: STDIN_NAME, open: () => stdin }
+      : { name: operand, open: () => createReadStream(resolvePath(cwd, operand), { highWaterMark: 1 << 20 }) },
+  );
+}
+
+function resolvePath(cwd: string, path: string): string {
+  return path.startsWith('/') ? path : `${cwd}/${path}`;
+}
+
+const GZIP_MAGIC_0 = 0x1f;
+const GZIP_MAGIC_1 = 0x8b;
+const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
+
+/** Bytes of a source, gunzipped when it starts with the gzip magic bytes (works on stdin too). */
+async function* sourceBytes(source: InputSource, signal: AbortSignal | undefined): AsyncGenerator<Buffer> {
+  const stream = source.open();
+  const chunks = stream[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+  let first: IteratorResult<Buffer>;
+  try {
+    first = await chunks.next();
+  } catch (err) {
+    if (signal?.aborted) return;
+    throw openError(source, err);
+  }
+  if (first.done) return;
+  const head = first.value;
+  if (head.length >= 2 && head[0] === GZIP_MAGIC_0 && head[1] === GZIP_MAGIC_1) {
+    const gunzip = createGunzip();
+    const feed = (async (): Promise<void> => {
+      try {
+        if (!gunzip.write(head)) await onceDrained(gunzip);
+        for (let next = await chunks.next(); !next.done; next = await chunks.next()) {
+          if (!gunzip.write(next.value)) await onceDrained(gunzip);
+        }
+        gunzip.end();
+      } catch (err) {
+        gunzip.destroy(err as Error);
+      }
+    })();
+    try {
+      for await (const chunk of gunzip) yield chunk as Buffer;
+    } catch (err) {
+      if (signal?.aborted) return;
+      throw new InputError(`${source.name}: not valid gzip data (${(err as Error).message})`);
+    } finally {
+      await feed;
+    }
+    return;
+  }
+  yield head;
+  try {
+    for (let next = await chunks.next(); !next.done; next = await chunks.next()) yield next.value;
+  } catch (err) {
+    // A stop request destroys stdin to unblock the read: that ends the input, it is not an error.
+    if (signal?.aborted) return;
+    throw openError(source, err);
+  }
+}
+
+function onceDrained(stream: NodeJS.WritableStream): Promise<void> {
+  return new Promise((resolve) => stream.once('drain', resolve));
+}
+
+function openError(source: InputSource, err: unknown): InputError {
+  const e = err as NodeJS.ErrnoException;
+  const why = e.code === 'ENOENT' ? 'no such file' : e.code === 'EISDIR' ? 'is a directory' : e.code === 'EACCES' ? 'permission denied' : e.message;
+  return new InputError(`cannot read ${source.name}: ${why}`);
+}
+
+/**
+ * Lines of one source, in batches (one per chunk read) to keep per-line overhead low.
+ * Memory is bounded by the chunk size plus the longest line kept (<= maxLineBytes).
+ */
+export async function* readLines(source: InputSource, options: LineReaderOptions = {}): AsyncGenerator<Line[]> {
+  const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
+  let lineNo = 0;
+  let pending: Buffer[] = [];
+  let pendingBytes = 0;
+  // Set while skipping the rest of an over-long line: only its head is kept, for the reject.
+  let oversized: { head: Buffer; bytes: number } | undefined;
+  let atStart = true;
+
+  const place = (): Place => ({ source: source.name, line: lineNo });
+
+  const finishLine = (bytes: Buffer, out: Line[], lastWithoutNewline: boolean): void => {
+    lineNo += 1;
+    let body = bytes;
+    if (atStart) {
+      atStart = false;
+      if (body.subarray(0, 3).equals(BOM)) {
+        body = body.subarray(3);
+        options.onNotice?.('UTF-8 byte order mark removed (JSON Lines files have none)', place());
+      }
+    }
+    if (body.length > 0 && body[body.length - 1] === 0x0d) body = body.subarray(0, body.length - 1);
+    pushDecoded(body, out, lastWithoutNewline);
+  };
+
+  const pushDecoded = (body: Buffer, out: Line[], lastWithoutNewline: boolean): void => {
+    if (!isUtf8(body)) {
+      out.push({ kind: 'bad', reason: 'invalid UTF-8', ...rawOf(body), place: place() });
+      return;
+    }
+    const text = body.toString('utf8');
+    if (isBlank(text)) {
+      options.onBlank?.(place());
+      return;
+    }
+    out.push({ kind: 'text', text, place: place(), lastWithoutNewline });
+  };
+
+  const finishOversized = (out: Line[]): void => {
+    if (!oversized) return;
+    lineNo += 1;
+    atStart = false;
+    out.push({
+      kind: 'bad',
+      reason: `line is longer than the limit of ${maxLineBytes} bytes (--max-line-bytes); it was skipped without being read whole`,
+      raw: oversized.head.toString('utf8'),
+      truncated: true,
+      place: place(),
+    });
+    oversized = undefined;
+  };
+
+  for await (const chunk of sourceBytes(source, options.signal)) {
+    if (options.signal?.aborted) return;
+    const out: Line[] = [];
+    let pos = 0;
+    for (;;) {
+      const nl = chunk.indexOf(0x0a, pos);
+      if (nl === -1) {
+        const rest = chunk.subarray(pos);
+        if (oversized) {
+          oversized.bytes += rest.length;
+        } else if (pendingBytes + rest.length > maxLineBytes) {
+          oversized = { head: Buffer.concat([...pending, rest]).subarray(0, REJECT_RAW_LIMIT), bytes: pendingBytes + rest.length };
+          pending = [];
+          pendingBytes = 0;
+        } else if (rest.length > 0) {
+          // Copy: the chunk's memory is reused by some streams.
+          pending.push(Buffer.from(rest));
+          pendingBytes += rest.length;
+        }
+        break;
+      }
+      if (oversized) {
+        finishOversized(out);
+      } else if (pendingBytes > 0) {
+        const tail = chunk.subarray(pos, nl);
+        if (pendingBytes + tail.length > maxLineBytes) {
+          oversized = { head: Buffer.concat([...pending, tail]).subarray(0, REJECT_RAW_LIMIT), bytes: 0 };
+          finishOversized(out);
+        } else {
+          finishLine(Buffer.concat([...pending, tail]), out, false);
+        }
+        pending = [];
+        pendingBytes = 0;
+      } else if (nl - pos > maxLineBytes) {
+        oversized = { head: Buffer.from(chunk.subarray(pos, pos + REJECT_RAW_LIMIT)), bytes: nl - pos };
+        finishOversized(out);
+      } else {
+        finishLine(chunk.subarray(pos, nl), out, false);
+      }
+      pos = nl + 1;
+    }
+    if (out.length > 0) yield out;
+  }
+  const out: Line[] = [];
+  if (oversized) finishOversized(out);
+  else if (pendingBytes > 0) finishLine(Buffer.concat(pending), out, true);
+  if (out.length > 0) yield out;
+}
+
+function rawOf(body: Buffer): { raw: string; truncated: boolean } {
+  const truncated = body.length > REJECT_RAW_LIMIT;
+  return { raw: body.subarray(0, REJECT_RAW_LIMIT).toString('utf8'), truncated };
+}
+
+function isBlank(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c !== 0x20 && c !== 0x09 && c !== 0x0d) return false;
+  }
+  return true;
+}

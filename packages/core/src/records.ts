@@ -1,0 +1,89 @@
+// JSONL records from lines: parse, check the shape, validate, and apply the shared bad-input policy.
+// This is the only place input lines are JSON.parsed, so every CLI rejects the same things the same way.
+import { formatPlace, InputError, type Place } from './errors.js';
+import { inputSources, readLines, type Line, type LineReaderOptions } from './lineReader.js';
+import type { Readable } from 'node:stream';
+import type { Reject } from './model.js';
+import { validator, type SchemaName } from './schemas.js';
+
+export type OnError = 'fail' | 'skip';
+
+export interface InputRecord<T = Record<string, unknown>> {
+  readonly value: T;
+  /** The line exactly as read (decoded, without its line end): pass-through writes it unchanged. */
+  readonly raw: string;
+  readonly place: Place;
+  /** 'tombstone' when tombstones are accepted and the line is one (it has a `discarded` key). */
+  readonly kind: 'record' | 'tombstone';
+}
+
+export interface RecordReaderOptions extends LineReaderOptions {
+  readonly schema?: SchemaName;
+  /** Accept tombstone rows (validated with the tombstone schema) beside the main schema. */
+  readonly tombstones?: boolean;
+  readonly onError: OnError;
+  /** Receives every rejected line under --on-error skip (the runner writes them to --rejects). */
+  readonly onReject?: (reject: Reject, place: Place) => void | Promise<void>;
+}
+
+/** Turns one decoded line into a record, or a reason why it is not one. */
+export function parseRecordLine(
+  line: Extract<Line, { kind: 'text' }>,
+  schema: SchemaName | undefined,
+  tombstones: boolean,
+): InputRecord | { reason: string } {
+  let value: unknown;
+  try {
+    value = JSON.parse(line.text);
+  } catch (err) {
+    const why = (err as Error).message;
+    return { reason: line.lastWithoutNewline ? `invalid JSON in the last line, which has no newline (the file may be truncated): ${why}` : `invalid JSON: ${why}` };
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    return { reason: `not a JSON object (got ${value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value})` };
+  }
+  const isTombstone = tombstones && 'discarded' in value;
+  const check = isTombstone ? 'tombstone' : schema;
+  if (check) {
+    const problem = validator(check)(value);
+    if (problem) return { reason: problem };
+  }
+  return { value: value as Record<string, unknown>, raw: line.text, place: line.place, kind: isTombstone ? 'tombstone' : 'record' };
+}
+
+/**
+ * Records of all inputs in order, in batches. Under `fail` the first bad line throws an InputError
+ * naming its place (exit 3); under `skip` it goes to onReject and reading goes on.
+ */
+export async function* readRecords(
+  operands: readonly string[],
+  stdin: Readable,
+  cwd: string,
+  options: RecordReaderOptions,
+): AsyncGenerator<InputRecord[]> {
+  const tombstones = options.tombstones ?? false;
+  for (const source of inputSources(operands, stdin, cwd)) {
+    for await (const lines of readLines(source, options)) {
+      const batch: InputRecord[] = [];
+      for (const line of lines) {
+        const parsed = line.kind === 'text' ? parseRecordLine(line, options.schema, tombstones) : line;
+        if ('value' in parsed) {
+          batch.push(parsed);
+          continue;
+        }
+        if (options.onError === 'fail') throw new InputError(parsed.reason, line.place);
+        const reject: Reject =
+          line.kind === 'text'
+            ? { line: line.place.line, source: line.place.source, reason: parsed.reason, raw: line.text }
+            : { line: line.place.line, source: line.place.source, reason: line.reason, raw: line.raw, ...(line.truncated ? { truncated: true } : {}) };
+        await options.onReject?.(reject, line.place);
+      }
+      if (batch.length > 0) yield batch;
+      if (options.signal?.aborted) return;
+    }
+  }
+}
+
+export function describeReject(reject: Reject): string {
+  return `(at ${formatPlace({ source: reject.source, line: reject.line })}): ${reject.reason}`;
+}
