@@ -71,7 +71,11 @@ export async function* readRecords(
           batch.push(parsed);
           continue;
         }
-        if (options.onError === 'fail') throw new InputError(parsed.reason, line.place);
+        if (options.onError === 'fail') {
+          // Records before the bad line still reach the stage, as they would from a line-at-a-time reader.
+          if (batch.length > 0) yield batch;
+          throw new InputError(parsed.reason, line.place);
+        }
         const reject: Reject =
           line.kind === 'text'
             ? { line: line.place.line, source: line.place.source, reason: parsed.reason, raw: line.text }
