@@ -11,3 +11,6 @@ export * from './counters.js';
 export * from './logger.js';
 export * from './progress.js';
 export * from './cli.js';
+export * from './plainObject.js';
+export * from './tagBlocks.js';
+export * from './turns.js';
