@@ -1,0 +1,120 @@
+// Reading ShareGPT turn values back into their parts: the inverse of sharegpt.ts / think.ts.
+// Upstream writes tool_call and tool_response blocks with Python's json.dumps, so each block holds
+// strict JSON. A block that is not strict JSON (for example model-written single-quoted pseudo-JSON
+// like the system prompt's own example) is malformed and says so in `error`.
+import { isPlainObject } from './plainObject.js';
+import { splitTagBlocks } from './tagBlocks.js';
+
+export interface ParsedToolCall {
+  /** The call's tool name, or null when the block has no string name. */
+  name: string | null;
+  /** The `arguments` value, or null when the block could not be read. */
+  arguments: unknown;
+  /** The block's inner text, trimmed. */
+  raw: string;
+  /** Set when the block is not a well-formed `{"name": str, "arguments": object}`. */
+  error?: string;
+}
+
+export interface ParsedGptValue {
+  /** Inner texts of the <think> blocks, trimmed; the inserted empty block gives "". */
+  think: string[];
+  /** Inner texts of <REASONING_SCRATCHPAD> blocks, trimmed (upstream converts them to <think>). */
+  scratchpad: string[];
+  /** Everything outside the blocks, trimmed. */
+  text: string;
+  toolCalls: ParsedToolCall[];
+}
+
+export interface ParsedToolResponse {
+  tool_call_id: string | null;
+  name: string | null;
+  content: unknown;
+  /** The block's inner text, trimmed. */
+  raw: string;
+  /** Set when the block is not a well-formed `{"tool_call_id", "name": str, "content"}` object. */
+  error?: string;
+}
+
+export const THINK_TAG = 'think';
+export const SCRATCHPAD_TAG = 'REASONING_SCRATCHPAD';
+export const TOOL_CALL_TAG = 'tool_call';
+export const TOOL_RESPONSE_TAG = 'tool_response';
+
+export function parseGptValue(value: string): ParsedGptValue {
+  const parsed: ParsedGptValue = { think: [], scratchpad: [], text: '', toolCalls: [] };
+  let text = '';
+  for (const segment of splitTagBlocks(value, [THINK_TAG, SCRATCHPAD_TAG, TOOL_CALL_TAG])) {
+    if (segment.kind === 'text') {
+      text += segment.text;
+    } else if (segment.kind === 'block') {
+      if (segment.tag === THINK_TAG) parsed.think.push(segment.inner.trim());
+      else if (segment.tag === SCRATCHPAD_TAG) parsed.scratchpad.push(segment.inner.trim());
+      else parsed.toolCalls.push(parseToolCallBlock(segment.inner));
+    } else if (segment.tag === TOOL_CALL_TAG) {
+      // A tool_call that never closes is a call cut off mid-way (a length stop): report it and
+      // take the rest of the value as its text.
+      const call = parseToolCallBlock(segment.rest);
+      parsed.toolCalls.push({ ...call, error: call.error ?? 'the <tool_call> block is never closed' });
+      break;
+    } else {
+      // An unclosed <think> is most often the tag mentioned in prose: keep it as text.
+      text += `<${segment.tag}>`;
+    }
+  }
+  parsed.text = text.trim();
+  return parsed;
+}
+
+export function parseToolCallBlock(inner: string): ParsedToolCall {
+  const raw = inner.trim();
+  const json = parseJsonObject(raw);
+  if ('error' in json) return { name: null, arguments: null, raw, error: json.error };
+  const { name } = json.object;
+  const args = json.object['arguments'];
+  const call: ParsedToolCall = { name: typeof name === 'string' ? name : null, arguments: args ?? null, raw };
+  if (typeof name !== 'string' || name === '') call.error = 'the tool call has no "name" string';
+  else if (!('arguments' in json.object)) call.error = 'the tool call has no "arguments"';
+  else if (!isPlainObject(args)) call.error = 'the tool call\'s "arguments" is not a JSON object';
+  return call;
+}
+
+export function parseToolValue(value: string): ParsedToolResponse[] {
+  const responses: ParsedToolResponse[] = [];
+  for (const segment of splitTagBlocks(value, [TOOL_RESPONSE_TAG])) {
+    if (segment.kind === 'block') {
+      responses.push(parseToolResponseBlock(segment.inner));
+    } else if (segment.kind === 'unclosed') {
+      const response = parseToolResponseBlock(segment.rest);
+      responses.push({ ...response, error: response.error ?? 'the <tool_response> block is never closed' });
+      break;
+    }
+  }
+  return responses;
+}
+
+function parseToolResponseBlock(inner: string): ParsedToolResponse {
+  const raw = inner.trim();
+  const json = parseJsonObject(raw);
+  if ('error' in json) return { tool_call_id: null, name: null, content: null, raw, error: json.error };
+  const { tool_call_id: id, name, content } = json.object;
+  const response: ParsedToolResponse = {
+    tool_call_id: typeof id === 'string' ? id : null,
+    name: typeof name === 'string' ? name : null,
+    content: content ?? null,
+    raw,
+  };
+  if (typeof name !== 'string') response.error = 'the tool response has no "name" string';
+  else if (!('content' in json.object)) response.error = 'the tool response has no "content"';
+  return response;
+}
+
+function parseJsonObject(raw: string): { object: Record<string, unknown> } | { error: string } {
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch (error) {
+    return { error: `not valid JSON (${(error as Error).message})` };
+  }
+  return isPlainObject(value) ? { object: value } : { error: 'not a JSON object' };
+}
