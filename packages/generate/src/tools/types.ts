@@ -1,0 +1,59 @@
+// The contract between hermes-generate's agent loop and the tools it offers the model.
+import type { ToolArgs } from './args.js';
+
+/** A JSON Schema object as offered to the model in the tool definition. */
+export type JsonSchema = Readonly<Record<string, unknown>>;
+
+export type TodoStatus = 'pending' | 'in_progress' | 'completed' | 'cancelled';
+
+export interface TodoItem {
+  id: string;
+  content: string;
+  status: TodoStatus;
+}
+
+/** The todo list of one prompt; it lives as long as the prompt's agent loop. */
+export interface TodoState {
+  items: TodoItem[];
+}
+
+/** Terminal commands and code run inside this image instead of on the host. */
+export interface DockerSandbox {
+  kind: 'docker';
+  image: string;
+}
+
+export interface ToolContext {
+  /** Absolute path of the prompt's own workspace; file tools never reach outside it. */
+  workspace: string;
+  /** Environment of every process a tool starts; already stripped of secrets (see safeEnv.ts). */
+  env: Readonly<Record<string, string>>;
+  /** Upper bound on one command or code run; the model may ask for less, never for more. */
+  timeoutMs: number;
+  /** Upper bound on the command output (and on read_file content) kept in one result. */
+  maxOutputBytes: number;
+  /** Aborting it stops a running command and its whole process group. */
+  signal?: AbortSignal;
+  todo: TodoState;
+  sandbox?: DockerSandbox;
+}
+
+export interface AgentTool {
+  readonly name: string;
+  /** The toolset this tool belongs to in core's registry (terminal, file, todo, code_execution). */
+  readonly toolset: string;
+  readonly description: string;
+  readonly parameters: JsonSchema;
+  /**
+   * Returns a JSON-serialisable result; throws ToolError for expected failures, which executeTool
+   * turns into `{"error": ...}`.
+   */
+  run(args: ToolArgs, ctx: ToolContext): Promise<unknown>;
+}
+
+/** The result of terminal and execute_code; `error` is null unless the command could not run or was stopped. */
+export interface CommandResult {
+  output: string;
+  exit_code: number | null;
+  error: string | null;
+}
