@@ -14,3 +14,5 @@ export * from './cli.js';
 export * from './plainObject.js';
 export * from './tagBlocks.js';
 export * from './turns.js';
+export * from './toolCalls.js';
+export * from './think.js';

@@ -1,0 +1,96 @@
+// The <think> normalisation of hermes-batch-format.md §5: how an assistant message's reasoning and
+// content become one ShareGPT `gpt` value, and where reasoning is found on a provider's message.
+import type { AssistantMessage } from './model.js';
+import { pythonJsonDumps } from './pythonJson.js';
+import { splitTagBlocks } from './tagBlocks.js';
+import { toolCallArguments, validToolCalls } from './toolCalls.js';
+
+/** Prepended to a gpt value that has no <think> at all, so every gpt turn has the same shape. */
+export const EMPTY_THINK = '<think>\n</think>\n';
+
+/** The inline blocks newer upstream moves from content into reasoning. */
+export const INLINE_REASONING_TAGS = ['think', 'thinking', 'thought', 'reasoning', 'REASONING_SCRATCHPAD'] as const;
+
+const SCRATCHPAD_OPEN = '<REASONING_SCRATCHPAD>';
+const SCRATCHPAD_CLOSE = '</REASONING_SCRATCHPAD>';
+
+export function convertScratchpadToThink(content: string): string {
+  if (!content.includes(SCRATCHPAD_OPEN)) return content;
+  return content.replaceAll(SCRATCHPAD_OPEN, '<think>').replaceAll(SCRATCHPAD_CLOSE, '</think>');
+}
+
+/**
+ * The `gpt` value of one assistant message (§5 branch A with tool calls, branch B without).
+ * The message is the stored one: `reasoning` is its normalised reasoning. When a raw provider message
+ * arrives without it, reasoning_content / reasoning_details are used instead, so a provider that only
+ * fills those does not yield empty think blocks.
+ */
+export function gptValueFromAssistant(msg: AssistantMessage): string {
+  const reasoning = nonBlank(msg.reasoning) ?? joinParts(structuredReasoningParts(msg));
+  let value = reasoning !== null ? `<think>\n${reasoning}\n</think>\n` : '';
+  const content = msg.content ?? '';
+  const calls = validToolCalls(msg);
+  if (calls.length === 0) {
+    value += convertScratchpadToThink(content);
+    return withThink(value).trim();
+  }
+  if (content.trim() !== '') value += `${convertScratchpadToThink(content)}\n`;
+  for (const call of calls) {
+    value += `<tool_call>\n${pythonJsonDumps({ name: call.function.name, arguments: toolCallArguments(call) })}\n</tool_call>\n`;
+  }
+  return withThink(value).trimEnd();
+}
+
+// A plain substring test, as upstream: a literal "<think>" anywhere (even in prose) counts.
+function withThink(value: string): string {
+  return value.includes('<think>') ? value : EMPTY_THINK + value;
+}
+
+export interface ExtractedReasoning {
+  /** The reasoning text, parts joined with a blank line, or null when there is none. */
+  reasoning: string | null;
+  /** The content, with inline reasoning blocks removed when they were the source of `reasoning`. */
+  content: string | null;
+}
+
+/**
+ * Where newer upstream finds a provider message's reasoning: the structured fields first
+ * (`reasoning`, `reasoning_content`, `reasoning_details[*].summary|thinking|content|text`), and only
+ * when none has text, inline <think>/<thinking>/<thought>/<reasoning>/<REASONING_SCRATCHPAD> blocks in
+ * the content, which are then removed from it. Moving inline reasoning out of the content means a
+ * model that thinks inline is counted as reasoning by the zero-reasoning filter (B0 dropped it).
+ * With structured reasoning the content is left as it is, so a scratchpad in it still becomes a
+ * second think block (§5) instead of being lost.
+ */
+export function extractReasoning(msg: AssistantMessage): ExtractedReasoning {
+  const structured = joinParts(structuredReasoningParts(msg));
+  if (structured !== null || !msg.content) return { reasoning: structured, content: msg.content };
+  const segments = splitTagBlocks(msg.content, INLINE_REASONING_TAGS);
+  if (!segments.some((segment) => segment.kind === 'block')) return { reasoning: null, content: msg.content };
+  const parts: string[] = [];
+  let content = '';
+  for (const segment of segments) {
+    if (segment.kind === 'block') parts.push(segment.inner.trim());
+    else if (segment.kind === 'text') content += segment.text;
+    else content += `<${segment.tag}>`;
+  }
+  return { reasoning: joinParts(parts), content: content.trim() };
+}
+
+function structuredReasoningParts(msg: AssistantMessage): string[] {
+  const parts = [msg.reasoning, msg.reasoning_content];
+  for (const detail of Array.isArray(msg.reasoning_details) ? msg.reasoning_details : []) {
+    parts.push([detail?.summary, detail?.thinking, detail?.content, detail?.text].find((text) => nonBlank(text) !== null));
+  }
+  return parts.filter((part): part is string => nonBlank(part) !== null);
+}
+
+/** Joined with a blank line, each text once; null when there is nothing. */
+function joinParts(parts: readonly string[]): string | null {
+  const unique = [...new Set(parts.filter((part) => part.trim() !== ''))];
+  return unique.length > 0 ? unique.join('\n\n') : null;
+}
+
+function nonBlank(text: unknown): string | null {
+  return typeof text === 'string' && text.trim() !== '' ? text : null;
+}
