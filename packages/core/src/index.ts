@@ -16,3 +16,4 @@ export * from './tagBlocks.js';
 export * from './turns.js';
 export * from './toolCalls.js';
 export * from './think.js';
+export * from './ids.js';

@@ -1,0 +1,20 @@
+// Stable ids of prompts and the trajectories made from them. A dataset row may carry its own `id`;
+// otherwise the id is derived from the row's position among the valid rows and its text, so the same
+// dataset gives the same ids in every run (resume and the other CLIs match records by them), and an
+// edited prompt at the same position gets a new one.
+import { createHash } from 'node:crypto';
+import type { PromptRow } from './model.js';
+
+/** Hex digits of the prompt text's SHA-256 kept in a derived id: collisions need the same index too. */
+const TEXT_HASH_CHARS = 12;
+
+/** `p<index>-<first 12 hex of sha256(prompt)>`, e.g. `p42-9f86d081884c`. */
+export function derivedPromptId(promptIndex: number, prompt: string): string {
+  const hash = createHash('sha256').update(prompt, 'utf8').digest('hex').slice(0, TEXT_HASH_CHARS);
+  return `p${promptIndex}-${hash}`;
+}
+
+/** The row's own `id` when it has one, else the derived id. */
+export function promptId(row: Pick<PromptRow, 'prompt' | 'id'>, promptIndex: number): string {
+  return typeof row.id === 'string' && row.id !== '' ? row.id : derivedPromptId(promptIndex, row.prompt);
+}
