@@ -17,3 +17,4 @@ export * from './turns.js';
 export * from './toolCalls.js';
 export * from './think.js';
 export * from './ids.js';
+export * from './sharegpt.js';
