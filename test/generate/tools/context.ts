@@ -1,5 +1,5 @@
 // A real, empty workspace and a tool context around it, for the tool tests.
-import { mkdtemp, realpath, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { safeEnv } from '../../../packages/generate/src/tools/safeEnv.js';
@@ -22,4 +22,15 @@ export async function testWorkspace(overrides: Partial<ToolContext> = {}): Promi
     ...overrides,
   };
   return { ctx, dir, cleanup: () => rm(dir, { recursive: true, force: true }) };
+}
+
+/** Whether a process still runs; a zombie (dead, not yet reaped by whoever adopted it) does not. */
+export async function isProcessRunning(pid: number): Promise<boolean> {
+  try {
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+    // The state letter follows the command name, which is in parentheses and may contain spaces.
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return false;
+  }
 }

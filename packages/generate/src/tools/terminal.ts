@@ -1,0 +1,34 @@
+// terminal: one shell command in the workspace. Not a security boundary by itself: the command can
+// read whatever the host user can (it only never sees secrets: safeEnv.ts); use the docker sandbox
+// for isolation.
+import { existsSync } from 'node:fs';
+import { optionalInteger, requiredString } from './args.js';
+import { runCommand } from './runCommand.js';
+import type { AgentTool } from './types.js';
+
+// bash where there is one (what models expect from "a terminal"), POSIX sh otherwise.
+const HOST_SHELL = existsSync('/bin/bash') ? '/bin/bash' : '/bin/sh';
+
+export const terminalTool: AgentTool = {
+  name: 'terminal',
+  toolset: 'terminal',
+  description:
+    'Execute a shell command in the task workspace (the current directory) and return its combined stdout and stderr ' +
+    'with the exit code. Each call starts a fresh shell: cd and variables do not carry over, and background processes ' +
+    'are stopped when the command returns, so start a server and its client in the same command. Long output is cut ' +
+    'in the middle. No network access is guaranteed.',
+  parameters: {
+    type: 'object',
+    properties: {
+      command: { type: 'string', description: 'The command to execute, run with bash -c' },
+      timeout: { type: 'integer', minimum: 1, description: 'Seconds before the command is killed; capped at the run limit' },
+    },
+    required: ['command'],
+  },
+  async run(args, ctx) {
+    const command = requiredString(args, 'command');
+    const requestedSeconds = optionalInteger(args, 'timeout', 1);
+    const timeoutMs = requestedSeconds === undefined ? ctx.timeoutMs : Math.min(requestedSeconds * 1000, ctx.timeoutMs);
+    return runCommand({ host: { file: HOST_SHELL, args: ['-c', command] }, container: ['sh', '-c', command], timeoutMs }, ctx);
+  },
+};
