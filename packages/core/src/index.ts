@@ -18,3 +18,4 @@ export * from './toolCalls.js';
 export * from './think.js';
 export * from './ids.js';
 export * from './sharegpt.js';
+export * from './toolStats.js';

@@ -1,0 +1,127 @@
+// Per-tool call counts and the success/failure heuristic of hermes-batch-format.md §7.
+import type { ChatMessage, ToolErrorCounts, ToolStat, ToolStats, Turn } from './model.js';
+import { isPlainObject } from './plainObject.js';
+import { validToolCalls } from './toolCalls.js';
+import { parseGptValue, parseToolValue } from './turns.js';
+
+/** What normalisation needs from a tool registry: every valid tool name. */
+export interface ToolNames {
+  readonly names: readonly string[];
+}
+
+/**
+ * Upstream's heuristic, kept as it is so statistics compare with upstream's: text that is not JSON fails
+ * only when empty or starting with "error:" (so "Error command failed" succeeds); JSON fails only as a
+ * dict with a non-null "error", a terminal wrapper {"content": {"error": ...}}, or "success": false.
+ * A non-zero exit_code is a success: the command ran. Unlike upstream, a missing (null) result is a
+ * failure, like an empty one.
+ */
+export function toolCallSucceeded(content: unknown): boolean {
+  if (content === null || content === undefined) return false;
+  let value: unknown = content;
+  if (typeof content === 'string') {
+    try {
+      value = JSON.parse(content) as unknown;
+    } catch {
+      return content !== '' && !content.trim().toLowerCase().startsWith('error:');
+    }
+  }
+  if (!isPlainObject(value)) return true;
+  if (value['error'] !== undefined && value['error'] !== null) return false;
+  const wrapped = value['content'];
+  if (isPlainObject(wrapped) && wrapped['error'] !== undefined && wrapped['error'] !== null) return false;
+  return value['success'] !== false;
+}
+
+/**
+ * From the agent's internal messages: each call counts for its tool; each result is matched to its call
+ * by tool_call_id, and results with an unknown id are ignored (so count can exceed success + failure).
+ */
+export function extractToolStats(messages: readonly ChatMessage[]): ToolStats {
+  const stats = new StatsBuilder();
+  const toolOfCall = new Map<string, string>();
+  for (const msg of messages) {
+    if (msg.role === 'assistant') {
+      for (const call of validToolCalls(msg)) {
+        stats.called(call.function.name);
+        toolOfCall.set(call.id, call.function.name);
+      }
+    } else if (msg.role === 'tool') {
+      const name = msg.tool_call_id === undefined ? undefined : toolOfCall.get(msg.tool_call_id);
+      if (name !== undefined) stats.answered(name, toolCallSucceeded(msg.content));
+    }
+  }
+  return stats.build();
+}
+
+/**
+ * The same statistics recomputed from a ShareGPT record: the <tool_call> blocks of each gpt turn, and
+ * the <tool_response> blocks of the tool turn right after it, paired by position as the conversion
+ * pairs them. A block without a tool name is not counted; a response block that cannot be read has no
+ * content and counts as a failure.
+ */
+export function toolStatsFromConversations(turns: readonly Turn[]): ToolStats {
+  const stats = new StatsBuilder();
+  turns.forEach((turn, i) => {
+    if (turn.from !== 'gpt') return;
+    const next = turns[i + 1];
+    const responses = next?.from === 'tool' ? parseToolValue(next.value) : [];
+    parseGptValue(turn.value).toolCalls.forEach((call, k) => {
+      if (call.name === null) return;
+      stats.called(call.name);
+      const response = responses[k];
+      if (response) stats.answered(call.name, toolCallSucceeded(response.content));
+    });
+  });
+  return stats.build();
+}
+
+/**
+ * Every registry name (with zeros when not called) plus any other name that was called, keys sorted,
+ * so that every record has the same keys in the same order (upstream's order varies per process).
+ */
+export function normaliseToolStats(stats: ToolStats, registry: ToolNames): ToolStats {
+  return Object.fromEntries(
+    normalisedNames(stats, registry).map((name): [string, ToolStat] => [name, { ...(ownStat(stats, name) ?? { count: 0, success: 0, failure: 0 }) }]),
+  );
+}
+
+/** `{tool: failure count}` over the same keys as normaliseToolStats. */
+export function toolErrorCounts(stats: ToolStats, registry: ToolNames): ToolErrorCounts {
+  return Object.fromEntries(normalisedNames(stats, registry).map((name): [string, number] => [name, ownStat(stats, name)?.failure ?? 0]));
+}
+
+function normalisedNames(stats: ToolStats, registry: ToolNames): string[] {
+  return [...new Set([...registry.names, ...Object.keys(stats)])].sort();
+}
+
+// Tool names are data: "constructor" or "__proto__" must not reach Object.prototype.
+function ownStat(stats: ToolStats, name: string): ToolStat | undefined {
+  return Object.hasOwn(stats, name) ? stats[name] : undefined;
+}
+
+class StatsBuilder {
+  private readonly stats = new Map<string, ToolStat>();
+
+  public called(name: string): void {
+    this.stat(name).count += 1;
+  }
+
+  public answered(name: string, succeeded: boolean): void {
+    if (succeeded) this.stat(name).success += 1;
+    else this.stat(name).failure += 1;
+  }
+
+  public build(): ToolStats {
+    return Object.fromEntries(this.stats);
+  }
+
+  private stat(name: string): ToolStat {
+    let stat = this.stats.get(name);
+    if (!stat) {
+      stat = { count: 0, success: 0, failure: 0 };
+      this.stats.set(name, stat);
+    }
+    return stat;
+  }
+}
