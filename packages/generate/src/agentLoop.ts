@@ -1,0 +1,135 @@
+// One prompt -> one agent run: the model is called with the offered tools until it answers without
+// calling one, --max-turns model calls are used up (then one summary call, maxTurns.ts), or its
+// tool calls go wrong MAX_STRIKES replies in a row (partial). The result is the internal
+// OpenAI-format history that trajectory.ts turns into a record, with the counts a record needs.
+//
+// A model call that finally fails (after the client's bounded retries) throws: the prompt has no
+// trajectory, and the caller reports it (promptFailure.ts). api_calls counts answered model calls
+// of the main loop only (hermes-batch-format.md §9.1): not transport retries, not the summary call.
+import type { ChatMessage, ToolDefinition, Usage } from '@hermes-datagen/core';
+import type OpenAI from 'openai';
+import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
+import { MAX_TURNS_MESSAGE, summaryMessage } from './maxTurns.js';
+import { addUsage, NO_USAGE, readModelReply, wireAssistantMessage, type ModelReply } from './modelReply.js';
+import { checkToolCall, errorResult, MAX_STRIKES, type ToolNames } from './toolCallValidation.js';
+
+export const REASONING_EFFORTS = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'] as const;
+export type ReasoningEffort = (typeof REASONING_EFFORTS)[number];
+
+export const DEFAULT_MAX_TURNS = 10;
+
+/** The part of the OpenAI client the loop uses. */
+export type ChatClient = Pick<OpenAI, 'chat'>;
+
+export interface AgentInput {
+  readonly prompt: string;
+  readonly model: string;
+  readonly client: ChatClient;
+  /** The tools offered to the model, in the order the system turn lists them. */
+  readonly tools: readonly ToolDefinition[];
+  /** Every name of the tool registry: a call to a name outside it is recorded as unknown. */
+  readonly knownToolNames: ReadonlySet<string>;
+  /** Runs an offered tool and returns the tool message's content. */
+  readonly runTool: (name: string, args: Record<string, unknown>) => Promise<string>;
+  readonly maxTurns: number;
+  readonly reasoningEffort?: ReasoningEffort | undefined;
+  readonly signal: AbortSignal;
+}
+
+export interface AgentRun {
+  /** messages[0] is the user prompt. */
+  messages: ChatMessage[];
+  /** The model gave a final answer on its own. */
+  completed: boolean;
+  /** The run was cut short: MAX_STRIKES bad tool-call replies in a row, or a reply cut off by the length limit. */
+  partial: boolean;
+  apiCalls: number;
+  usage: Usage;
+  /** Tool names the model called that are in no registry, sorted. */
+  unknownTools: string[];
+}
+
+export async function runAgent(input: AgentInput): Promise<AgentRun> {
+  const conversation = new Conversation(input);
+  const names: ToolNames = { offered: new Set(input.tools.map((tool) => tool.name)), known: input.knownToolNames };
+  let strikes = 0;
+  while (conversation.apiCalls < input.maxTurns) {
+    const reply = await conversation.call(true);
+    conversation.apiCalls += 1;
+    // A reply cut off by the length limit may hold half a tool call: it is left out, as upstream does.
+    if (reply.finishReason === 'length') return conversation.end({ completed: false, partial: true });
+    conversation.add(reply.message, wireAssistantMessage(reply.message));
+    const calls = reply.message.tool_calls ?? [];
+    if (calls.length === 0) return conversation.end({ completed: true, partial: false });
+    let struck = false;
+    for (const call of calls) {
+      const checked = checkToolCall(call, names);
+      if (!checked.ok) {
+        struck = true;
+        if (checked.unknownName) conversation.unknownTools.add(call.function.name);
+      }
+      input.signal.throwIfAborted();
+      const content = checked.ok ? await input.runTool(call.function.name, checked.args) : errorResult(checked.error);
+      conversation.add({ role: 'tool', content, tool_call_id: call.id, name: call.function.name }, { role: 'tool', content, tool_call_id: call.id });
+    }
+    strikes = struck ? strikes + 1 : 0;
+    if (strikes >= MAX_STRIKES) return conversation.end({ completed: false, partial: true });
+  }
+  conversation.add({ role: 'user', content: MAX_TURNS_MESSAGE }, { role: 'user', content: MAX_TURNS_MESSAGE });
+  const summary = await conversation.call(false);
+  const message = summaryMessage(summary.message);
+  conversation.add(message, wireAssistantMessage(message));
+  return conversation.end({ completed: false, partial: false });
+}
+
+/** The history twice: as stored (with normalised reasoning) and as sent back to the endpoint. */
+class Conversation {
+  public apiCalls = 0;
+  public readonly unknownTools = new Set<string>();
+  private readonly messages: ChatMessage[];
+  private readonly wire: ChatCompletionMessageParam[];
+  private readonly tools: ChatCompletionTool[];
+  private usage: Usage = NO_USAGE;
+  private replies = 0;
+
+  public constructor(private readonly input: AgentInput) {
+    this.messages = [{ role: 'user', content: input.prompt }];
+    this.wire = [{ role: 'user', content: input.prompt }];
+    this.tools = input.tools.map((tool) => ({
+      type: 'function',
+      function: { name: tool.name, description: tool.description ?? '', parameters: tool.parameters ?? { type: 'object', properties: {} } },
+    }));
+  }
+
+  public async call(withTools: boolean): Promise<ModelReply> {
+    this.input.signal.throwIfAborted();
+    const body = await this.input.client.chat.completions.create(
+      {
+        model: this.input.model,
+        messages: this.wire,
+        ...(withTools && this.tools.length > 0 ? { tools: this.tools } : {}),
+        ...(this.input.reasoningEffort !== undefined ? { reasoning_effort: this.input.reasoningEffort } : {}),
+      },
+      { signal: this.input.signal },
+    );
+    const reply = readModelReply(body, this.replies);
+    this.replies += 1;
+    this.usage = addUsage(this.usage, reply.usage);
+    return reply;
+  }
+
+  public add(stored: ChatMessage, sent: ChatCompletionMessageParam): void {
+    this.messages.push(stored);
+    this.wire.push(sent);
+  }
+
+  public end(outcome: { completed: boolean; partial: boolean }): AgentRun {
+    return {
+      messages: this.messages,
+      ...outcome,
+      apiCalls: this.apiCalls,
+      usage: this.usage,
+      unknownTools: [...this.unknownTools].sort(),
+    };
+  }
+}

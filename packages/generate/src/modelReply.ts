@@ -1,0 +1,102 @@
+// Reads a chat-completion response into the agent's internal assistant message. Endpoints differ in
+// where they put reasoning (hermes-batch-format.md §5): core's extractReasoning finds it and moves
+// inline <think>/<REASONING_SCRATCHPAD> blocks out of the content, so every source ends up as the
+// message's `reasoning`. A body that is not a completion (an HTML page, an error object with status
+// 200) is an InvalidReplyError that says what came back.
+import { extractReasoning, isPlainObject, validToolCalls, type AssistantMessage, type ChatToolCall, type Usage } from '@hermes-datagen/core';
+import type { ChatCompletionAssistantMessageParam } from 'openai/resources/chat/completions';
+
+export class InvalidReplyError extends Error {
+  public constructor(message: string) {
+    super(message);
+    this.name = 'InvalidReplyError';
+  }
+}
+
+export interface ModelReply {
+  message: AssistantMessage;
+  finishReason: string | null;
+  usage: Usage | undefined;
+}
+
+/** `turn` numbers the reply within its run; it makes up unique ids for calls that come without one. */
+export function readModelReply(body: unknown, turn: number): ModelReply {
+  const choice = firstChoice(body);
+  const raw = choice['message'];
+  if (!isPlainObject(raw)) throw new InvalidReplyError('the endpoint answered with a choice that has no message');
+  const draft: AssistantMessage = {
+    role: 'assistant',
+    content: contentText(raw['content']),
+    reasoning: typeof raw['reasoning'] === 'string' ? raw['reasoning'] : null,
+    reasoning_content: typeof raw['reasoning_content'] === 'string' ? raw['reasoning_content'] : null,
+    reasoning_details: Array.isArray(raw['reasoning_details']) ? raw['reasoning_details'] : null,
+  };
+  const { reasoning, content } = extractReasoning(draft);
+  const finishReason = typeof choice['finish_reason'] === 'string' ? choice['finish_reason'] : null;
+  const message: AssistantMessage = { role: 'assistant', content, reasoning, finish_reason: finishReason };
+  const toolCalls = validToolCalls({ role: 'assistant', content: null, tool_calls: Array.isArray(raw['tool_calls']) ? raw['tool_calls'] : [] });
+  if (toolCalls.length > 0) message.tool_calls = toolCalls.map((call, index) => withId(call, `call_${turn}_${index}`));
+  return { message, finishReason, usage: readUsage(isPlainObject(body) ? body['usage'] : undefined) };
+}
+
+/** What goes back to the endpoint in later requests: the standard fields only. */
+export function wireAssistantMessage(message: AssistantMessage): ChatCompletionAssistantMessageParam {
+  const calls = message.tool_calls ?? [];
+  return {
+    role: 'assistant',
+    content: message.content ?? '',
+    ...(calls.length > 0
+      ? { tool_calls: calls.map((call) => ({ id: call.id, type: 'function' as const, function: { name: call.function.name, arguments: argumentsText(call) } })) }
+      : {}),
+  };
+}
+
+export function addUsage(total: Usage, usage: Usage | undefined): Usage {
+  if (usage === undefined) return total;
+  return {
+    prompt_tokens: total.prompt_tokens + usage.prompt_tokens,
+    completion_tokens: total.completion_tokens + usage.completion_tokens,
+    total_tokens: total.total_tokens + usage.total_tokens,
+  };
+}
+
+export const NO_USAGE: Usage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
+
+function firstChoice(body: unknown): Record<string, unknown> {
+  if (typeof body === 'string') {
+    const start = body.trimStart().slice(0, 80).replace(/\s+/g, ' ');
+    throw new InvalidReplyError(`the endpoint answered with text, not a chat completion (it starts "${start}"); the base URL may point at a web page instead of an OpenAI-compatible API`);
+  }
+  const choices = isPlainObject(body) ? body['choices'] : undefined;
+  if (!Array.isArray(choices) || choices.length === 0 || !isPlainObject(choices[0])) {
+    const detail = isPlainObject(body) && isPlainObject(body['error']) && typeof body['error']['message'] === 'string' ? `: ${body['error']['message']}` : '';
+    throw new InvalidReplyError(`the endpoint answered without choices${detail}`);
+  }
+  return choices[0];
+}
+
+/** A string, or the text parts of a content array (some providers send parts). */
+function contentText(content: unknown): string | null {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return null;
+  const texts = content.flatMap((part: unknown) => (isPlainObject(part) && part['type'] === 'text' && typeof part['text'] === 'string' ? [part['text']] : []));
+  return texts.length > 0 ? texts.join('') : null;
+}
+
+// Some providers omit call ids; a tool message must answer a call by id, so one is made up.
+function withId(call: ChatToolCall, fallbackId: string): ChatToolCall {
+  const id = typeof call.id === 'string' && call.id !== '' ? call.id : fallbackId;
+  return { id, type: 'function', function: { name: call.function.name, arguments: call.function.arguments ?? '' } };
+}
+
+function argumentsText(call: ChatToolCall): string {
+  return typeof call.function.arguments === 'string' ? call.function.arguments : JSON.stringify(call.function.arguments);
+}
+
+function readUsage(usage: unknown): Usage | undefined {
+  if (!isPlainObject(usage)) return undefined;
+  const count = (key: string): number => (typeof usage[key] === 'number' && Number.isFinite(usage[key]) ? Math.max(0, Math.round(usage[key] as number)) : 0);
+  const prompt = count('prompt_tokens');
+  const completion = count('completion_tokens');
+  return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: count('total_tokens') || prompt + completion };
+}
