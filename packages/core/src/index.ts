@@ -19,3 +19,4 @@ export * from './think.js';
 export * from './ids.js';
 export * from './sharegpt.js';
 export * from './toolStats.js';
+export * from './reasoning.js';
