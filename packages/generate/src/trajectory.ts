@@ -1,0 +1,68 @@
+// The trajectory record (schemas/trajectory.schema.json) of one agent run: upstream's keys in
+// upstream's order (hermes-batch-format.md §4.1) after our `id`, and our additions inside metadata.
+import {
+  extractToolStats,
+  normaliseToolStats,
+  toolErrorCounts,
+  toShareGpt,
+  type ToolDefinition,
+  type ToolNames,
+  type Trajectory,
+} from '@hermes-datagen/core';
+import type { AgentRun } from './agentLoop.js';
+
+export interface EndpointFacts {
+  readonly model: string;
+  /** Host and port of the endpoint; never the key. */
+  readonly host: string;
+  /** First 8 hex of the key's SHA-256, when there is a key. */
+  readonly keyFingerprint?: string | undefined;
+}
+
+export interface TrajectoryInput {
+  readonly id: string;
+  readonly promptIndex: number;
+  /** The dataset's prompt, verbatim: the human turn. */
+  readonly prompt: string;
+  readonly run: AgentRun;
+  /** What the system turn lists: the tools offered in this run. */
+  readonly offeredTools: readonly ToolDefinition[];
+  /** The sampled (or forced) toolsets, recorded even when one contributed no tool. */
+  readonly toolsets: readonly string[];
+  /** tool_stats and tool_error_counts get a key for every registry name. */
+  readonly registry: ToolNames;
+  readonly batchNum: number;
+  readonly endpoint: EndpointFacts;
+  readonly wallTimeS: number;
+  readonly traceId: string;
+  readonly seed: number | null;
+  readonly finishedAt: Date;
+}
+
+export function buildTrajectory(input: TrajectoryInput): Trajectory {
+  const { run } = input;
+  const stats = extractToolStats(run.messages);
+  return {
+    id: input.id,
+    prompt_index: input.promptIndex,
+    conversations: toShareGpt(run.messages, input.prompt, input.offeredTools),
+    metadata: {
+      batch_num: input.batchNum,
+      timestamp: input.finishedAt.toISOString(),
+      model: input.endpoint.model,
+      endpoint_host: input.endpoint.host,
+      ...(input.endpoint.keyFingerprint !== undefined ? { key_fingerprint: input.endpoint.keyFingerprint } : {}),
+      usage: run.usage,
+      wall_time_s: Math.round(input.wallTimeS * 1000) / 1000,
+      trace_id: input.traceId,
+      seed: input.seed,
+      unknown_tools: run.unknownTools,
+    },
+    completed: run.completed,
+    partial: run.partial,
+    api_calls: run.apiCalls,
+    toolsets_used: [...input.toolsets],
+    tool_stats: normaliseToolStats(stats, input.registry),
+    tool_error_counts: toolErrorCounts(stats, input.registry),
+  };
+}
