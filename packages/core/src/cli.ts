@@ -10,6 +10,7 @@ import { Counters } from './counters.js';
 import { BrokenPipe, EXIT_CODES_HELP, ExitCode, HermesError, Interrupted, UsageError } from './errors.js';
 import { DEFAULT_MAX_LINE_BYTES } from './lineReader.js';
 import { Logger, wantsColor } from './logger.js';
+import { peakRssMb } from './peakRss.js';
 import { Progress } from './progress.js';
 import { readRecords, type InputRecord, type OnError } from './records.js';
 import type { SchemaName } from './schemas.js';
@@ -122,6 +123,17 @@ function helpEpilog(spec: CliSpec): string {
   return parts.join('\n\n');
 }
 
+// yargs drops a bare `-` operand, which by convention names stdin (stdout for `-o -`): it is carried
+// through parsing as this token and restored afterwards.
+const DASH_TOKEN = '\u0000-';
+
+function restoreDashes(args: Record<string, unknown>): void {
+  for (const [key, value] of Object.entries(args)) {
+    if (value === DASH_TOKEN) args[key] = '-';
+    else if (Array.isArray(value)) args[key] = value.map((v: unknown) => (v === DASH_TOKEN ? '-' : v));
+  }
+}
+
 interface Selected {
   readonly command: AnyCliCommand;
   readonly args: StreamArgs;
@@ -138,7 +150,8 @@ export async function runCli(spec: CliSpec, argv: readonly string[], partialIo: 
     ...(partialIo.signal ? { signal: partialIo.signal } : {}),
   };
   let selected: Selected | undefined;
-  let parser = yargs([...argv])
+  const tokens = argv.map((a) => (a === '-' ? DASH_TOKEN : a));
+  let parser = yargs(tokens)
     .scriptName(spec.name)
     .usage(`${spec.name}: ${spec.summary}`)
     .option('color', { type: 'boolean', describe: 'colour on stderr (default: only on a terminal, never with NO_COLOR)', global: true })
@@ -163,6 +176,7 @@ export async function runCli(spec: CliSpec, argv: readonly string[], partialIo: 
         return built;
       },
       (args) => {
+        restoreDashes(args as Record<string, unknown>);
         selected = { command, args: args as unknown as StreamArgs };
       },
     ) as typeof parser;
@@ -171,7 +185,7 @@ export async function runCli(spec: CliSpec, argv: readonly string[], partialIo: 
 
   let helpText = '';
   try {
-    await parser.parseAsync([...argv], {}, (_err: Error | undefined, _args: unknown, output: string) => {
+    await parser.parseAsync(tokens, {}, (_err: Error | undefined, _args: unknown, output: string) => {
       helpText = output;
     });
   } catch (err) {
@@ -187,6 +201,7 @@ export async function runCli(spec: CliSpec, argv: readonly string[], partialIo: 
 }
 
 async function execute(spec: CliSpec, { command, args }: Selected, io: CliIo): Promise<number> {
+  const started = Date.now();
   const log = new Logger(spec.name, io.stderr, { color: wantsColor(io.stderr, io.env, args.color) });
   const stats = new Counters();
   const stderrIsTty = (io.stderr as Writable & { isTTY?: boolean }).isTTY === true;
@@ -241,7 +256,16 @@ async function execute(spec: CliSpec, { command, args }: Selected, io: CliIo): P
   progress.done();
   summarise(ctx, args);
   if (args.statsOut !== undefined) {
-    await writeJsonAtomic(resolve(io.cwd, args.statsOut), { command: spec.name, version: VERSION, exit_code: code, counters: stats.toJSON() }).catch((err: Error) => {
+    const report = {
+      command: spec.name,
+      version: VERSION,
+      exit_code: code,
+      duration_s: Math.round((Date.now() - started) / 10) / 100,
+      // This process's peak: meaningful for a real run, not for one inside a test process.
+      peak_rss_mb: peakRssMb(),
+      counters: stats.toJSON(),
+    };
+    await writeJsonAtomic(resolve(io.cwd, args.statsOut), report).catch((err: Error) => {
       log.error(`cannot write --stats-out ${args.statsOut}: ${err.message}`);
       code = code === ExitCode.ok ? ExitCode.usage : code;
     });

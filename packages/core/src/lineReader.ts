@@ -9,7 +9,7 @@ import { createGunzip } from 'node:zlib';
 import { InputError, type Place } from './errors.js';
 
 export const STDIN_NAME = '<stdin>';
-export const DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024;
+export const DEFAULT_MAX_LINE_BYTES = 32 * 1024 * 1024;
 /** How much of an unusable line a reject keeps. */
 export const REJECT_RAW_LIMIT = 64 * 1024;
 
@@ -176,12 +176,12 @@ export async function* readLines(source: InputSource, options: LineReaderOptions
         if (oversized) {
           oversized.bytes += rest.length;
         } else if (pendingBytes + rest.length > maxLineBytes) {
-          oversized = { head: Buffer.concat([...pending, rest]).subarray(0, REJECT_RAW_LIMIT), bytes: pendingBytes + rest.length };
+          oversized = { head: headOf([...pending, rest]), bytes: pendingBytes + rest.length };
           pending = [];
           pendingBytes = 0;
         } else if (rest.length > 0) {
-          // Copy: the chunk's memory is reused by some streams.
-          pending.push(Buffer.from(rest));
+          // No copy: file, pipe and gunzip streams hand out a fresh buffer for every chunk.
+          pending.push(rest);
           pendingBytes += rest.length;
         }
         break;
@@ -191,7 +191,7 @@ export async function* readLines(source: InputSource, options: LineReaderOptions
       } else if (pendingBytes > 0) {
         const tail = chunk.subarray(pos, nl);
         if (pendingBytes + tail.length > maxLineBytes) {
-          oversized = { head: Buffer.concat([...pending, tail]).subarray(0, REJECT_RAW_LIMIT), bytes: 0 };
+          oversized = { head: headOf([...pending, tail]), bytes: 0 };
           finishOversized(out);
         } else {
           finishLine(Buffer.concat([...pending, tail]), out, false);
@@ -212,6 +212,19 @@ export async function* readLines(source: InputSource, options: LineReaderOptions
   if (oversized) finishOversized(out);
   else if (pendingBytes > 0) finishLine(Buffer.concat(pending), out, true);
   if (out.length > 0) yield out;
+}
+
+/** The first REJECT_RAW_LIMIT bytes of a line held in parts, without joining the whole line. */
+function headOf(parts: readonly Buffer[]): Buffer {
+  const kept: Buffer[] = [];
+  let size = 0;
+  for (const part of parts) {
+    if (size >= REJECT_RAW_LIMIT) break;
+    const piece = part.subarray(0, REJECT_RAW_LIMIT - size);
+    kept.push(piece);
+    size += piece.length;
+  }
+  return Buffer.concat(kept);
 }
 
 function rawOf(body: Buffer): { raw: string; truncated: boolean } {

@@ -1,0 +1,119 @@
+// The Unix conventions every CLI gets from core, checked on a real process (test/util/passthrough-cli.mjs):
+// EPIPE with `| head`, SIGINT/SIGTERM flushing what is done, bounded memory on a 100 MB line, help, usage errors.
+import { spawn } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { jsonl, parseJsonl, REPO_ROOT, runProcess, tempDir } from '../util/cli.js';
+
+const CLI = join(REPO_ROOT, 'test/util/passthrough-cli.mjs');
+
+/** Resolves once the run has written part of its -o temp file, i.e. it is mid-run. */
+async function midRun(dir: string): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  while (Date.now() < deadline) {
+    const temp = readdirSync(dir).find((f) => f.startsWith('.out.jsonl.tmp'));
+    if (temp && statSync(join(dir, temp)).size > 0) return;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error('the run never started writing');
+}
+
+function records(n: number): string {
+  return jsonl(Array.from({ length: n }, (_, i) => ({ n: i, pad: 'x'.repeat(200) })));
+}
+
+describe('real process conventions', () => {
+  it('a closed stdout (| head -1) exits 0 quietly', async () => {
+    const res = await new Promise<{ code: number | null; stderr: string; stdout: string }>((resolve) => {
+      const child = spawn('bash', ['-c', `node ${CLI} | head -1`], { cwd: REPO_ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+      let stderr = '';
+      let stdout = '';
+      child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+      child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+      child.stdin.on('error', () => undefined);
+      child.stdin.end(records(50_000));
+      child.on('close', (code) => resolve({ code, stderr, stdout }));
+    });
+    expect(res.stdout.trim().split('\n')).toHaveLength(1);
+    expect(res.stderr).toBe('');
+    const status = await new Promise<string>((resolve) => {
+      const child = spawn('bash', ['-c', `set -o pipefail; seq 1 200000 | sed 's/.*/{"n":&}/' | node ${CLI} | head -1 >/dev/null; echo "\${PIPESTATUS[2]}"`], { cwd: REPO_ROOT });
+      let out = '';
+      child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+      child.on('close', () => resolve(out.trim()));
+    });
+    expect(status).toBe('0');
+  });
+
+  for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
+    it(`${signal} stops the run, flushes what is done to -o, exits ${code}`, async () => {
+      const dir = tempDir();
+      const child = spawn(process.execPath, [CLI, '-o', 'out.jsonl'], { cwd: dir, stdio: ['pipe', 'pipe', 'pipe'] });
+      child.stdin.write(records(1000));
+      // Leave stdin open: the run is waiting for more input when the signal comes.
+      await midRun(dir);
+      child.kill(signal);
+      const exit = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
+      expect(exit).toBe(code);
+      const out = parseJsonl(readFileSync(join(dir, 'out.jsonl'), 'utf8'));
+      expect(out).toHaveLength(1000);
+    });
+  }
+
+  it('a 100 MB line is rejected with bounded memory, and its neighbours survive', async () => {
+    const dir = tempDir();
+    const huge = Buffer.alloc(100 * 1024 * 1024, 0x61);
+    const input = Buffer.concat([Buffer.from('{"n":1}\n{"s":"'), huge, Buffer.from('"}\n{"n":2}\n')]);
+    const res = await runProcess(CLI, ['--on-error', 'skip', '--stats-out', join(dir, 'stats.json')], { input });
+    expect(res.code).toBe(0);
+    expect(parseJsonl(res.stdout)).toEqual([{ n: 1 }, { n: 2 }]);
+    expect(res.stderr).toMatch(/\(at <stdin>:2\): line is longer than the limit of 33554432 bytes/);
+    const stats = JSON.parse(readFileSync(join(dir, 'stats.json'), 'utf8')) as { peak_rss_mb: number };
+    expect(stats.peak_rss_mb).toBeLessThan(200);
+  });
+
+  it('the same line under fail exits 3 naming it', async () => {
+    const input = Buffer.concat([Buffer.from('{"s":"'), Buffer.alloc(2 * 1024 * 1024, 0x61), Buffer.from('"}\n')]);
+    const res = await runProcess(CLI, ['--max-line-bytes', String(1024 * 1024)], { input });
+    expect(res.code).toBe(3);
+    expect(res.stderr).toMatch(/^hermes-passthrough: error \(at <stdin>:1\): line is longer than the limit of 1048576 bytes/);
+  });
+
+  it('--help lists the exit codes; --version prints the version; both exit 0', async () => {
+    const help = await runProcess(CLI, ['--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/Exit codes:\n {2}0 {4}ok/);
+    expect(help.stdout).toMatch(/--on-error/);
+    const version = await runProcess(CLI, ['--version']);
+    expect(version.code).toBe(0);
+    expect(version.stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
+  });
+
+  it('an unknown flag is a usage error: exit 2, one line and a hint, no stack', async () => {
+    const res = await runProcess(CLI, ['--frobnicate']);
+    expect(res.code).toBe(2);
+    expect(res.stderr).toBe("hermes-passthrough: error: Unknown argument: frobnicate\nhermes-passthrough: try 'hermes-passthrough --help'\n");
+  });
+
+  it('messages are uncoloured without a terminal and with NO_COLOR even when asked', async () => {
+    const res = await runProcess(CLI, [], { input: 'bad\n', env: { NO_COLOR: '1' } });
+    expect(res.stderr).not.toMatch(/\u001b\[/);
+    const forced = await runProcess(CLI, ['--color'], { input: 'bad\n' });
+    expect(forced.stderr).toMatch(/\u001b\[31merror/);
+  });
+
+  it('progress goes to stderr only when asked (no terminal here), never to stdout', async () => {
+    const quiet = await runProcess(CLI, [], { input: records(10) });
+    expect(quiet.stderr).toBe('');
+    const loud = await runProcess(CLI, ['--progress'], { input: records(10) });
+    expect(loud.stderr).toMatch(/hermes-passthrough: 10 records/);
+    expect(parseJsonl(loud.stdout)).toHaveLength(10);
+  });
+
+  it('-o - means stdout', async () => {
+    const res = await runProcess(CLI, ['-o', '-'], { input: records(3) });
+    expect(parseJsonl(res.stdout)).toHaveLength(3);
+    expect(existsSync(join(REPO_ROOT, '-'))).toBe(false);
+  });
+});
