@@ -1,0 +1,5 @@
+// The public surface of @hermes-datagen/testkit.
+export * from './script.js';
+export * from './server.js';
+export { policyReply, planTurns } from './policy.js';
+export { fingerprint } from './fingerprint.js';

@@ -1,0 +1,201 @@
+// The endpoint: a node:http server speaking OpenAI chat completions (JSON and SSE) and `GET /models`,
+// answering from a script, the rule-based policy, and injected faults.
+import { timingSafeEqual } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { applyReplyFault, DEFAULT_SLOW_DELAY_MS, FaultPicker, REPLY_FAULTS, sendHttpFault } from './faults.js';
+import { redactHeaders, sha256Hex } from './fingerprint.js';
+import { readBody, sendError, sendJson } from './http.js';
+import { renderCompletion, type Completion } from './reply.js';
+import { firstUserText, offeredToolNames, parseChatRequest, stepOf, type ChatRequest } from './request.js';
+import { chooseReply } from './responder.js';
+import { parseScript, type Script } from './script.js';
+import { completionChunks, sseFrame } from './sse.js';
+
+export interface ScriptedEndpointOptions {
+  /** Without a script (or for prompts no sequence matches) the rule-based policy answers. */
+  script?: Script;
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Default 0: any free port. */
+  port?: number;
+  /** Default `/v1`. Requests outside it get 404, as a gateway would. */
+  basePath?: string;
+  /** When set, requests without `Authorization: Bearer <apiKey>` get 401. */
+  apiKey?: string;
+  /** Added before every chat-completion reply, faults included. Default 0. */
+  latencyMs?: number;
+  /** Seeds the fault-rate draws. Default 0. */
+  seed?: number;
+  /** Keep the request log (default true); a long-running server can turn it off. */
+  recordRequests?: boolean;
+}
+
+export interface RecordedRequest {
+  method: string;
+  /** Path and query as received. */
+  path: string;
+  /** Lower-cased names; credential headers hold a `sha256:` fingerprint instead of their value. */
+  headers: Record<string, string>;
+  /** The parsed JSON body, or the raw text when it is not JSON (undefined when empty). */
+  body: unknown;
+}
+
+export interface ScriptedEndpoint {
+  /** Base URL including the base path, e.g. http://127.0.0.1:PORT/v1 */
+  url: string;
+  port: number;
+  requests: readonly RecordedRequest[];
+  close(): Promise<void>;
+}
+
+/** The model `GET /models` lists when the script names none (any model is then accepted). */
+export const DEFAULT_MODEL = 'hermes-testkit-scripted';
+
+function normaliseBasePath(basePath: string): string {
+  const trimmed = basePath.replace(/\/+$/, '');
+  return trimmed === '' || trimmed.startsWith('/') ? trimmed : `/${trimmed}`;
+}
+
+function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch {
+    return { ok: false };
+  }
+}
+
+function keyMatches(header: string | undefined, apiKey: string): boolean {
+  if (header === undefined) return false;
+  // Comparing digests keeps the comparison constant-time whatever the lengths.
+  return timingSafeEqual(Buffer.from(sha256Hex(header), 'hex'), Buffer.from(sha256Hex(`Bearer ${apiKey}`), 'hex'));
+}
+
+function sendCompletion(response: ServerResponse, completion: Completion, request: ChatRequest, drop: boolean): void {
+  if (!request.stream) {
+    const text = JSON.stringify(completion);
+    response.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+    if (drop) response.write(text.slice(0, Math.floor(text.length / 2)), () => response.socket?.destroy());
+    else response.end(text);
+    return;
+  }
+  const frames = completionChunks(completion, request.stream_options?.include_usage === true).map(sseFrame);
+  response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+  if (drop) {
+    response.write(frames.slice(0, 2).join(''), () => response.socket?.destroy());
+    return;
+  }
+  for (const frame of frames) response.write(frame);
+  response.end(sseFrame('[DONE]'));
+}
+
+export async function startScriptedEndpoint(options: ScriptedEndpointOptions = {}): Promise<ScriptedEndpoint> {
+  const script = parseScript(options.script ?? {}, 'options.script');
+  const basePath = normaliseBasePath(options.basePath ?? '/v1');
+  const latencyMs = options.latencyMs ?? 0;
+  const faults = new FaultPicker(script.faults ?? [], options.seed ?? 0);
+  const requests: RecordedRequest[] = [];
+  const closing = new AbortController();
+  let chatRequests = 0;
+
+  const unauthorized = (incoming: IncomingMessage, response: ServerResponse): boolean => {
+    if (options.apiKey === undefined || keyMatches(incoming.headers.authorization, options.apiKey)) return false;
+    const message = incoming.headers.authorization === undefined
+      ? 'No API key provided: send it as "Authorization: Bearer <key>".'
+      : 'Incorrect API key provided.';
+    sendError(response, 401, { message, type: 'invalid_request_error', code: 'invalid_api_key' });
+    return true;
+  };
+
+  const chat = async (incoming: IncomingMessage, response: ServerResponse, raw: string): Promise<void> => {
+    const nth = ++chatRequests;
+    if (unauthorized(incoming, response)) return;
+    const parsed = parseJson(raw);
+    const request = parsed.ok ? parseChatRequest(parsed.value) : 'the request body is not valid JSON';
+    if (typeof request === 'string') {
+      sendError(response, 400, { message: request, type: 'invalid_request_error', code: null });
+      return;
+    }
+    if (script.models !== undefined && !script.models.includes(request.model)) {
+      sendError(response, 404, {
+        message: `The model '${request.model}' does not exist or you do not have access to it.`,
+        type: 'invalid_request_error',
+        code: 'model_not_found',
+      });
+      return;
+    }
+    const context = { prompt: firstUserText(request), step: stepOf(request), nth, model: request.model, requestDigest: sha256Hex(raw) };
+    const fault = faults.pick(context);
+    const delay = latencyMs + (fault?.kind === 'slow' ? fault.delay_ms ?? DEFAULT_SLOW_DELAY_MS : 0);
+    if (delay > 0) await sleep(delay, undefined, { signal: closing.signal });
+    // A timeout accepts the request and never answers; close() ends the connection.
+    if (fault?.kind === 'timeout') return;
+    if (fault !== undefined && sendHttpFault(response, fault)) return;
+    let reply = chooseReply(script, request);
+    if (fault !== undefined && REPLY_FAULTS.includes(fault.kind)) reply = applyReplyFault(fault, reply, context, offeredToolNames(request));
+    const completion = renderCompletion(reply, {
+      model: request.model,
+      requestDigest: context.requestDigest,
+      promptChars: JSON.stringify(request.messages).length,
+      reasoningField: script.policy?.reasoning_field ?? 'reasoning',
+    });
+    sendCompletion(response, completion, request, fault?.kind === 'drop');
+  };
+
+  const handle = async (incoming: IncomingMessage, response: ServerResponse): Promise<void> => {
+    const raw = await readBody(incoming);
+    const path = incoming.url ?? '/';
+    if (options.recordRequests !== false) {
+      const parsed = parseJson(raw);
+      requests.push({
+        method: incoming.method ?? 'GET',
+        path,
+        headers: redactHeaders(incoming.headers),
+        body: raw === '' ? undefined : parsed.ok ? parsed.value : raw,
+      });
+    }
+    const route = `${incoming.method} ${new URL(path, 'http://endpoint').pathname}`;
+    if (route === `POST ${basePath}/chat/completions`) {
+      await chat(incoming, response, raw);
+    } else if (route === `GET ${basePath}/models`) {
+      if (unauthorized(incoming, response)) return;
+      const data = (script.models ?? [DEFAULT_MODEL]).map((id) => ({ id, object: 'model', created: 0, owned_by: 'hermes-testkit' }));
+      sendJson(response, 200, { object: 'list', data });
+    } else {
+      sendError(response, 404, { message: `Not found: ${route}`, type: 'invalid_request_error', code: 'not_found' });
+    }
+  };
+
+  const server = createServer((incoming, response) => {
+    handle(incoming, response).catch((error: unknown) => {
+      if (closing.signal.aborted) return;
+      if (response.headersSent) {
+        response.destroy();
+        return;
+      }
+      sendError(response, 500, { message: `hermes-testkit failed: ${(error as Error).message}`, type: 'server_error', code: null });
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  const host = options.host ?? '127.0.0.1';
+  const urlHost = host.includes(':') ? `[${host}]` : host;
+  return {
+    url: `http://${urlHost}:${port}${basePath}`,
+    port,
+    requests,
+    close: async (): Promise<void> => {
+      closing.abort();
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      await closed;
+    },
+  };
+}
