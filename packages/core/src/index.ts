@@ -21,3 +21,4 @@ export * from './sharegpt.js';
 export * from './ids.js';
 export * from './toolStats.js';
 export * from './reasoning.js';
+export * from './rng.js';
