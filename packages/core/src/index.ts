@@ -22,3 +22,4 @@ export * from './ids.js';
 export * from './toolStats.js';
 export * from './reasoning.js';
 export * from './rng.js';
+export * from './registry.js';
