@@ -1,0 +1,54 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { executeTool, IMPLEMENTED_TOOLS, offeredTools, toolDefinition, type ToolsetCatalog } from '../../../packages/generate/src/tools/registry.js';
+import { ToolError } from '../../../packages/generate/src/tools/toolError.js';
+import type { AgentTool, ToolContext } from '../../../packages/generate/src/tools/types.js';
+
+const catalog = JSON.parse(readFileSync(new URL('../../../packages/core/registry/tools.json', import.meta.url), 'utf8')) as ToolsetCatalog;
+const names = (tools: readonly AgentTool[]): string[] => tools.map((tool) => tool.name);
+const ctx: ToolContext = { workspace: '/nonexistent', env: {}, timeoutMs: 1000, maxOutputBytes: 1000, todo: { items: [] } };
+
+describe('tool registry (generate side)', () => {
+  it('implements only names core\'s registry knows, each under its registry toolset', () => {
+    for (const tool of IMPLEMENTED_TOOLS.values()) {
+      expect(catalog.tools[tool.name]?.toolset, tool.name).toBe(tool.toolset);
+      expect(tool.parameters).toMatchObject({ type: 'object' });
+    }
+  });
+
+  it('offers the implemented tools of the sampled toolsets, sorted by name', () => {
+    expect(names(offeredTools(['terminal', 'file'], catalog))).toEqual(['patch', 'read_file', 'search_files', 'terminal', 'write_file']);
+    expect(names(offeredTools(['file_tools', 'todo', 'code_execution'], catalog))).toEqual(['execute_code', 'patch', 'read_file', 'search_files', 'todo', 'write_file']);
+    expect(names(offeredTools(['debugging'], catalog))).toEqual(['patch', 'read_file', 'search_files', 'terminal', 'write_file']);
+    expect(names(offeredTools(['all'], catalog))).toEqual([...IMPLEMENTED_TOOLS.keys()].sort());
+  });
+
+  it('never offers tools that need the outside world', () => {
+    expect(offeredTools(['web', 'browser', 'vision', 'image_gen', 'tts', 'moa', 'constructor', 'no-such-toolset'], catalog)).toEqual([]);
+    expect(names(offeredTools(['default'], catalog))).toEqual([]);
+  });
+
+  it('offers no tool whose name the registry in use does not list as valid', () => {
+    const narrow: ToolsetCatalog = { tools: { read_file: { toolset: 'file' } }, toolsets: { file: { tools: ['read_file', 'write_file'] } } };
+    expect(names(offeredTools(['file'], narrow))).toEqual(['read_file']);
+  });
+
+  it('turns tools into the definitions the system turn lists', () => {
+    expect(toolDefinition(IMPLEMENTED_TOOLS.get('write_file') as AgentTool)).toEqual({
+      name: 'write_file',
+      description: expect.stringContaining('Write content to a file'),
+      parameters: expect.objectContaining({ required: ['path', 'content'] }),
+    });
+  });
+
+  it('returns JSON text and turns every failure into an error result', async () => {
+    const throwing = (error: unknown): AgentTool => ({ name: 'boom', toolset: 'x', description: '', parameters: {}, run: () => Promise.reject(error) });
+    expect(await executeTool('todo', {}, ctx)).toBe('{"todos":[],"summary":{"total":0,"pending":0,"in_progress":0,"completed":0,"cancelled":0}}');
+    expect(await executeTool('web_search', { query: 'x' }, ctx)).toBe('{"error":"tool \'web_search\' is not available in this task"}');
+    expect(await executeTool('terminal', { command: 'true' }, ctx, [...offeredTools(['file'], catalog)])).toBe('{"error":"tool \'terminal\' is not available in this task"}');
+    expect(await executeTool('todo', ['not', 'an', 'object'], ctx)).toBe('{"error":"the arguments of todo must be one JSON object"}');
+    expect(await executeTool('boom', {}, ctx, [throwing(new ToolError('say what to do'))])).toBe('{"error":"say what to do"}');
+    expect(await executeTool('boom', {}, ctx, [throwing(new RangeError('unexpected'))])).toBe('{"error":"boom failed: unexpected"}');
+    expect(await executeTool('boom', {}, ctx, [throwing('a string')])).toBe('{"error":"boom failed: a string"}');
+  });
+});
