@@ -41,9 +41,13 @@ export function gptValueFromAssistant(msg: AssistantMessage): string {
   return withThink(value).trimEnd();
 }
 
-// A plain substring test, as upstream: a literal "<think>" anywhere (even in prose) counts.
+// Upstream tests for the substring "<think>", so a tag merely mentioned in prose ("wrap notes in a
+// <think> tag") suppresses the empty block and the turn loses the shape every gpt turn should have.
+// We look for a closed <think> block instead (outside tool_call arguments); where upstream inserts
+// the block, so do we.
 function withThink(value: string): string {
-  return value.includes('<think>') ? value : EMPTY_THINK + value;
+  const hasThinkBlock = splitTagBlocks(value, ['think', 'tool_call']).some((segment) => segment.kind === 'block' && segment.tag === 'think');
+  return hasThinkBlock ? value : EMPTY_THINK + value;
 }
 
 export interface ExtractedReasoning {
