@@ -1,17 +1,17 @@
-import { readFileSync } from 'node:fs';
+import { loadToolRegistry, parseToolRegistry, UsageError } from '@hermes-datagen/core';
 import { describe, expect, it } from 'vitest';
-import { executeTool, IMPLEMENTED_TOOLS, offeredTools, toolDefinition, type ToolsetCatalog } from '../../../packages/generate/src/tools/registry.js';
+import { executeTool, IMPLEMENTED_TOOLS, offeredTools, toolDefinition } from '../../../packages/generate/src/tools/registry.js';
 import { ToolError } from '../../../packages/generate/src/tools/toolError.js';
 import type { AgentTool, ToolContext } from '../../../packages/generate/src/tools/types.js';
 
-const catalog = JSON.parse(readFileSync(new URL('../../../packages/core/registry/tools.json', import.meta.url), 'utf8')) as ToolsetCatalog;
+const catalog = loadToolRegistry();
 const names = (tools: readonly AgentTool[]): string[] => tools.map((tool) => tool.name);
 const ctx: ToolContext = { workspace: '/nonexistent', env: {}, timeoutMs: 1000, maxOutputBytes: 1000, todo: { items: [] } };
 
 describe('tool registry (generate side)', () => {
   it('implements only names core\'s registry knows, each under its registry toolset', () => {
     for (const tool of IMPLEMENTED_TOOLS.values()) {
-      expect(catalog.tools[tool.name]?.toolset, tool.name).toBe(tool.toolset);
+      expect(catalog.toolsetOf(tool.name), tool.name).toBe(tool.toolset);
       expect(tool.parameters).toMatchObject({ type: 'object' });
     }
   });
@@ -24,13 +24,16 @@ describe('tool registry (generate side)', () => {
   });
 
   it('never offers tools that need the outside world', () => {
-    expect(offeredTools(['web', 'browser', 'vision', 'image_gen', 'tts', 'moa', 'constructor', 'no-such-toolset'], catalog)).toEqual([]);
-    expect(names(offeredTools(['default'], catalog))).toEqual([]);
+    expect(offeredTools(['web', 'browser', 'vision', 'image_gen', 'tts', 'moa', 'rl', 'skills'], catalog)).toEqual([]);
+  });
+
+  it('leaves an unknown toolset to core\'s usage error', () => {
+    expect(() => offeredTools(['no-such-toolset'], catalog)).toThrow(UsageError);
   });
 
   it('offers no tool whose name the registry in use does not list as valid', () => {
-    const narrow: ToolsetCatalog = { tools: { read_file: { toolset: 'file' } }, toolsets: { file: { tools: ['read_file', 'write_file'] } } };
-    expect(names(offeredTools(['file'], narrow))).toEqual(['read_file']);
+    const narrow = parseToolRegistry({ tools: { read_file: { toolset: 'file' }, web_search: { toolset: 'web' } } }, 'narrow.json');
+    expect(names(offeredTools(['file', 'web'], narrow))).toEqual(['read_file']);
   });
 
   it('turns tools into the definitions the system turn lists', () => {

@@ -1,15 +1,15 @@
 // hermes-generate's side of the tool registry: which tools it can really run, which of them to offer
 // for the sampled toolsets, and the one funnel through which the agent loop runs them.
 //
-// Core's registry (packages/core/registry/tools.json) knows every valid tool name and its toolset;
-// this file owns only implementations. A tool is offered when one of the sampled toolsets holds it,
-// core's registry lists its name as valid (a tool outside that list would get the record dropped by
-// the hallucinated-name filter), and it is implemented here. Tools that need the outside world
-// (web_search, web_extract, browser_*, vision_analyze, image_generate, text_to_speech,
-// mixture_of_agents, ...) are valid names but are never offered: they would need a configured
-// service, and there is no such configuration yet. `process` (background process management) is
-// not implemented either: terminal stops a command's background processes when it returns.
-import type { ToolDefinition } from '@hermes-datagen/core';
+// Core's registry (packages/core/src/registry.ts) knows every valid tool name and its toolset; this
+// file owns only implementations. A tool is offered when one of the sampled toolsets holds it in the
+// registry in use (so it is a valid name, which the hallucinated-name filter requires) and it is
+// implemented here. Tools that need the outside world (web_search, web_extract, browser_*,
+// vision_analyze, image_generate, text_to_speech, mixture_of_agents, ...) are valid names but are
+// never offered: they would need a configured service, and there is no such configuration yet.
+// `process` (background process management) is not implemented either: terminal stops a command's
+// background processes when it returns.
+import type { ToolDefinition, ToolRegistry } from '@hermes-datagen/core';
 import type { ToolArgs } from './args.js';
 import { executeCodeTool } from './executeCode.js';
 import { patchTool } from './patch.js';
@@ -26,27 +26,15 @@ export const IMPLEMENTED_TOOLS: ReadonlyMap<string, AgentTool> = new Map(
 );
 
 /**
- * The registry data this file needs, in the shape of schemas/tool-registry.schema.json (written
- * against that shape because core's registry loader was not there yet; its loaded registry fits).
+ * The implemented tools to offer for these toolsets (core's registry expands includes and aliases,
+ * and throws a UsageError for an unknown toolset), sorted by name as upstream lists them.
  */
-export interface ToolsetCatalog {
-  readonly tools: Readonly<Record<string, { readonly toolset: string }>>;
-  readonly toolsets?: Readonly<Record<string, { readonly tools: readonly string[]; readonly includes?: readonly string[] }>>;
-  readonly toolset_aliases?: Readonly<Record<string, string>>;
-}
-
-/** The implemented tools to offer for these toolsets, sorted by name as upstream lists them. */
 export function offeredTools(
   toolsetNames: readonly string[],
-  catalog: ToolsetCatalog,
+  registry: Pick<ToolRegistry, 'toolsOf'>,
   implemented: ReadonlyMap<string, AgentTool> = IMPLEMENTED_TOOLS,
 ): AgentTool[] {
-  const names = new Set<string>();
-  for (const toolset of toolsetNames) collectToolNames(toolset, catalog, names, new Set());
-  return [...names]
-    .filter((name) => Object.hasOwn(catalog.tools, name))
-    .flatMap((name) => implemented.get(name) ?? [])
-    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return registry.toolsOf(toolsetNames).flatMap((name) => implemented.get(name) ?? []);
 }
 
 /** What the system turn and the API request list for a tool. */
@@ -77,27 +65,4 @@ export async function executeTool(
     if (error instanceof ToolError) return JSON.stringify({ error: error.message });
     return JSON.stringify({ error: `${name} failed: ${error instanceof Error ? error.message : String(error)}` });
   }
-}
-
-function collectToolNames(toolset: string, catalog: ToolsetCatalog, into: Set<string>, visiting: Set<string>): void {
-  if (toolset === 'all' || toolset === '*') {
-    for (const name of Object.keys(catalog.tools)) into.add(name);
-    return;
-  }
-  const canonical = ownEntry(catalog.toolset_aliases, toolset) ?? toolset;
-  if (visiting.has(canonical)) return;
-  visiting.add(canonical);
-  const definition = ownEntry(catalog.toolsets, canonical);
-  if (definition === undefined) {
-    // A toolset with no static definition holds the tools whose registry entry names it.
-    for (const [name, entry] of Object.entries(catalog.tools)) if (entry.toolset === canonical) into.add(name);
-    return;
-  }
-  for (const name of definition.tools) into.add(name);
-  for (const included of definition.includes ?? []) collectToolNames(included, catalog, into, visiting);
-}
-
-/** record[key] for the record's own keys only ("constructor" is not a toolset). */
-function ownEntry<T>(record: Readonly<Record<string, T>> | undefined, key: string): T | undefined {
-  return record !== undefined && Object.hasOwn(record, key) ? record[key] : undefined;
 }
