@@ -1,0 +1,61 @@
+// hermes-testkit: serves the scripted OpenAI-compatible endpoint (a test and demo aid, not a model)
+// until SIGINT/SIGTERM, printing its base URL as the one line on stdout.
+import { once } from 'node:events';
+import { resolve } from 'node:path';
+import { defineCommand, main as runMain, UsageError, type CliSpec } from '@hermes-datagen/core';
+import { loadScript } from './script.js';
+import { startScriptedEndpoint } from './server.js';
+
+function apiKeyFrom(env: NodeJS.ProcessEnv, variable: string | undefined): string | undefined {
+  if (variable === undefined) return undefined;
+  const key = env[variable];
+  if (key === undefined || key === '') {
+    throw new UsageError(`--api-key-env ${variable}: the variable is not set or empty; export it before starting, or leave out --api-key-env to accept any key`);
+  }
+  return key;
+}
+
+export const spec: CliSpec = {
+  name: 'hermes-testkit',
+  summary: 'A scripted OpenAI-compatible endpoint for tests and demos (replies come from a script or fixed rules; it is not a model).',
+  commands: [
+    defineCommand({
+      command: 'serve',
+      describe: 'serve chat completions (JSON and SSE) and /models on HOST:PORT under the base path; prints the base URL',
+      options: (y) => y
+        .option('script', { type: 'string', describe: 'script JSON file (format: packages/testkit/README.md); without one, the rule-based policy answers' })
+        .option('port', { type: 'number', default: 0, describe: 'port to listen on (0: any free port)' })
+        .option('host', { type: 'string', default: '127.0.0.1', describe: 'address to listen on' })
+        .option('base-path', { type: 'string', default: '/v1', describe: 'path prefix of the API (e.g. /api/v1)' })
+        .option('api-key-env', { type: 'string', describe: 'require "Authorization: Bearer <key>" with the key from this environment variable' })
+        .option('latency-ms', { type: 'number', default: 0, describe: 'delay before every chat-completion reply' })
+        .option('seed', { type: 'number', default: 0, describe: 'seed of the fault-rate draws' }),
+      examples: [
+        ['hermes-testkit serve --script fixtures/testkit/coding-task.json', 'serve a script on a free port'],
+        ['hermes-testkit serve --port 8000 --api-key-env TESTKIT_KEY --latency-ms 100', 'fixed port, key required, 100 ms per reply'],
+      ],
+      run: async (args, ctx) => {
+        const apiKey = apiKeyFrom(ctx.io.env, args['api-key-env']);
+        const endpoint = await startScriptedEndpoint({
+          ...(args.script === undefined ? {} : { script: await loadScript(resolve(ctx.io.cwd, args.script)) }),
+          ...(apiKey === undefined ? {} : { apiKey }),
+          host: args.host,
+          port: args.port,
+          basePath: args['base-path'],
+          latencyMs: args['latency-ms'],
+          seed: args.seed,
+          // A long-running server must not grow with every request it answers.
+          recordRequests: false,
+        });
+        ctx.io.stdout.write(`${endpoint.url}\n`);
+        ctx.log.info(`serving a scripted endpoint (not a model) at ${endpoint.url}; stop it with Ctrl-C`);
+        if (!ctx.signal.aborted) await once(ctx.signal, 'abort');
+        await endpoint.close();
+      },
+    }),
+  ],
+};
+
+export function main(): void {
+  runMain(spec);
+}
