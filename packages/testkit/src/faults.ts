@@ -2,7 +2,7 @@
 // order; the first whose `when` holds and whose seeded draw falls under its `rate` applies.
 import type { ServerResponse } from 'node:http';
 import { unitDraw } from './fingerprint.js';
-import { sendError, sendJson, type Headers } from './http.js';
+import { sendError, sendJson, type HeaderMap } from './http.js';
 import { promptMatches, type FaultKind, type FaultRule, type FaultWhen, type ScriptedReply } from './script.js';
 
 export interface FaultContext {
@@ -73,8 +73,8 @@ export function applyReplyFault(rule: FaultRule, reply: ScriptedReply, context: 
   };
 }
 
-function retryHeaders(rule: FaultRule, defaultSeconds: number | undefined): Headers {
-  const headers: Headers = {};
+function retryHeaders(rule: FaultRule, defaultSeconds: number | undefined): HeaderMap {
+  const headers: HeaderMap = {};
   const seconds = rule.retry_after_s ?? defaultSeconds;
   if (seconds !== undefined) headers['retry-after'] = String(seconds);
   if (rule.retry_after_ms !== undefined) headers['retry-after-ms'] = String(rule.retry_after_ms);

@@ -1,9 +1,9 @@
 // Small node:http helpers shared by the server and the fault responses.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
-export type Headers = Record<string, string>;
+export type HeaderMap = Record<string, string>;
 
-export function sendJson(response: ServerResponse, status: number, body: unknown, headers: Headers = {}): void {
+export function sendJson(response: ServerResponse, status: number, body: unknown, headers: HeaderMap = {}): void {
   const text = JSON.stringify(body);
   response.writeHead(status, {
     'content-type': 'application/json',
@@ -14,7 +14,7 @@ export function sendJson(response: ServerResponse, status: number, body: unknown
 }
 
 /** An error in the shape OpenAI-compatible APIs use: `{"error":{"message","type","code"}}`. */
-export function sendError(response: ServerResponse, status: number, error: { message: string; type: string; code: string | null }, headers: Headers = {}): void {
+export function sendError(response: ServerResponse, status: number, error: { message: string; type: string; code: string | null }, headers: HeaderMap = {}): void {
   sendJson(response, status, { error: { ...error, param: null } }, headers);
 }
 
