@@ -4,15 +4,16 @@ import type { AssistantMessage } from './model.js';
 import { pythonJsonDumps } from './pythonJson.js';
 import { splitTagBlocks } from './tagBlocks.js';
 import { toolCallArguments, validToolCalls } from './toolCalls.js';
+import { SCRATCHPAD_TAG, THINK_TAG, TOOL_CALL_TAG } from './turns.js';
 
-/** Prepended to a gpt value that has no <think> at all, so every gpt turn has the same shape. */
+/** Prepended to a gpt value that has no <think> block, so every gpt turn has the same shape. */
 export const EMPTY_THINK = '<think>\n</think>\n';
 
 /** The inline blocks newer upstream moves from content into reasoning. */
-export const INLINE_REASONING_TAGS = ['think', 'thinking', 'thought', 'reasoning', 'REASONING_SCRATCHPAD'] as const;
+export const INLINE_REASONING_TAGS = [THINK_TAG, 'thinking', 'thought', 'reasoning', SCRATCHPAD_TAG] as const;
 
-const SCRATCHPAD_OPEN = '<REASONING_SCRATCHPAD>';
-const SCRATCHPAD_CLOSE = '</REASONING_SCRATCHPAD>';
+const SCRATCHPAD_OPEN = `<${SCRATCHPAD_TAG}>`;
+const SCRATCHPAD_CLOSE = `</${SCRATCHPAD_TAG}>`;
 
 export function convertScratchpadToThink(content: string): string {
   if (!content.includes(SCRATCHPAD_OPEN)) return content;
@@ -46,7 +47,7 @@ export function gptValueFromAssistant(msg: AssistantMessage): string {
 // We look for a closed <think> block instead (outside tool_call arguments); where upstream inserts
 // the block, so do we.
 function withThink(value: string): string {
-  const hasThinkBlock = splitTagBlocks(value, ['think', 'tool_call']).some((segment) => segment.kind === 'block' && segment.tag === 'think');
+  const hasThinkBlock = splitTagBlocks(value, [THINK_TAG, TOOL_CALL_TAG]).some((segment) => segment.kind === 'block' && segment.tag === THINK_TAG);
   return hasThinkBlock ? value : EMPTY_THINK + value;
 }
 
