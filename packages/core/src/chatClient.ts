@@ -1,0 +1,79 @@
+// The OpenAI client every model call uses, built from the resolved endpoint. Two things differ from a
+// plain `new OpenAI()`: nothing is read from process.env behind the endpoint's back, and a server's
+// Retry-After is honoured only up to a cap (openai@6 alone sleeps for whatever the server says).
+import OpenAI from 'openai';
+import { fetch as undiciFetch, ProxyAgent } from 'undici';
+import type { Endpoint } from './endpoint.js';
+
+export const DEFAULT_RETRY_AFTER_CAP_MS = 30_000;
+export const DEFAULT_CHAT_TIMEOUT_MS = 120_000;
+export const DEFAULT_CHAT_MAX_RETRIES = 2;
+
+export type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
+
+export interface ChatClientOptions {
+  /** Per attempt. */
+  readonly timeoutMs?: number;
+  /** The client's own retries (0 disables them). */
+  readonly maxRetries?: number;
+  /** The longest wait a Retry-After header can ask for. */
+  readonly retryAfterCapMs?: number;
+}
+
+export function createChatClient(endpoint: Endpoint, options: ChatClientOptions = {}): OpenAI {
+  return new OpenAI({
+    baseURL: endpoint.baseUrl,
+    apiKey: endpoint.apiKey.reveal(),
+    // Explicit nulls, because undefined would make the client read OPENAI_ORG_ID / OPENAI_PROJECT_ID.
+    organization: null,
+    project: null,
+    adminAPIKey: null,
+    timeout: options.timeoutMs ?? DEFAULT_CHAT_TIMEOUT_MS,
+    maxRetries: options.maxRetries ?? DEFAULT_CHAT_MAX_RETRIES,
+    fetch: capRetryAfter(endpointFetch(endpoint), options.retryAfterCapMs ?? DEFAULT_RETRY_AFTER_CAP_MS),
+    // Its info level logs to stdout, which carries JSONL; failures reach the caller as exceptions anyway.
+    logLevel: 'off',
+  });
+}
+
+/** The URL of an API path under the base URL, joined as the client joins it. */
+export function endpointUrl(baseUrl: string, path: string): string {
+  return `${baseUrl.replace(/\/+$/, '')}/${path.replace(/^\/+/, '')}`;
+}
+
+/** fetch that goes through the endpoint's proxy when one applies (Node's own fetch ignores proxy variables). */
+export function endpointFetch(endpoint: Pick<Endpoint, 'proxy'>): FetchLike {
+  if (!endpoint.proxy) return globalThis.fetch;
+  const dispatcher = new ProxyAgent(endpoint.proxy.url.href);
+  return (input, init) => undiciFetch(input as Parameters<typeof undiciFetch>[0], { ...(init as Parameters<typeof undiciFetch>[1]), dispatcher }) as unknown as Promise<Response>;
+}
+
+/** fetch whose responses never ask for a longer wait than capMs (retry-after and retry-after-ms). */
+export function capRetryAfter(inner: FetchLike, capMs: number): FetchLike {
+  return async (input, init) => {
+    const response = await inner(input, init);
+    const headers = cappedRetryHeaders(response.headers, capMs, Date.now());
+    if (!headers) return response;
+    return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+  };
+}
+
+/** The headers with any wait beyond the cap brought down to it; undefined when none needs it. */
+export function cappedRetryHeaders(headers: Headers, capMs: number, now: number): Headers | undefined {
+  const millis = headers.get('retry-after-ms');
+  const seconds = headers.get('retry-after');
+  const overMillis = millis !== null && Number.parseFloat(millis) > capMs;
+  const overSeconds = seconds !== null && retryAfterMs(seconds, now) > capMs;
+  if (!overMillis && !overSeconds) return undefined;
+  const capped = new Headers(headers);
+  if (overMillis) capped.set('retry-after-ms', String(capMs));
+  if (overSeconds) capped.set('retry-after', String(capMs / 1000));
+  return capped;
+}
+
+/** A Retry-After value (seconds or an HTTP date) in milliseconds from now; NaN when it is neither. */
+export function retryAfterMs(value: string, now: number): number {
+  const trimmed = value.trim();
+  if (/^\d+(\.\d+)?$/.test(trimmed)) return Number.parseFloat(trimmed) * 1000;
+  return Date.parse(trimmed) - now;
+}

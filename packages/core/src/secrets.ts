@@ -1,0 +1,53 @@
+// The API key travels inside an ApiKey so that no serialisation can leak it: JSON, util.inspect and
+// string conversion all show only its fingerprint. Records, logs and statistics carry the fingerprint,
+// which is enough to tell that a resumed run uses a different key.
+import { createHash } from 'node:crypto';
+import { inspect } from 'node:util';
+
+/** The first 8 hex digits of the key's SHA-256: identifies a key without revealing it. */
+export function keyFingerprint(key: string): string {
+  return createHash('sha256').update(key, 'utf8').digest('hex').slice(0, 8);
+}
+
+export class ApiKey {
+  readonly #value: string;
+  public readonly fingerprint: string;
+
+  public constructor(value: string) {
+    this.#value = value;
+    this.fingerprint = keyFingerprint(value);
+  }
+
+  /** The key itself: only for the Authorization header and the environment of a child that calls the model. */
+  public reveal(): string {
+    return this.#value;
+  }
+
+  public toString(): string {
+    return `[api key ${this.fingerprint}]`;
+  }
+
+  public toJSON(): string {
+    return this.toString();
+  }
+
+  public [inspect.custom](): string {
+    return this.toString();
+  }
+}
+
+/**
+ * Text with every form of the key in it replaced by its fingerprint: for any error text that may echo
+ * a request (a gateway that repeats the Authorization header, fetch rejecting an invalid header value).
+ */
+export function redact(text: string, key: string | ApiKey | undefined): string {
+  if (key === undefined) return text;
+  const raw = typeof key === 'string' ? key : key.reveal();
+  if (raw === '') return text;
+  const forms = new Set([raw, raw.trim(), encodeURIComponent(raw), JSON.stringify(raw).slice(1, -1)]);
+  const replacement = `[api key ${keyFingerprint(raw)}]`;
+  let out = text;
+  // Longest first, so a shorter form inside a longer one does not leave the longer one's remainder.
+  for (const form of [...forms].filter((f) => f !== '').sort((a, b) => b.length - a.length)) out = out.replaceAll(form, replacement);
+  return out;
+}

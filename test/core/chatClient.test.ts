@@ -1,0 +1,154 @@
+// The chat client against real HTTP servers on 127.0.0.1: a Retry-After far beyond the cap is cut to
+// the cap, the client's own retries are bounded, nothing comes from process.env behind the endpoint's
+// back, and a proxy variable is honoured.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { connect, type AddressInfo, type Socket } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { cappedRetryHeaders, createChatClient, resolveEndpoint, retryAfterMs, type Endpoint } from '@hermes-datagen/core';
+
+const KEY = 'sk-hermes-FAKE-client-5555555555';
+
+interface Seen {
+  path: string;
+  authorization: string | undefined;
+  organization: string | undefined;
+  at: number;
+}
+
+const servers: Server[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => new Promise<void>((done) => {
+    s.closeAllConnections();
+    s.close(() => done());
+  })));
+});
+
+async function listen(server: Server): Promise<number> {
+  servers.push(server);
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  return (server.address() as AddressInfo).port;
+}
+
+const COMPLETION = {
+  id: 'c1', object: 'chat.completion', created: 0, model: 'm',
+  choices: [{ index: 0, message: { role: 'assistant', content: 'pong' }, finish_reason: 'stop' }],
+  usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+};
+
+/** Answers the first `throttled` requests with 429 and these headers, then a completion. */
+async function throttlingServer(throttled: number, headers: Record<string, string>): Promise<{ url: string; seen: Seen[] }> {
+  const seen: Seen[] = [];
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    req.resume();
+    req.on('end', () => {
+      seen.push({ path: req.url ?? '', authorization: req.headers.authorization, organization: req.headers['openai-organization'] as string | undefined, at: Date.now() });
+      if (seen.length <= throttled) {
+        res.writeHead(429, { 'content-type': 'application/json', ...headers });
+        res.end(JSON.stringify({ error: { message: 'slow down', type: 'rate_limit_error', code: 'rate_limit_exceeded' } }));
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(COMPLETION));
+    });
+  });
+  const port = await listen(server);
+  return { url: `http://127.0.0.1:${port}/v1`, seen };
+}
+
+function endpointAt(baseUrl: string, env: Record<string, string> = {}): Promise<Endpoint> {
+  return resolveEndpoint({ baseUrl, model: 'm' }, { env: { HERMES_API_KEY: KEY, ...env }, cwd: process.cwd() });
+}
+
+function ping(endpoint: Endpoint, options: Parameters<typeof createChatClient>[1]): Promise<unknown> {
+  return createChatClient(endpoint, options).chat.completions.create({ model: endpoint.model, messages: [{ role: 'user', content: 'ping' }], max_tokens: 1 });
+}
+
+describe('createChatClient', () => {
+  it('waits the cap, not the hour a retry-after: 3600 asks for', async () => {
+    const { url, seen } = await throttlingServer(1, { 'retry-after': '3600' });
+    const started = Date.now();
+    const completion = await ping(await endpointAt(url), { retryAfterCapMs: 1000, maxRetries: 2 });
+    const elapsed = Date.now() - started;
+    expect((completion as typeof COMPLETION).choices[0]!.message.content).toBe('pong');
+    expect(seen).toHaveLength(2);
+    const gap = seen[1]!.at - seen[0]!.at;
+    expect(gap).toBeGreaterThanOrEqual(950);
+    expect(gap).toBeLessThan(2500);
+    expect(elapsed).toBeLessThan(3000);
+  });
+
+  it('caps retry-after-ms and an HTTP-date too', async () => {
+    const future = new Date(Date.now() + 3_600_000).toUTCString();
+    const { url, seen } = await throttlingServer(2, { 'retry-after-ms': '600000', 'retry-after': future });
+    await ping(await endpointAt(url), { retryAfterCapMs: 300, maxRetries: 2 });
+    expect(seen).toHaveLength(3);
+    for (const [a, b] of [[0, 1], [1, 2]] as const) expect(seen[b]!.at - seen[a]!.at).toBeLessThan(1500);
+  });
+
+  it('sends the key as a Bearer token to base URL + /chat/completions, and nothing from OPENAI_ORG_ID', async () => {
+    const { url, seen } = await throttlingServer(0, {});
+    const previous = process.env['OPENAI_ORG_ID'];
+    process.env['OPENAI_ORG_ID'] = 'org-from-the-shell';
+    try {
+      await ping(await endpointAt(url), {});
+    } finally {
+      if (previous === undefined) delete process.env['OPENAI_ORG_ID'];
+      else process.env['OPENAI_ORG_ID'] = previous;
+    }
+    expect(seen).toEqual([expect.objectContaining({ path: '/v1/chat/completions', authorization: `Bearer ${KEY}`, organization: undefined })]);
+  });
+
+  it('maxRetries: 0 makes one attempt and surfaces the 429', async () => {
+    const { url, seen } = await throttlingServer(5, { 'retry-after': '1' });
+    const error = await ping(await endpointAt(url), { maxRetries: 0 }).catch((e: unknown) => e);
+    expect((error as { status?: number }).status).toBe(429);
+    expect(seen).toHaveLength(1);
+  });
+
+  it('goes through the proxy that http_proxy names', async () => {
+    const { url, seen } = await throttlingServer(0, {});
+    const tunnels: string[] = [];
+    const proxy = createServer();
+    proxy.on('connect', (req: IncomingMessage, client: Socket, head: Buffer) => {
+      tunnels.push(req.url ?? '');
+      const [host, port] = (req.url ?? '').split(':');
+      const upstream = connect(Number(port), host, () => {
+        client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+        upstream.write(head);
+        upstream.pipe(client);
+        client.pipe(upstream);
+      });
+      upstream.on('error', () => client.destroy());
+      client.on('error', () => upstream.destroy());
+    });
+    const proxyPort = await listen(proxy);
+    const endpoint = await endpointAt(url, { http_proxy: `http://127.0.0.1:${proxyPort}` });
+    expect(endpoint.proxy?.name).toBe('http_proxy');
+    await ping(endpoint, { maxRetries: 0 });
+    expect(tunnels).toEqual([new URL(url).host]);
+    expect(seen).toHaveLength(1);
+  });
+});
+
+describe('cappedRetryHeaders', () => {
+  const now = Date.parse('2026-01-01T00:00:00Z');
+
+  it('leaves waits within the cap, and responses without them, alone', () => {
+    expect(cappedRetryHeaders(new Headers({ 'retry-after': '2', 'retry-after-ms': '1500' }), 30_000, now)).toBeUndefined();
+    expect(cappedRetryHeaders(new Headers({ 'content-type': 'application/json' }), 30_000, now)).toBeUndefined();
+  });
+
+  it('brings each header down to the cap, keeping the others', () => {
+    const capped = cappedRetryHeaders(new Headers({ 'retry-after': '120', 'retry-after-ms': '90000', 'x-request-id': 'r1' }), 30_000, now);
+    expect(capped?.get('retry-after')).toBe('30');
+    expect(capped?.get('retry-after-ms')).toBe('30000');
+    expect(capped?.get('x-request-id')).toBe('r1');
+  });
+
+  it('reads seconds and HTTP dates', () => {
+    expect(retryAfterMs('3600', now)).toBe(3_600_000);
+    expect(retryAfterMs('1.5', now)).toBe(1500);
+    expect(retryAfterMs('Thu, 01 Jan 2026 00:01:00 GMT', now)).toBe(60_000);
+    expect(retryAfterMs('soon', now)).toBeNaN();
+  });
+});
