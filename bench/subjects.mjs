@@ -1,0 +1,71 @@
+// What `make bench` measures. Each subject is a command that reads a corpus on stdin and writes
+// JSONL to stdout, compared with the baseline doing the least a command of its kind must do:
+//   { name, what, cmd, args, input, baseline: 'parse' | 'rewrite', target, maxRssMb, requires?, verify? }
+// target: the lowest acceptable throughput as a share of the baseline's (null: reported only).
+// maxRssMb: the highest acceptable peak RSS in MB (null: reported only).
+// requires(): null when the subject can run here, else why not (it is then skipped, not failed).
+// verify(stdout, corpus): run once more, untimed, with stdout piped to it; returns a problem or null.
+// Later issues add their CLIs here (e.g. jqSubject('jq-zero-reasoning', 'select(...)') beside
+// a hermes-filter subject with the same selection).
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { ensureCorpus } from './corpus.mjs';
+
+const NODE = process.execPath;
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+/** Corpora by name; each gives { path, records, bytes, sha256 } for the run's --records and --seed. */
+export const inputs = {
+  trajectories: ({ records, seed }) => ensureCorpus({ records, seed }),
+};
+
+/** The limits plain Node sets (bench/baseline-*.mjs). */
+export const baselines = {
+  parse: { name: 'baseline-parse', what: 'split lines, JSON.parse, write lines unchanged', cmd: NODE, args: ['bench/baseline-parse.mjs'] },
+  rewrite: { name: 'baseline-rewrite', what: 'split lines, JSON.parse, JSON.stringify', cmd: NODE, args: ['bench/baseline-rewrite.mjs'] },
+};
+
+function requireBuiltCore() {
+  return existsSync(`${ROOT}packages/core/dist/index.js`) ? null : 'packages/core is not built (run `npx tsc -b`, or `make bench`, which builds first)';
+}
+
+/** The corpus is canonical JSON.stringify output, so a faithful round trip reproduces it byte for byte. */
+async function outputEqualsInput(stdout, corpus) {
+  const hash = createHash('sha256');
+  let bytes = 0;
+  for await (const chunk of stdout) {
+    hash.update(chunk);
+    bytes += chunk.length;
+  }
+  if (hash.digest('hex') === corpus.sha256) return null;
+  return `output (${bytes} bytes) differs from the input (${corpus.bytes} bytes); the round trip must reproduce canonical records exactly`;
+}
+
+let jqVersion;
+function requireJq() {
+  jqVersion ??= spawnSync('jq', ['--version'], { encoding: 'utf8' });
+  return jqVersion.status === 0 ? null : 'jq is not installed (apt-get install -y jq)';
+}
+
+/** `jq -c FILTER` as a point of comparison: reported only unless given a target. Skipped where jq is missing. */
+export function jqSubject(name, filter, { input = 'trajectories', baseline = 'parse', target = null, maxRssMb = null } = {}) {
+  return { name, what: `jq -c '${filter}'`, cmd: 'jq', args: ['-c', filter], input, baseline, target, maxRssMb, requires: requireJq };
+}
+
+export const subjects = [
+  {
+    name: 'core-roundtrip',
+    what: 'core readRecords (trajectory schema) -> JsonlWriter',
+    cmd: NODE,
+    args: ['bench/roundtrip.mjs'],
+    input: 'trajectories',
+    baseline: 'rewrite',
+    target: 0.8,
+    maxRssMb: 200,
+    requires: requireBuiltCore,
+    verify: outputEqualsInput,
+  },
+  jqSubject('jq-identity', '.', { baseline: 'rewrite' }),
+];
