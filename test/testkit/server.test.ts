@@ -46,11 +46,21 @@ describe('non-streaming replies', () => {
     expect(second.choices[0]?.finish_reason).toBe('stop');
   });
 
-  it('adds the configured latency to every reply', async () => {
-    const target = await endpoint({ latencyMs: 100 });
-    const started = Date.now();
-    await clientFor(target).chat.completions.create({ model: 'm', messages: [user('hi')] });
-    expect(Date.now() - started).toBeGreaterThanOrEqual(95);
+  it('adds the configured latency to every reply, however many wait at once', async () => {
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error): void => void warnings.push(warning);
+    process.on('warning', onWarning);
+    try {
+      const target = await endpoint({ latencyMs: 100 });
+      const client = clientFor(target);
+      const started = Date.now();
+      await Promise.all(Array.from({ length: 30 }, (_, i) => client.chat.completions.create({ model: 'm', messages: [user(`hi ${i}`)] })));
+      expect(Date.now() - started).toBeGreaterThanOrEqual(95);
+      await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      process.off('warning', onWarning);
+    }
+    expect(warnings.map((w) => w.name)).toEqual([]);
   });
 });
 

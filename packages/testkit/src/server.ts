@@ -1,6 +1,7 @@
 // The endpoint: a node:http server speaking OpenAI chat completions (JSON and SSE) and `GET /models`,
 // answering from a script, the rule-based policy, and injected faults.
 import { timingSafeEqual } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -97,6 +98,8 @@ export async function startScriptedEndpoint(options: ScriptedEndpointOptions = {
   const faults = new FaultPicker(script.faults ?? [], options.seed ?? 0);
   const requests: RecordedRequest[] = [];
   const closing = new AbortController();
+  // Every delayed reply listens for close(); hundreds may be waiting at once.
+  setMaxListeners(0, closing.signal);
   let chatRequests = 0;
 
   const unauthorized = (incoming: IncomingMessage, response: ServerResponse): boolean => {
