@@ -71,6 +71,16 @@ describe('confinePath', () => {
     await refused('src/relative-dangling/x');
   });
 
+  it('resolves .. after a link from the link\'s target, as the kernel does', async () => {
+    await mkdir(join(ws, 'd'));
+    await symlink('..', join(ws, 'd', 'up'));
+    await symlink('up/../escape.txt', join(ws, 'd', 'chained'));
+    await symlink('up/src/a.txt', join(ws, 'd', 'chained-inside'));
+    await refused('d/chained');
+    await refused('d/up/../escape.txt');
+    expect((await confinePath(ws, 'd/chained-inside')).relative).toBe('src/a.txt');
+  });
+
   it('follows symlinks that stay inside', async () => {
     await symlink('src', join(ws, 'lib'));
     await symlink('src/missing.txt', join(ws, 'later'));

@@ -5,8 +5,9 @@
 // - Absolute paths are allowed when they resolve inside the workspace: a model that runs `pwd` and
 //   then uses the absolute path it saw is doing nothing wrong. In a docker sandbox the workspace is
 //   mounted at /workspace, so `/workspace/...` means the same files.
-// - Symbolic links are resolved on the part of the path that exists (a link a command created,
-//   a link to a directory with a missing file below it, a dangling link), so no link leads out.
+// - Symbolic links are resolved as the kernel would, on the part of the path that exists (a link a
+//   command created, a link to a directory with a missing file below it, a dangling link), so no
+//   link leads out.
 // The tools then operate on the resolved path, never on the string the model sent.
 //
 // What this does not cover: a process that swaps a directory for a link between the check and the
@@ -14,7 +15,7 @@
 // final component is opened with O_NOFOLLOW where a file is written; the docker sandbox is the
 // isolation to use when the commands themselves are not trusted.
 import { lstat, readlink, realpath } from 'node:fs/promises';
-import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { ToolError, errorCode } from './toolError.js';
 import type { ToolContext } from './types.js';
 
@@ -40,7 +41,7 @@ export async function confinePath(workspace: string, requested: string, options:
   if (requested.trim() === '') throw new ToolError('path is empty: name a file relative to the workspace');
   if (requested.includes('\0')) throw new ToolError('path contains a NUL character');
   const root = await realpath(workspace);
-  const resolved = await resolveExisting(logicalPath(root, requested, options.containerRoot), 0);
+  const resolved = await resolvePhysically(absoluteText(root, requested, options.containerRoot));
   if (resolved !== root && !resolved.startsWith(root + sep)) {
     throw new ToolError(
       `path escapes the workspace: "${requested}" resolves outside it (through "..", an absolute path or a symbolic link). ` +
@@ -55,45 +56,49 @@ export function confineToolPath(ctx: ToolContext, requested: string): Promise<Co
   return confinePath(ctx.workspace, requested, ctx.sandbox ? { containerRoot: CONTAINER_WORKSPACE } : {});
 }
 
-function logicalPath(root: string, requested: string, containerRoot: string | undefined): string {
-  if (!isAbsolute(requested)) return resolve(root, requested);
+/**
+ * The requested path as an absolute path, NOT normalised: its `..` segments are resolved by
+ * resolvePhysically where they stand, as the shell would resolve them.
+ */
+function absoluteText(root: string, requested: string, containerRoot: string | undefined): string {
+  if (!isAbsolute(requested)) return `${root}/${requested}`;
   if (containerRoot !== undefined && (requested === containerRoot || requested.startsWith(containerRoot + '/'))) {
-    return resolve(root, relative(containerRoot, requested));
+    return `${root}/${requested.slice(containerRoot.length)}`;
   }
-  return resolve(requested);
+  return requested;
 }
 
 /**
- * Resolves every symbolic link on the longest existing prefix of an absolute, normalised path and
- * appends the missing rest unchanged (it holds no `..`, so it cannot climb back out).
+ * Resolves an absolute path the way the kernel looks it up: component by component, following each
+ * symbolic link where it stands, so `..` after a link climbs from the link's target (a dangling link
+ * `l -> up/../x` with `up -> ..` lands outside, though its text looks inside). From the first missing
+ * component on, the rest is appended as text: nothing there exists yet to redirect it.
  */
-async function resolveExisting(path: string, hops: number): Promise<string> {
-  let existing = path;
-  const missing: string[] = [];
-  for (;;) {
-    const kind = await lstatKind(existing);
-    if (kind === 'missing') {
-      missing.unshift(basename(existing));
-      existing = dirname(existing);
-      continue;
-    }
-    if (kind === 'link') return resolveLink(existing, missing, hops);
-    return join(await realpathOrToolError(existing), ...missing);
-  }
+export async function resolvePhysically(path: string): Promise<string> {
+  return walk('/', path, { hops: 0 });
 }
 
-async function resolveLink(link: string, missing: readonly string[], hops: number): Promise<string> {
-  try {
-    return join(await realpath(link), ...missing);
-  } catch (error) {
-    if (errorCode(error) === 'ELOOP') throw loopError();
-    if (errorCode(error) !== 'ENOENT') throw error;
+async function walk(base: string, text: string, state: { hops: number }): Promise<string> {
+  const components = text.split('/').filter((component) => component !== '' && component !== '.');
+  let current = isAbsolute(text) ? '/' : base;
+  for (let index = 0; index < components.length; index += 1) {
+    const component = components[index] ?? '';
+    if (component === '..') {
+      current = dirname(current);
+      continue;
+    }
+    const next = join(current, component);
+    const kind = await lstatKind(next);
+    if (kind === 'missing') return resolve(current, ...components.slice(index));
+    if (kind === 'link') {
+      state.hops += 1;
+      if (state.hops > MAX_LINK_HOPS) throw loopError();
+      current = await walk(current, await readlink(next), state);
+    } else {
+      current = next;
+    }
   }
-  // A dangling link: writing through it would create its target, so follow the link text by hand.
-  if (hops >= MAX_LINK_HOPS) throw loopError();
-  const target = await readlink(link);
-  const parent = await realpathOrToolError(dirname(link));
-  return resolveExisting(resolve(parent, target, ...missing), hops + 1);
+  return current;
 }
 
 async function lstatKind(path: string): Promise<'missing' | 'link' | 'other'> {
@@ -102,15 +107,6 @@ async function lstatKind(path: string): Promise<'missing' | 'link' | 'other'> {
   } catch (error) {
     const code = errorCode(error);
     if (code === 'ENOENT' || code === 'ENOTDIR') return 'missing';
-    throw error;
-  }
-}
-
-async function realpathOrToolError(path: string): Promise<string> {
-  try {
-    return await realpath(path);
-  } catch (error) {
-    if (errorCode(error) === 'ELOOP') throw loopError();
     throw error;
   }
 }

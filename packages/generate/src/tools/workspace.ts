@@ -1,0 +1,115 @@
+// One fresh workspace directory per prompt, under a workspace root (by default
+// <tmpdir>/hermes-generate-<pid>). When the dataset row names a `cwd`, that directory is COPIED into
+// the workspace rather than used in place: the agent's commands and file tools then work on a copy,
+// so a run can never modify or delete the user's files, and prompts that share a cwd cannot see each
+// other's changes. The cost is the copy (a large cwd, node_modules included, is copied once per
+// prompt); point cwd at a small fixture directory.
+//
+// Symbolic links are copied as links only when they point inside the copied tree (relative, so they
+// keep working in the copy). Links that lead out of it (absolute, or through "..") are left out and
+// listed in `skippedLinks`: they would give the agent a way back into the user's files. Sockets,
+// FIFOs and devices are left out too.
+import { chmod, cp, lstat, mkdir, mkdtemp, readdir, readlink, realpath, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { resolvePhysically } from './confine.js';
+import { errorCode } from './toolError.js';
+
+export interface PromptWorkspace {
+  /** The absolute, symlink-free path of the workspace: ToolContext.workspace. */
+  readonly path: string;
+  /** Entries of the copied cwd that were not copied (links leading out, special files), relative to it. */
+  readonly skipped: readonly string[];
+  /** Removes the workspace and everything in it. */
+  cleanup(): Promise<void>;
+}
+
+export interface WorkspaceOptions {
+  /** Directory the workspaces are created in; created if missing. Default: defaultWorkspaceRoot(). */
+  root?: string;
+  /** A directory to copy into the workspace (the row's cwd), taken relative to the process's cwd. */
+  copyFrom?: string;
+}
+
+/** A row's cwd that cannot be used; the message says which and what to do. */
+export class WorkspaceError extends Error {
+  public constructor(message: string) {
+    super(message);
+    this.name = 'WorkspaceError';
+  }
+}
+
+export function defaultWorkspaceRoot(): string {
+  return join(tmpdir(), `hermes-generate-${process.pid}`);
+}
+
+export async function createWorkspace(options: WorkspaceOptions = {}): Promise<PromptWorkspace> {
+  const source = options.copyFrom === undefined ? undefined : await sourceDirectory(options.copyFrom);
+  const root = options.root ?? defaultWorkspaceRoot();
+  await mkdir(root, { recursive: true });
+  const path = await realpath(await mkdtemp(join(root, 'prompt-')));
+  const skipped: string[] = [];
+  try {
+    if (source !== undefined) await copyTree(source, path, skipped);
+  } catch (error) {
+    await removeTree(path);
+    throw error;
+  }
+  return { path, skipped, cleanup: () => removeTree(path) };
+}
+
+/** Removes the whole workspace root (all prompts' workspaces) at the end of a run. */
+export function removeWorkspaceRoot(root: string = defaultWorkspaceRoot()): Promise<void> {
+  return removeTree(root);
+}
+
+async function sourceDirectory(cwd: string): Promise<string> {
+  try {
+    const real = await realpath(resolve(cwd));
+    if ((await stat(real)).isDirectory()) return real;
+  } catch (error) {
+    if (errorCode(error) !== 'ENOENT' && errorCode(error) !== 'ENOTDIR') throw error;
+  }
+  throw new WorkspaceError(`the row's cwd "${cwd}" is not an existing directory; fix the cwd field or leave it out`);
+}
+
+async function copyTree(source: string, destination: string, skipped: string[]): Promise<void> {
+  await cp(source, destination, {
+    recursive: true,
+    // Links are copied as links, with their text unchanged (relative links stay relative).
+    verbatimSymlinks: true,
+    errorOnExist: false,
+    filter: async (from) => {
+      const stats = await lstat(from);
+      const keep = stats.isSymbolicLink() ? await linkStaysInside(from, source) : stats.isFile() || stats.isDirectory();
+      if (!keep) skipped.push(relative(source, from));
+      return keep;
+    },
+  });
+}
+
+async function linkStaysInside(link: string, tree: string): Promise<boolean> {
+  // An absolute link would point from the copy back into the original tree (or anywhere else).
+  if (isAbsolute(await readlink(link))) return false;
+  // Judged where the kernel would land (a chain d/up -> .., d/l -> up/../x leaves), even if dangling.
+  const target = await resolvePhysically(link);
+  return target === tree || target.startsWith(tree + sep);
+}
+
+/** rm -rf that also removes directories a command made read-only. */
+async function removeTree(path: string): Promise<void> {
+  try {
+    await rm(path, { recursive: true, force: true });
+  } catch (error) {
+    if (errorCode(error) !== 'EACCES' && errorCode(error) !== 'EPERM') throw error;
+    await makeWritable(path);
+    await rm(path, { recursive: true, force: true });
+  }
+}
+
+async function makeWritable(path: string): Promise<void> {
+  const stats = await lstat(path);
+  if (!stats.isDirectory()) return;
+  await chmod(path, stats.mode | 0o700);
+  for (const entry of await readdir(path)) await makeWritable(join(path, entry));
+}
