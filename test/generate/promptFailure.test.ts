@@ -3,7 +3,8 @@ import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startScriptedEndpoint, type Script, type ScriptedEndpoint } from '@hermes-datagen/testkit';
 import { InvalidReplyError } from '../../packages/generate/src/modelReply.js';
-import { promptFailure } from '../../packages/generate/src/promptFailure.js';
+import { promptFailure, PromptSetupError } from '../../packages/generate/src/promptFailure.js';
+import { WorkspaceError } from '../../packages/generate/src/tools/workspace.js';
 import { TEST_API_KEY } from '../util/secrets.js';
 
 let endpoint: ScriptedEndpoint | undefined;
@@ -54,5 +55,12 @@ describe('promptFailure', () => {
 
   it('is undefined for an error that is not about the endpoint', () => {
     expect(promptFailure(new TypeError('a bug'))).toBeUndefined();
+  });
+});
+
+describe('promptFailure of a row that cannot run', () => {
+  it('passes the message of a setup problem on, as a failure that needs a fix', () => {
+    expect(promptFailure(new PromptSetupError('add a docker_image'))).toEqual({ retryable: false, reason: 'add a docker_image' });
+    expect(promptFailure(new WorkspaceError('the row\'s cwd "x" is not an existing directory'))).toEqual({ retryable: false, reason: 'the row\'s cwd "x" is not an existing directory' });
   });
 });

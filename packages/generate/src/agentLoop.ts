@@ -102,16 +102,27 @@ class Conversation {
   }
 
   public async call(withTools: boolean): Promise<ModelReply> {
-    this.input.signal.throwIfAborted();
-    const body = await this.input.client.chat.completions.create(
-      {
-        model: this.input.model,
-        messages: this.wire,
-        ...(withTools && this.tools.length > 0 ? { tools: this.tools } : {}),
-        ...(this.input.reasoningEffort !== undefined ? { reasoning_effort: this.input.reasoningEffort } : {}),
-      },
-      { signal: this.input.signal },
-    );
+    const { signal } = this.input;
+    signal.throwIfAborted();
+    // The client never removes the abort listener it adds to a request's signal, so each call gets a
+    // signal of its own, relayed from the run's and unlinked when the call is over.
+    const request = new AbortController();
+    const relay = (): void => request.abort(signal.reason);
+    signal.addEventListener('abort', relay, { once: true });
+    let body: unknown;
+    try {
+      body = await this.input.client.chat.completions.create(
+        {
+          model: this.input.model,
+          messages: this.wire,
+          ...(withTools && this.tools.length > 0 ? { tools: this.tools } : {}),
+          ...(this.input.reasoningEffort !== undefined ? { reasoning_effort: this.input.reasoningEffort } : {}),
+        },
+        { signal: request.signal },
+      );
+    } finally {
+      signal.removeEventListener('abort', relay);
+    }
     const reply = readModelReply(body, this.replies);
     this.replies += 1;
     this.usage = addUsage(this.usage, reply.usage);

@@ -1,9 +1,19 @@
 // Why a prompt has no trajectory: its model calls finally failed (after the client's bounded
-// retries) or the endpoint's answer was not a completion. A failed prompt is reported and counted,
-// never written. Failures a later run may not meet (unreachable endpoint, rate limits, server
+// retries), the endpoint's answer was not a completion, or its row cannot be run as it is (a cwd
+// that is not a directory, no image for the docker sandbox). A failed prompt is reported and
+// counted, never written. Failures a later run may not meet (unreachable endpoint, rate limits, server
 // errors) are retryable; the rest (a rejected key, an unknown model, a bad request) need a fix first.
 import { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
 import { InvalidReplyError } from './modelReply.js';
+import { WorkspaceError } from './tools/workspace.js';
+
+/** A row that cannot be run as it is; the message says what to change. */
+export class PromptSetupError extends Error {
+  public constructor(message: string) {
+    super(message);
+    this.name = 'PromptSetupError';
+  }
+}
 
 export interface PromptFailure {
   readonly retryable: boolean;
@@ -13,8 +23,9 @@ export interface PromptFailure {
 
 const DOCTOR = "run 'hermes-generate doctor' to check the endpoint configuration";
 
-/** The failure an error stands for, or undefined when it is not an endpoint failure (a bug: let it surface). */
+/** The failure an error stands for, or undefined when it is none of these (a bug: let it surface). */
 export function promptFailure(error: unknown): PromptFailure | undefined {
+  if (error instanceof PromptSetupError || error instanceof WorkspaceError) return { retryable: false, reason: error.message };
   if (error instanceof InvalidReplyError) return { retryable: false, reason: `${error.message}; ${DOCTOR}` };
   if (error instanceof APIConnectionTimeoutError) {
     return { retryable: true, reason: 'the endpoint did not answer in time, even after retries; try again later or with a lower --concurrency' };

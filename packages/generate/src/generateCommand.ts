@@ -1,0 +1,83 @@
+// The default command of hermes-generate, from parsed flags to a running stream: the endpoint (once,
+// from core), the tool registry and toolset choice, the tool environment without secrets, the
+// workspace root, then generateStream with a runner per prompt.
+import { randomInt } from 'node:crypto';
+import { resolve } from 'node:path';
+import {
+  createChatClient,
+  endpointIdentity,
+  loadToolRegistry,
+  resolveEndpoint,
+  UsageError,
+  type EndpointArgs,
+  type RunContext,
+} from '@hermes-datagen/core';
+import type { ReasoningEffort } from './agentLoop.js';
+import { generateStream } from './generateStream.js';
+import { promptRunner, type SandboxMode } from './promptRunner.js';
+import { safeEnv } from './tools/safeEnv.js';
+import { defaultWorkspaceRoot, removeWorkspaceRoot } from './tools/workspace.js';
+
+/** Upstream cuts a tool result at 100,000 characters; tools here cap their output at this many bytes. */
+export const MAX_TOOL_OUTPUT_BYTES = 100_000;
+
+export interface GenerateArgs extends EndpointArgs {
+  concurrency: number;
+  maxTurns: number;
+  reasoningEffort?: ReasoningEffort;
+  toolsets?: string;
+  distribution: string;
+  seed?: number;
+  toolsRegistry?: string;
+  workspaceRoot?: string;
+  keepWorkspaces: boolean;
+  sandbox: SandboxMode;
+  toolTimeout: number;
+}
+
+export async function runGenerate(args: GenerateArgs, ctx: RunContext): Promise<number> {
+  positiveInteger(args.concurrency, '--concurrency');
+  positiveInteger(args.maxTurns, '--max-turns');
+  if (!(args.toolTimeout > 0)) throw new UsageError(`--tool-timeout must be a number of seconds above 0, got ${String(args.toolTimeout)}`);
+  if (args.seed !== undefined && !Number.isSafeInteger(args.seed)) throw new UsageError(`--seed must be an integer, got ${String(args.seed)}`);
+  const { cwd, env } = ctx.io;
+
+  const registry = loadToolRegistry(args.toolsRegistry === undefined ? undefined : resolve(cwd, args.toolsRegistry));
+  const forced = args.toolsets?.split(',').map((name) => name.trim()).filter((name) => name !== '');
+  // Both throw a UsageError that lists the valid names.
+  if (forced !== undefined) registry.toolsOf(forced);
+  else registry.distribution(args.distribution);
+
+  const endpoint = await resolveEndpoint(args, { env, cwd });
+  for (const warning of endpoint.warnings) ctx.log.warn(warning.message);
+  const identity = endpointIdentity(endpoint);
+  const workspaceRoot = args.workspaceRoot === undefined ? defaultWorkspaceRoot() : resolve(cwd, args.workspaceRoot);
+
+  const runPrompt = promptRunner({
+    client: createChatClient(endpoint),
+    endpoint: { model: identity.model, host: identity.endpoint_host, keyFingerprint: identity.key_fingerprint },
+    registry,
+    // Without --seed a seed is drawn, and recorded in every record, so any run can be repeated.
+    toolsets: { forced, distribution: args.distribution, seed: args.seed ?? randomInt(2 ** 31) },
+    maxTurns: args.maxTurns,
+    reasoningEffort: args.reasoningEffort,
+    workspaceRoot,
+    keepWorkspaces: args.keepWorkspaces,
+    sandbox: args.sandbox,
+    toolTimeoutMs: args.toolTimeout * 1000,
+    maxToolOutputBytes: MAX_TOOL_OUTPUT_BYTES,
+    toolEnv: safeEnv(env, { dropNames: [endpoint.apiKeyEnv], secretValues: [endpoint.apiKey.reveal()] }),
+    cwd,
+    batchNum: 0,
+  });
+  try {
+    return await generateStream(ctx, { concurrency: args.concurrency, runPrompt, secret: endpoint.apiKey });
+  } finally {
+    if (args.keepWorkspaces) ctx.log.info(`workspaces kept under ${workspaceRoot}`);
+    else if (args.workspaceRoot === undefined) await removeWorkspaceRoot(workspaceRoot);
+  }
+}
+
+function positiveInteger(value: number, flag: string): void {
+  if (!Number.isInteger(value) || value < 1) throw new UsageError(`${flag} must be a whole number from 1 up, got ${String(value)}`);
+}

@@ -1,0 +1,80 @@
+// The stream mode of hermes-generate: prompt rows in (validated with the prompt schema, bad lines
+// under the shared --on-error policy), one trajectory out per prompt as soon as it is done (so out
+// of input order; each record has its id and prompt_index). A prompt whose model calls finally fail
+// is reported on stderr with its place and counted, and has no record. When the run is stopped
+// (SIGINT/SIGTERM) no new prompt starts and the running ones are aborted and not written.
+import { ExitCode, redact, type ApiKey, type InputRecord, type Place, type PromptRow, type RunContext, type Trajectory } from '@hermes-datagen/core';
+import { runBounded } from './boundedPool.js';
+import { promptFailure } from './promptFailure.js';
+
+export interface PromptJob {
+  readonly row: PromptRow;
+  /** Position among the valid prompt rows, from 0. */
+  readonly promptIndex: number;
+  readonly place: Place;
+  readonly signal: AbortSignal;
+}
+
+export type PromptRunner = (job: PromptJob) => Promise<Trajectory>;
+
+export interface StreamOptions {
+  readonly concurrency: number;
+  readonly runPrompt: PromptRunner;
+  /** Removed from every failure message, whatever an endpoint echoes back. */
+  readonly secret?: ApiKey;
+}
+
+/**
+ * Returns the exit code: 0 when every prompt has a record; 4 (retryable) when the only failures are
+ * ones a later run may not meet (unreachable endpoint, rate limits, server errors); 1 when a
+ * failure needs a fix first (a rejected key, an unknown model, an answer that is not a completion).
+ */
+export async function generateStream(ctx: RunContext, options: StreamOptions): Promise<number> {
+  const out = await ctx.openOutput();
+  let failedRetryable = 0;
+  let failedOther = 0;
+
+  const runOne = async ({ row, promptIndex, place }: Omit<PromptJob, 'signal'>): Promise<void> => {
+    let trajectory: Trajectory;
+    try {
+      trajectory = await options.runPrompt({ row, promptIndex, place, signal: ctx.signal });
+    } catch (error) {
+      if (ctx.signal.aborted) {
+        ctx.stats.add('prompts_interrupted');
+        return;
+      }
+      const failure = promptFailure(error);
+      if (failure === undefined) throw error;
+      if (failure.retryable) failedRetryable += 1;
+      else failedOther += 1;
+      ctx.stats.add('prompts_failed');
+      ctx.log.warn(`prompt ${promptIndex} failed, no trajectory: ${redact(failure.reason, options.secret)}`, place, 'prompt-failed');
+      return;
+    }
+    await out.write(trajectory);
+    // Each record goes out when it is done, not when the writer's buffer fills.
+    await out.flush();
+    ctx.stats.add('trajectories_out');
+    ctx.stats.add('api_calls', trajectory.api_calls);
+    if (!trajectory.completed) ctx.stats.add('trajectories_incomplete');
+    if (trajectory.partial) ctx.stats.add('trajectories_partial');
+  };
+
+  await runBounded(indexedPrompts(ctx), options.concurrency, runOne, ctx.signal);
+
+  const failed = failedRetryable + failedOther;
+  if (failed === 0) return ExitCode.ok;
+  const total = ctx.stats.get('trajectories_out') + failed;
+  ctx.log.warn(`${failed} of ${total} prompts failed and have no trajectory (see the messages above)`, undefined, 'summary');
+  return failedOther === 0 ? ExitCode.retryable : ExitCode.checksFailed;
+}
+
+async function* indexedPrompts(ctx: RunContext): AsyncGenerator<Omit<PromptJob, 'signal'>> {
+  let promptIndex = 0;
+  for await (const batch of ctx.readRecords({ schema: 'prompt' })) {
+    for (const record of batch as InputRecord<PromptRow>[]) {
+      yield { row: record.value, promptIndex, place: record.place };
+      promptIndex += 1;
+    }
+  }
+}

@@ -1,0 +1,60 @@
+// hermes-generate: prompts JSONL in, Hermes trajectories JSONL out. Each prompt runs through the agent
+// loop against one OpenAI-compatible endpoint, with real tools in a workspace of its own; each
+// trajectory is written as soon as its prompt is done.
+import {
+  defineCommand,
+  ENDPOINT_ENV_HELP,
+  endpointOptions,
+  main as runMain,
+  type CliSpec,
+} from '@hermes-datagen/core';
+import { DEFAULT_MAX_TURNS, REASONING_EFFORTS } from './agentLoop.js';
+import { runGenerate, type GenerateArgs } from './generateCommand.js';
+
+const GENERATION = 'Generation:';
+const TOOLS = 'Tools:';
+
+export const spec: CliSpec = {
+  name: 'hermes-generate',
+  summary: 'Run each prompt through an agent loop with real tools and write its Hermes trajectory (JSONL in, JSONL out).',
+  env: ENDPOINT_ENV_HELP,
+  epilog: [
+    'Input: one JSON object a line with "prompt" (required), and optionally "id", "cwd" (a directory copied into',
+    'the prompt\'s workspace), "docker_image" / "image" (used with --sandbox docker). Output: one trajectory a line',
+    '(schemas/trajectory.schema.json), in the order prompts finish; "id" and "prompt_index" say which prompt.',
+    '',
+    'A prompt whose model calls still fail after the client\'s retries gets no trajectory: it is reported on',
+    'stderr with its line, and the run exits 4 when every such failure may pass on a later run (unreachable',
+    'endpoint, rate limits, server errors), 1 when one needs a fix first (a rejected key, an unknown model).',
+  ].join('\n'),
+  commands: [
+    defineCommand<GenerateArgs>({
+      command: '$0 [files..]',
+      describe: 'run every prompt and write its trajectory when it finishes',
+      stream: true,
+      options: (y) =>
+        endpointOptions(y)
+          .option('concurrency', { alias: 'c', type: 'number', default: 4, describe: 'prompts run at the same time', group: GENERATION })
+          .option('max-turns', { type: 'number', default: DEFAULT_MAX_TURNS, describe: 'model calls per prompt; at the limit one more call asks for a summary (completed: false)', group: GENERATION })
+          .option('reasoning-effort', { choices: REASONING_EFFORTS, describe: 'sent to the endpoint as reasoning_effort (not sent when not given)', group: GENERATION })
+          .option('toolsets', { type: 'string', describe: 'give every prompt exactly these toolsets, comma-separated (e.g. terminal,file)', group: TOOLS })
+          .option('distribution', { type: 'string', default: 'default', describe: 'sample each prompt\'s toolsets from this distribution of the tool registry', group: TOOLS })
+          .option('seed', { type: 'number', describe: 'seed of the toolset sampling (per prompt: seed + prompt id); drawn and recorded when not given', group: TOOLS })
+          .option('tools-registry', { type: 'string', describe: 'tool registry JSON (schemas/tool-registry.schema.json) instead of the default one', group: TOOLS })
+          .option('workspace-root', { type: 'string', describe: 'create each prompt\'s workspace under this directory (default: a temp directory, removed at the end)', group: TOOLS })
+          .option('keep-workspaces', { type: 'boolean', default: false, describe: 'keep each prompt\'s workspace after it is done', group: TOOLS })
+          .option('sandbox', { choices: ['none', 'docker'] as const, default: 'none' as const, describe: 'docker: run terminal commands and code in the row\'s docker_image, without network', group: TOOLS })
+          .option('tool-timeout', { type: 'number', default: 120, describe: 'seconds one command or code run may take before its processes are killed', group: TOOLS }) as never,
+      examples: [
+        ['cat prompts.jsonl | $0 --model my-model > trajectories.jsonl', 'generate with the endpoint from HERMES_BASE_URL / HERMES_API_KEY'],
+        ['$0 prompts.jsonl -o out.jsonl --toolsets terminal,file --seed 7 -c 8', 'fixed toolsets, 8 prompts at a time'],
+        ['$0 prompts.jsonl --config hermes.yaml --model taotoken/gpt-5 --reasoning-effort high', 'a provider from the config file'],
+      ],
+      run: runGenerate,
+    }),
+  ],
+};
+
+export function main(): void {
+  runMain(spec);
+}

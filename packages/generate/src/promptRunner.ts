@@ -1,0 +1,102 @@
+// One prompt row -> one trajectory: its id, its toolsets, a fresh workspace with the row's cwd
+// copied in, the offered tools bound to that workspace, the agent run, the record. The workspace is
+// removed afterwards unless --keep-workspaces.
+import { randomUUID } from 'node:crypto';
+import { resolve } from 'node:path';
+import { promptId, type PromptRow, type ToolRegistry, type Trajectory } from '@hermes-datagen/core';
+import { runAgent, type ChatClient, type ReasoningEffort } from './agentLoop.js';
+import type { PromptJob, PromptRunner } from './generateStream.js';
+import { PromptSetupError } from './promptFailure.js';
+import { executeTool, offeredTools, toolDefinition } from './tools/registry.js';
+import type { DockerSandbox, ToolContext } from './tools/types.js';
+import { createWorkspace } from './tools/workspace.js';
+import { buildTrajectory, type EndpointFacts } from './trajectory.js';
+import { toolsetsForPrompt, type ToolsetChoice } from './toolsetSampling.js';
+
+export type SandboxMode = 'none' | 'docker';
+
+export interface PromptRunnerSettings {
+  readonly client: ChatClient;
+  readonly endpoint: EndpointFacts;
+  readonly registry: ToolRegistry;
+  readonly toolsets: ToolsetChoice;
+  readonly maxTurns: number;
+  readonly reasoningEffort?: ReasoningEffort | undefined;
+  readonly workspaceRoot: string;
+  readonly keepWorkspaces: boolean;
+  readonly sandbox: SandboxMode;
+  readonly toolTimeoutMs: number;
+  readonly maxToolOutputBytes: number;
+  /** The environment of every tool process: already without secrets (tools/safeEnv.ts). */
+  readonly toolEnv: Readonly<Record<string, string>>;
+  /** A row's relative cwd is taken from here. */
+  readonly cwd: string;
+  /** 0 in stream mode. */
+  readonly batchNum: number;
+}
+
+export function promptRunner(settings: PromptRunnerSettings): PromptRunner {
+  const knownToolNames = new Set(settings.registry.names);
+  return async ({ row, promptIndex, signal }: PromptJob): Promise<Trajectory> => {
+    const started = performance.now();
+    const id = promptId(row, promptIndex);
+    const toolsets = toolsetsForPrompt(settings.registry, settings.toolsets, id);
+    const tools = offeredTools(toolsets, settings.registry);
+    const sandbox = sandboxFor(row, settings.sandbox);
+    const workspace = await createWorkspace({
+      root: settings.workspaceRoot,
+      ...(row.cwd !== undefined ? { copyFrom: resolve(settings.cwd, row.cwd) } : {}),
+    });
+    try {
+      const ctx: ToolContext = {
+        workspace: workspace.path,
+        env: settings.toolEnv,
+        timeoutMs: settings.toolTimeoutMs,
+        maxOutputBytes: settings.maxToolOutputBytes,
+        signal,
+        todo: { items: [] },
+        ...(sandbox ? { sandbox } : {}),
+      };
+      const offered = tools.map(toolDefinition);
+      const run = await runAgent({
+        prompt: row.prompt,
+        model: settings.endpoint.model,
+        client: settings.client,
+        tools: offered,
+        knownToolNames,
+        runTool: (name, args) => executeTool(name, args, ctx, tools),
+        maxTurns: settings.maxTurns,
+        reasoningEffort: settings.reasoningEffort,
+        signal,
+      });
+      return buildTrajectory({
+        id,
+        promptIndex,
+        prompt: row.prompt,
+        run,
+        offeredTools: offered,
+        toolsets,
+        registry: settings.registry,
+        batchNum: settings.batchNum,
+        endpoint: settings.endpoint,
+        wallTimeS: (performance.now() - started) / 1000,
+        traceId: randomUUID(),
+        seed: settings.toolsets.seed,
+        finishedAt: new Date(),
+      });
+    } finally {
+      if (!settings.keepWorkspaces) await workspace.cleanup();
+    }
+  };
+}
+
+/** `image` wins over `docker_image`, as upstream. Without --sandbox docker commands run on the host. */
+function sandboxFor(row: PromptRow, mode: SandboxMode): DockerSandbox | undefined {
+  if (mode === 'none') return undefined;
+  const image = row.image ?? row.docker_image;
+  if (image === undefined) {
+    throw new PromptSetupError('--sandbox docker runs each prompt in its row\'s image, and this row has no docker_image (or image): add one, or run without --sandbox docker');
+  }
+  return { kind: 'docker', image };
+}
+
