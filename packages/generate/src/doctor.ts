@@ -1,0 +1,101 @@
+// hermes-generate doctor: the single-prompt check to run before any batch. It resolves the endpoint
+// exactly as a run would, makes one minimal request, and prints a report (not JSONL) naming the cause
+// and the fix of each failure. The key never appears in it: every line passes through redact().
+import { defineCommand, describeProxy, endpointOptions, redact, type EndpointArgs, type EndpointInspection, type Sourced } from '@hermes-datagen/core';
+import type { Check } from './diagnose.js';
+import { checkEndpoint, originText, type EndpointCheckResult } from './endpointCheck.js';
+
+export interface DoctorArgs extends EndpointArgs {
+  timeout: number;
+  json?: boolean;
+}
+
+const DEFAULT_TIMEOUT_S = 15;
+
+export const doctorCommand = defineCommand<DoctorArgs>({
+  command: 'doctor',
+  describe: 'check the endpoint configuration and one minimal request; print the cause and fix of any failure (exit 0 healthy, 2 configuration wrong, 4 endpoint failed)',
+  options: (y) => endpointOptions(y)
+    .option('timeout', { type: 'number', default: DEFAULT_TIMEOUT_S, describe: 'seconds to wait for each connection and answer' })
+    .option('json', { type: 'boolean', describe: 'print the report as one JSON object instead of lines' }),
+  examples: [
+    ['$0 doctor --env-file .env --model anthropic/claude-sonnet-4-6', 'check the gateway named by HERMES_BASE_URL in .env'],
+    ['$0 doctor --config hermes.yaml --json', 'the same check as JSON, for scripts'],
+  ],
+  run: async (args, ctx) => {
+    const result = await checkEndpoint(args, ctx.io, { timeoutMs: Math.max(1, Math.round(args.timeout * 1000)) });
+    const text = args.json ? `${JSON.stringify(reportJson(result))}\n` : renderReport(result);
+    ctx.io.stdout.write(redactSecrets(text, result.inspection));
+    return result.exitCode;
+  },
+});
+
+const VERDICTS: Record<number, string> = {
+  0: 'healthy: the endpoint answered as an OpenAI-compatible API (exit 0)',
+  2: 'the configuration is wrong; no request was made (exit 2)',
+  4: 'the endpoint failed the check (exit 4)',
+};
+
+export function renderReport(result: EndpointCheckResult): string {
+  const { inspection } = result;
+  const lines = ['hermes-generate doctor', ...settingLines(inspection).map(([label, value]) => `  ${label.padEnd(9)} ${value}`), ''];
+  for (const check of result.checks) lines.push(...checkLines(check));
+  lines.push('', VERDICTS[result.exitCode] ?? `exit ${result.exitCode}`);
+  return `${lines.join('\n')}\n`;
+}
+
+function settingLines(inspection: EndpointInspection): [string, string][] {
+  const sourced = (value: Sourced<string> | undefined, extra = ''): string => (value ? `${value.value}${extra}  (from ${originText(value.origin)})` : '(not set)');
+  const upstream = inspection.modelId && inspection.model !== undefined && inspection.model !== inspection.modelId.value
+    ? `, sent as ${inspection.model}` : '';
+  const provider = inspection.provider ? `, provider ${inspection.provider}` : '';
+  const key = inspection.apiKey
+    ? `$${inspection.endpoint?.apiKeyEnv ?? inspection.apiKeyEnv.value}, fingerprint ${inspection.apiKey.value.fingerprint}  (from ${originText(inspection.apiKey.origin)})`
+    : `$${inspection.apiKeyEnv.value}: no usable key  (variable from ${originText(inspection.apiKeyEnv.origin)})`;
+  return [
+    ['base URL', sourced(inspection.baseUrl)],
+    ['model', sourced(inspection.modelId, `${upstream}${provider}`)],
+    ['key', key],
+    ['proxy', inspection.proxy ? describeProxy(inspection.proxy) : 'none'],
+  ];
+}
+
+function checkLines(check: Check): string[] {
+  const label = { ok: 'ok  ', warn: 'warn', fail: 'FAIL' }[check.status];
+  return [`${label}  ${check.message}`, ...(check.fix ? [`      fix: ${check.fix}`] : [])];
+}
+
+export function reportJson(result: EndpointCheckResult): unknown {
+  const { inspection } = result;
+  const sourced = (value: Sourced<string> | undefined): unknown => (value ? { value: value.value, source: value.origin.source, from: value.origin.name } : null);
+  return {
+    ok: result.exitCode === 0,
+    exit_code: result.exitCode,
+    configuration: {
+      base_url: sourced(inspection.baseUrl),
+      model: sourced(inspection.modelId),
+      model_sent: inspection.model ?? null,
+      provider: inspection.provider ?? null,
+      api_key_env: sourced(inspection.apiKeyEnv),
+      api_key: inspection.apiKey
+        ? { variable: inspection.endpoint?.apiKeyEnv ?? inspection.apiKeyEnv.value, fingerprint: inspection.apiKey.value.fingerprint, source: inspection.apiKey.origin.source, from: inspection.apiKey.origin.name }
+        : null,
+      proxy: inspection.proxy ? describeProxy(inspection.proxy) : null,
+    },
+    checks: result.checks.map((c) => ({ id: c.id, status: c.status, message: c.message, ...(c.fix ? { fix: c.fix } : {}) })),
+  };
+}
+
+/**
+ * The resolved key, and the value of the key variables and of every variable whose name says it is a
+ * secret (a key that failed validation was never resolved, yet an error may still echo it). Values
+ * shorter than a real secret are left alone: redacting `x` would mangle the report, not protect anything.
+ */
+function redactSecrets(text: string, inspection: EndpointInspection): string {
+  let out = redact(text, inspection.apiKey?.value);
+  for (const [name, value] of Object.entries(inspection.env)) {
+    const secretName = name === inspection.apiKeyEnv.value || /KEY|TOKEN|SECRET|PASSWORD/i.test(name);
+    if (secretName && value.trim().length >= 8) out = redact(out, value);
+  }
+  return out;
+}

@@ -1,0 +1,122 @@
+// doctor's sequence: the configuration as resolved (no network when it is wrong), each proxy variable's
+// address, then one minimal chat completion; a path that serves nothing is tried with /v1 toggled, and
+// an unknown model is looked up in GET /models. Stops at the first failure that hides the next.
+import {
+  DEFAULT_RETRY_AFTER_CAP_MS,
+  describeEndpoint,
+  describeProxy,
+  endpointFetch,
+  endpointUrl,
+  ExitCode,
+  inspectEndpoint,
+  proxyVariables,
+  type Endpoint,
+  type EndpointArgs,
+  type EndpointInspection,
+  type EndpointIo,
+  type Origin,
+} from '@hermes-datagen/core';
+import { judgeChat, judgePathVariant, judgeUnknownModel, listedModels, outcomeOf, pathVariant, type ChatContext, type ChatVerdict, type Check } from './diagnose.js';
+import { exchange, probeProxy, proxyAddress, type RequestParts } from './probe.js';
+
+export interface EndpointCheckOptions {
+  readonly timeoutMs: number;
+}
+
+export interface EndpointCheckResult {
+  /** 0 healthy, 2 the configuration is wrong (found before any request), 4 the endpoint failed. */
+  readonly exitCode: number;
+  readonly inspection: EndpointInspection;
+  readonly checks: readonly Check[];
+}
+
+export async function checkEndpoint(args: EndpointArgs, io: EndpointIo, options: EndpointCheckOptions): Promise<EndpointCheckResult> {
+  const inspection = await inspectEndpoint(args, io);
+  const warnings: Check[] = inspection.warnings.map((w) => ({ id: w.id, status: 'warn', message: w.message }));
+  const endpoint = inspection.endpoint;
+  if (!endpoint) {
+    const problems: Check[] = inspection.problems.map((p) => ({ id: p.id, status: 'fail', message: p.message }));
+    return { exitCode: ExitCode.usage, inspection, checks: [...problems, ...warnings] };
+  }
+  const checks: Check[] = [{ id: 'configuration', status: 'ok', message: `configuration: ${describeEndpoint(endpoint)}` }, ...warnings];
+  const finish = (): EndpointCheckResult => ({
+    exitCode: checks.some((c) => c.status === 'fail') ? ExitCode.retryable : ExitCode.ok,
+    inspection,
+    checks,
+  });
+
+  const proxyChecks = await checkProxies(endpoint, inspection.env, options.timeoutMs);
+  checks.push(...proxyChecks);
+  if (proxyChecks.some((c) => c.status === 'fail')) return finish();
+
+  checks.push(...await checkChat(endpoint, inspection, options.timeoutMs));
+  return finish();
+}
+
+async function checkProxies(endpoint: Endpoint, env: Readonly<Record<string, string>>, timeoutMs: number): Promise<Check[]> {
+  const distinct = [...new Map(proxyVariables(env).map((p) => [p.url.href, p])).values()];
+  const probes = await Promise.all(distinct.map((proxy) => probeProxy(proxy, timeoutMs)));
+  return probes.map((probe): Check => {
+    const used = endpoint.proxy?.url.href === probe.proxy.url.href;
+    if (probe.reachable) {
+      return { id: 'proxy', status: 'ok', message: `${describeProxy(probe.proxy)} accepts connections${used ? `; requests to ${endpoint.host} go through it` : ''}` };
+    }
+    const loopback = /^(localhost|127\.\d+\.\d+\.\d+|\[?::1\]?)$/i.test(probe.proxy.url.hostname);
+    const failed = `${loopback ? 'local proxy failed' : 'proxy unreachable'}: ${proxyAddress(probe)} ${probe.code === 'ECONNREFUSED' ? 'refuses connections (connection refused)' : `cannot be reached (${probe.code ?? 'no answer'})`}`;
+    const names = proxyVariables(env).filter((p) => p.url.href === probe.proxy.url.href).map((p) => p.name).join(' and ');
+    if (used) {
+      return {
+        id: 'proxy-dead',
+        status: 'fail',
+        message: `${failed}; requests to ${endpoint.host} go through it, so every call fails`,
+        fix: `start the proxy, or unset ${names} if ${endpoint.host} is reachable directly (or add it to no_proxy)`,
+      };
+    }
+    return {
+      id: 'proxy-dead',
+      status: 'warn',
+      message: `${failed}; requests to ${endpoint.host} do not use it, but other tools and sub-processes that read ${names} will fail`,
+      fix: `start the proxy, or unset ${names}`,
+    };
+  });
+}
+
+async function checkChat(endpoint: Endpoint, inspection: EndpointInspection, timeoutMs: number): Promise<Check[]> {
+  const fetchFn = endpointFetch(endpoint);
+  const authorization: RequestParts['headers'] = { authorization: `Bearer ${endpoint.apiKey.reveal()}`, accept: 'application/json' };
+  const chat = (baseUrl: string): ReturnType<typeof exchange> => exchange(fetchFn, 'POST', endpointUrl(baseUrl, 'chat/completions'), {
+    headers: { ...authorization, 'content-type': 'application/json' },
+    body: JSON.stringify({ model: endpoint.model, messages: [{ role: 'user', content: 'Reply with OK.' }], max_tokens: 1 }),
+  }, timeoutMs);
+  const context: ChatContext = {
+    model: endpoint.model,
+    key: `$${endpoint.apiKeyEnv} (fingerprint ${endpoint.apiKey.fingerprint}, from ${originText(inspection.apiKey?.origin ?? endpoint.origins.apiKey)})`,
+    keyVariable: endpoint.apiKeyEnv,
+    timeoutMs,
+    retryAfterCapMs: DEFAULT_RETRY_AFTER_CAP_MS,
+  };
+
+  // One request at a base URL, judged; an unknown model is looked up in that base URL's GET /models.
+  const judgeAt = async (baseUrl: string): Promise<{ verdict: ChatVerdict; check: Check; outcome: string }> => {
+    const answer = await chat(baseUrl);
+    const verdict = judgeChat(answer, context);
+    if (!verdict.unknownModel) return { verdict, check: verdict.check, outcome: outcomeOf(answer) };
+    const listing = await exchange(fetchFn, 'GET', endpointUrl(baseUrl, 'models'), { headers: authorization }, timeoutMs);
+    return { verdict, check: judgeUnknownModel(verdict.check, endpoint.model, listedModels(listing)), outcome: outcomeOf(answer) };
+  };
+
+  const first = await judgeAt(endpoint.baseUrl);
+  if (!first.verdict.wrongPath) return [first.check];
+  const variant = pathVariant(endpoint.baseUrl);
+  const second = await judgeAt(variant);
+  const settled = second.verdict.wrongPath || second.check.status === 'ok';
+  const checks = [judgePathVariant(first.check, endpoint.baseUrl, variant, second.verdict, settled ? second.outcome : `${second.outcome}, see the next finding`)];
+  // Once the path is right, the next problem (a bad key, an unknown model) is worth knowing now.
+  if (!settled) checks.push({ ...second.check, message: `with ${variant}: ${second.check.message}` });
+  return checks;
+}
+
+/** How the report names where a value came from: `--model`, `$HERMES_API_KEY`, `HERMES_API_KEY in .env`. */
+export function originText(origin: Origin): string {
+  return origin.source === 'env' ? `$${origin.name}` : origin.name;
+}
