@@ -114,6 +114,12 @@ describe('configuration wrong: exit 2, no request made', () => {
     expect(target.requests).toEqual([]);
   });
 
+  it('a --timeout that is not a positive number', async () => {
+    const result = await runInProcess(spec, ['doctor', '--timeout', '0', '--base-url', 'http://127.0.0.1:1/v1', '--model', 'm'], { env: { HERMES_API_KEY: TEST_API_KEY } });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('--timeout must be a positive number of seconds, not 0');
+  });
+
   it('a config file with the key written into it', async () => {
     const dir = tempDir();
     writeFiles(dir, { 'hermes.yaml': `providers:\n  gw:\n    base_url: http://127.0.0.1:1/v1\n    api_key: ${TEST_API_KEY}\n` });

@@ -1,7 +1,7 @@
 // hermes-generate doctor: the single-prompt check to run before any batch. It resolves the endpoint
 // exactly as a run would, makes one minimal request, and prints a report (not JSONL) naming the cause
 // and the fix of each failure. The key never appears in it: every line passes through redact().
-import { defineCommand, describeProxy, endpointOptions, redact, type EndpointArgs, type EndpointInspection, type Sourced } from '@hermes-datagen/core';
+import { defineCommand, describeProxy, endpointOptions, redact, UsageError, type EndpointArgs, type EndpointInspection, type Sourced } from '@hermes-datagen/core';
 import type { Check } from './diagnose.js';
 import { checkEndpoint, originText, type EndpointCheckResult } from './endpointCheck.js';
 
@@ -23,6 +23,7 @@ export const doctorCommand = defineCommand<DoctorArgs>({
     ['$0 doctor --config hermes.yaml --json', 'the same check as JSON, for scripts'],
   ],
   run: async (args, ctx) => {
+    if (!(args.timeout > 0)) throw new UsageError(`--timeout must be a positive number of seconds, not ${String(args.timeout)}`);
     const result = await checkEndpoint(args, ctx.io, { timeoutMs: Math.max(1, Math.round(args.timeout * 1000)) });
     const text = args.json ? `${JSON.stringify(reportJson(result))}\n` : renderReport(result);
     ctx.io.stdout.write(redactSecrets(text, result.inspection));
