@@ -10,6 +10,8 @@
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ensureCorpus } from './corpus.mjs';
 
@@ -27,8 +29,9 @@ export const baselines = {
   rewrite: { name: 'baseline-rewrite', what: 'split lines, JSON.parse, JSON.stringify', cmd: NODE, args: ['bench/baseline-rewrite.mjs'] },
 };
 
-function requireBuiltCore() {
-  return existsSync(`${ROOT}packages/core/dist/index.js`) ? null : 'packages/core is not built (run `npx tsc -b`, or `make bench`, which builds first)';
+/** requires() for a subject that runs packages/<pkg>'s build output, e.g. requireBuilt('core', 'index.js'). */
+function requireBuilt(pkg, entry) {
+  return () => (existsSync(`${ROOT}packages/${pkg}/dist/${entry}`) ? null : `packages/${pkg} is not built (run \`npx tsc -b\`, or \`make bench\`, which builds first)`);
 }
 
 /** The corpus is canonical JSON.stringify output, so a faithful round trip reproduces it byte for byte. */
@@ -64,8 +67,33 @@ export const subjects = [
     baseline: 'rewrite',
     target: 0.8,
     maxRssMb: 200,
-    requires: requireBuiltCore,
+    requires: requireBuilt('core', 'index.js'),
     verify: outputEqualsInput,
   },
   jqSubject('jq-identity', '.', { baseline: 'rewrite' }),
+  {
+    name: 'hermes-stats',
+    what: 'hermes-stats stream stage: tool_stats checked against the registry; normalised lines pass through',
+    cmd: NODE,
+    args: ['packages/stats/bin/hermes-stats.js'],
+    input: 'trajectories',
+    baseline: 'rewrite',
+    target: 0.7,
+    maxRssMb: 300,
+    requires: requireBuilt('stats', 'main.js'),
+    // The corpus is normalised over the default registry already, so every line must pass unchanged.
+    verify: outputEqualsInput,
+  },
+  {
+    name: 'hermes-stats-summary',
+    what: 'the same with --summary (every gpt turn parsed for reasoning)',
+    cmd: NODE,
+    args: ['packages/stats/bin/hermes-stats.js', '--summary', join(tmpdir(), 'hermes-stats-bench-summary.json')],
+    input: 'trajectories',
+    baseline: 'rewrite',
+    target: null,
+    maxRssMb: 300,
+    requires: requireBuilt('stats', 'main.js'),
+    verify: outputEqualsInput,
+  },
 ];
