@@ -1,0 +1,70 @@
+// hermes-generate against an endpoint that fails: the client's bounded retries, failed prompts
+// reported with their place and without a record, and the exit codes a wrapper script reads.
+import { afterEach, describe, expect, it } from 'vitest';
+import { validator } from '@hermes-datagen/core';
+import { startScriptedEndpoint, type Script, type ScriptedEndpoint } from '@hermes-datagen/testkit';
+import { runGenerate } from '../util/generate.js';
+import { TEST_API_KEY } from '../util/secrets.js';
+
+let endpoint: ScriptedEndpoint | undefined;
+afterEach(async () => {
+  await endpoint?.close();
+  endpoint = undefined;
+});
+
+async function serve(script: Script): Promise<string> {
+  endpoint = await startScriptedEndpoint({ script, apiKey: TEST_API_KEY });
+  return endpoint.url;
+}
+
+const chatRequests = (): number => endpoint?.requests.filter((r) => r.path.endsWith('/chat/completions')).length ?? 0;
+const ANSWER: Script['sequences'] = [{ match: { regex: '.' }, replies: [{ reasoning: 'Easy.', content: 'Answer.' }] }];
+
+describe('hermes-generate, endpoint faults', () => {
+  it('retries a 429 and writes the record; the retry is not an api call', async () => {
+    const url = await serve({ sequences: ANSWER, faults: [{ kind: 'rate_limit', when: { nth: [1] }, retry_after_s: 0 }] });
+    const run = await runGenerate(url, [{ prompt: 'hello' }], ['--toolsets', 'todo']);
+    expect(run.code).toBe(0);
+    expect(run.records).toHaveLength(1);
+    expect(validator('trajectory')(run.records[0])).toBeNull();
+    expect(run.records[0]).toMatchObject({ completed: true, api_calls: 1 });
+    expect(chatRequests()).toBe(2);
+  });
+
+  it('gives up on a prompt after a bounded number of 500s, says where it was, and exits 4', async () => {
+    const url = await serve({ sequences: ANSWER, faults: [{ kind: 'server_error', when: { prompt: { exact: 'doomed' } } }] });
+    const run = await runGenerate(url, '{"prompt": "fine"}\n{"prompt": "doomed"}\n', ['--toolsets', 'todo', '-c', '1']);
+    expect(run.code).toBe(4);
+    expect(run.records.map((r) => r.conversations[1]?.value)).toEqual(['fine']);
+    expect(run.stderr).toMatch(/warning \(at <stdin>:2\): prompt 1 failed, no trajectory: the endpoint failed: 500 /);
+    expect(run.stderr).toContain('1 of 2 prompts failed and have no trajectory');
+    // One first attempt plus the client's bounded retries, then no more.
+    const doomed = endpoint?.requests.filter((r) => JSON.stringify(r.body).includes('doomed')).length ?? 0;
+    expect(doomed).toBeGreaterThan(1);
+    expect(doomed).toBeLessThanOrEqual(4);
+  });
+
+  it('exits 4 (retryable) when the endpoint refuses every connection', async () => {
+    const closed = await startScriptedEndpoint();
+    await closed.close();
+    const run = await runGenerate(closed.url, [{ prompt: 'one' }, { prompt: 'two' }], ['--toolsets', 'todo']);
+    expect(run.code).toBe(4);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toMatch(/prompt \d failed, no trajectory: could not reach the endpoint \(ECONNREFUSED\)/);
+    expect(run.stderr).toContain('2 of 2 prompts failed');
+  });
+
+  it('exits 1 when a failure needs a fix first (the key is refused), naming doctor', async () => {
+    const url = await serve({ faults: [{ kind: 'unauthorized' }] });
+    const run = await runGenerate(url, [{ prompt: 'one' }], ['--toolsets', 'todo']);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/the endpoint refused the key: 401 .*hermes-generate doctor/);
+  });
+
+  it('fails a prompt whose answer is not a completion (an HTML page)', async () => {
+    const url = await serve({ faults: [{ kind: 'html' }] });
+    const run = await runGenerate(url, [{ prompt: 'one' }], ['--toolsets', 'todo']);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('answered with text, not a chat completion (it starts "<!DOCTYPE html>');
+  });
+});

@@ -1,0 +1,119 @@
+// What the agent's tools can reach, through the whole loop of the real process: no path outside the
+// workspace, no secret in a tool process's environment, and the key in no output of any kind.
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { parseToolValue, type Trajectory } from '@hermes-datagen/core';
+import { startScriptedEndpoint, type Script, type ScriptedEndpoint } from '@hermes-datagen/testkit';
+import { tempDir } from '../util/cli.js';
+import { expectNoSecret, runGenerate } from '../util/generate.js';
+import { FAKE_SECRETS, TEST_API_KEY } from '../util/secrets.js';
+
+let endpoint: ScriptedEndpoint | undefined;
+afterEach(async () => {
+  await endpoint?.close();
+  endpoint = undefined;
+});
+
+async function serve(script: Script, apiKey = TEST_API_KEY): Promise<string> {
+  endpoint = await startScriptedEndpoint({ script, apiKey });
+  return endpoint.url;
+}
+
+type Reply = NonNullable<Script['sequences']>[number]['replies'][number];
+const calls = (...list: [string, Record<string, unknown>][]): Reply => ({ tool_calls: list.map(([name, args]) => ({ name, arguments: args })) });
+const script = (...replies: Reply[]): Script => ({ sequences: [{ match: { regex: '.' }, replies: [...replies, { content: 'Done.' }] }] });
+
+/** Every tool result of the record, in order. */
+function results(record: Trajectory | undefined): { name: string | null; content: unknown }[] {
+  return (record?.conversations ?? []).filter((t) => t.from === 'tool').flatMap((t) => parseToolValue(t.value));
+}
+
+describe('hermes-generate, path confinement through the agent loop', () => {
+  it('refuses file-tool paths that leave the workspace by .., an absolute path or a symbolic link', async () => {
+    const outside = tempDir('hermes-outside-');
+    const url = await serve(script(
+      calls(['read_file', { path: '../../../../../../etc/passwd' }], ['read_file', { path: '/etc/hostname' }], ['write_file', { path: join(outside, 'escaped.txt'), content: 'x' }]),
+      calls(['terminal', { command: 'ln -s / rootlink && ln -s .. up' }]),
+      calls(['read_file', { path: 'rootlink/etc/passwd' }], ['write_file', { path: 'up/escaped-via-link.txt', content: 'x' }], ['search_files', { pattern: 'root', path: '/etc' }]),
+    ));
+    const run = await runGenerate(url, [{ prompt: 'try to escape' }], ['--toolsets', 'terminal,file']);
+    expect(run.code).toBe(0);
+    const [record] = run.records;
+    const refused = results(record).filter((r) => r.name !== 'terminal');
+    expect(refused).toHaveLength(6);
+    for (const result of refused) expect(result.content).toEqual({ error: expect.stringContaining('path escapes the workspace') });
+    expect(existsSync(join(outside, 'escaped.txt'))).toBe(false);
+    expect(existsSync(join(run.dir, 'workspaces', 'escaped-via-link.txt'))).toBe(false);
+    expect(record?.tool_stats['read_file']).toEqual({ count: 2 + 1, success: 0, failure: 3 });
+    expect(record?.tool_stats['write_file']).toEqual({ count: 2, success: 0, failure: 2 });
+  });
+});
+
+describe('hermes-generate, the environment of tool processes', () => {
+  const PRINT_ENV = script(calls(
+    ['terminal', { command: 'env; env > env.txt' }],
+    ['execute_code', { language: 'python', code: 'import os\nfor k, v in sorted(os.environ.items()): print(f"{k}={v}")' }],
+  ));
+
+  it('holds no secret: not the key, not a variable named like a secret, not a value that contains the key', async () => {
+    const url = await serve(PRINT_ENV);
+    const env = { ...FAKE_SECRETS, PLAIN_SETTING: 'visible-value', LEAKY_URL: `https://user:${TEST_API_KEY}@db.example/` };
+    const run = await runGenerate(url, [{ prompt: 'print the environment' }], ['--toolsets', 'terminal,code_execution', '--keep-workspaces'], { env });
+    expect(run.code).toBe(0);
+    const outputs = results(run.records[0]).map((r) => (r.content as { output: string }).output);
+    expect(outputs).toHaveLength(2);
+    for (const output of outputs) {
+      expect(output).toContain('PLAIN_SETTING=visible-value');
+      expect(output).toMatch(/^PATH=/m);
+      for (const [name, value] of Object.entries(FAKE_SECRETS)) {
+        expect(output).not.toContain(name);
+        expect(output).not.toContain(value);
+      }
+      expect(output).not.toContain('HERMES_API_KEY');
+      expect(output).not.toContain('LEAKY_URL');
+    }
+    // runGenerate has scanned env.txt in the kept workspace for the key as well.
+    expect(readFileSync(join(run.dir, 'workspaces', readdirSync(join(run.dir, 'workspaces'))[0] ?? '', 'env.txt'), 'utf8')).toContain('PLAIN_SETTING=visible-value');
+  });
+
+  it('drops the variable named by --api-key-env, whatever its name', async () => {
+    const url = await serve(PRINT_ENV);
+    const run = await runGenerate(url, [{ prompt: 'print the environment' }], ['--toolsets', 'terminal,code_execution', '--api-key-env', 'GATEWAY_AUTH'], {
+      env: { HERMES_API_KEY: '', GATEWAY_AUTH: TEST_API_KEY },
+    });
+    expect(run.code).toBe(0);
+    for (const result of results(run.records[0])) expect((result.content as { output: string }).output).not.toContain('GATEWAY_AUTH');
+  });
+});
+
+describe('the key in outputs', () => {
+  it('appears in no file a run writes and in none of its streams, on success or failure', async () => {
+    const dir = tempDir('hermes-secret-scan-');
+    const url = await serve(script(calls(['terminal', { command: 'echo working' }])));
+    const input = '{"prompt": "one"}\nnot json\n{"prompt": "two"}\n';
+    const files = ['-o', 'out.jsonl', '--stats-out', 'stats.json', '--rejects', 'rejects.jsonl', '--on-error', 'skip', '--keep-workspaces'];
+    const ok = await runGenerate(url, input, ['--toolsets', 'terminal', ...files], { dir });
+    expect(ok.code).toBe(0);
+    expect(readFileSync(join(dir, 'out.jsonl'), 'utf8').trim().split('\n')).toHaveLength(2);
+    expect(existsSync(join(dir, 'stats.json'))).toBe(true);
+    await endpoint?.close();
+
+    for (const fault of ['unauthorized', 'html', 'no_choices', 'server_error'] as const) {
+      const failing = await serve({ faults: [{ kind: fault }] });
+      const run = await runGenerate(failing, input, ['--toolsets', 'terminal', ...files], { dir });
+      expect(run.code).not.toBe(0);
+      await endpoint?.close();
+    }
+    const refused = await runGenerate(url, input, ['--toolsets', 'terminal', ...files], { dir });
+    expect(refused.code).toBe(4);
+    endpoint = undefined;
+  });
+
+  it('is found by the scan when it is there (the scan can fail)', () => {
+    const dir = tempDir('hermes-secret-scan-');
+    writeFileSync(join(dir, 'leak.txt'), `token=${TEST_API_KEY}\n`);
+    expect(() => expectNoSecret(dir, { stdout: '', stderr: '' })).toThrow(/files that hold the API key/);
+    expect(() => expectNoSecret(tempDir(), { stdout: '', stderr: `error: ${TEST_API_KEY}` })).toThrow(/stderr/);
+  });
+});
