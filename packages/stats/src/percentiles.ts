@@ -4,7 +4,7 @@
 /** value -> how many times it occurred. */
 export type Histogram = Map<number, number>;
 
-export interface Distribution {
+export interface ValueDistribution {
   min: number | null;
   median: number | null;
   p90: number | null;
@@ -46,7 +46,7 @@ function valueAtRank(histogram: Histogram, ascending: readonly number[], rank: n
   throw new RangeError(`rank ${rank} is past the ${seen} values of the histogram`);
 }
 
-export function distribution(histogram: Histogram): Distribution {
+export function distribution(histogram: Histogram): ValueDistribution {
   const present = [...histogram].filter(([, count]) => count > 0).sort(([a], [b]) => a - b);
   return {
     min: present.length > 0 ? present[0]![0] : null,

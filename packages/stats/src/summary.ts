@@ -8,7 +8,7 @@
 //   addTombstone(summary, tombstone);
 //   const file = finaliseSummary(mergeSummaries(summary, summaryFromFile(otherFile, 'other.json')));
 import { conversationReasoningStats, InputError, validator, type Tombstone, type ToolStat, type Trajectory } from '@hermes-datagen/core';
-import { addToHistogram, distribution, histogramFrom, type Distribution, type Histogram } from './percentiles.js';
+import { addToHistogram, distribution, histogramFrom, type ValueDistribution, type Histogram } from './percentiles.js';
 import { percent } from './rates.js';
 
 /** Marks a statistics.json written by hermes-stats, which carries what `merge` needs. */
@@ -66,7 +66,7 @@ export interface ToolStatistics extends ToolStat {
   failure_rate: number;
 }
 
-export interface SummaryDistribution extends Distribution {
+export interface SummaryDistribution extends ValueDistribution {
   /** Sum of all values. */
   total: number;
 }
