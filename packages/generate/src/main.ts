@@ -6,10 +6,15 @@ import {
   ENDPOINT_ENV_HELP,
   endpointOptions,
   main as runMain,
+  type CliCommand,
   type CliSpec,
 } from '@hermes-datagen/core';
 import { DEFAULT_MAX_TURNS, REASONING_EFFORTS } from './agentLoop.js';
+import { doctorCommand } from './doctor.js';
 import { runGenerate, type GenerateArgs } from './generateCommand.js';
+
+// yargs types its options under their kebab-case names; GenerateArgs uses the camelCase ones it also sets.
+type GenerateArgv = ReturnType<NonNullable<CliCommand<GenerateArgs>['options']>>;
 
 const GENERATION = 'Generation:';
 const TOOLS = 'Tools:';
@@ -44,7 +49,7 @@ export const spec: CliSpec = {
           .option('workspace-root', { type: 'string', describe: 'create each prompt\'s workspace under this directory (default: a temp directory, removed at the end)', group: TOOLS })
           .option('keep-workspaces', { type: 'boolean', default: false, describe: 'keep each prompt\'s workspace after it is done', group: TOOLS })
           .option('sandbox', { choices: ['none', 'docker'] as const, default: 'none' as const, describe: 'docker: run terminal commands and code in the row\'s docker_image, without network', group: TOOLS })
-          .option('tool-timeout', { type: 'number', default: 120, describe: 'seconds one command or code run may take before its processes are killed', group: TOOLS }) as never,
+          .option('tool-timeout', { type: 'number', default: 120, describe: 'seconds one command or code run may take before its processes are killed', group: TOOLS }) as unknown as GenerateArgv,
       examples: [
         ['cat prompts.jsonl | $0 --model my-model > trajectories.jsonl', 'generate with the endpoint from HERMES_BASE_URL / HERMES_API_KEY'],
         ['$0 prompts.jsonl -o out.jsonl --toolsets terminal,file --seed 7 -c 8', 'fixed toolsets, 8 prompts at a time'],
@@ -52,6 +57,7 @@ export const spec: CliSpec = {
       ],
       run: runGenerate,
     }),
+    doctorCommand,
   ],
 };
 
