@@ -1,0 +1,70 @@
+// Stopping hermes-generate: SIGINT/SIGTERM take no new prompt, abort the running ones (their model
+// calls and tool processes) without writing them, and keep every record finished before.
+import { spawn } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startScriptedEndpoint, type ScriptedEndpoint } from '@hermes-datagen/testkit';
+import { binPath, jsonl, parseJsonl, tempDir } from '../util/cli.js';
+import { expectNoSecret, TEST_MODEL } from '../util/generate.js';
+import { TEST_API_KEY } from '../util/secrets.js';
+
+let endpoint: ScriptedEndpoint | undefined;
+afterEach(async () => {
+  await endpoint?.close();
+  endpoint = undefined;
+});
+
+describe('hermes-generate, stopped by a signal', () => {
+  for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
+    it(`on ${signal} writes what finished, aborts what runs, and exits ${code}`, async () => {
+      endpoint = await startScriptedEndpoint({
+        apiKey: TEST_API_KEY,
+        script: {
+          sequences: [{ match: { regex: '.' }, replies: [{ content: 'done' }] }],
+          // Every prompt but the first waits 30 s for its answer: the run is mid-way when stopped.
+          faults: [{ kind: 'slow', delay_ms: 30_000, when: { prompt: { regex: '^slow' } } }],
+        },
+      });
+      const dir = tempDir('hermes-generate-stop-');
+      const prompts = [{ prompt: 'quick', id: 'quick' }, ...Array.from({ length: 20 }, (_, i) => ({ prompt: `slow ${i}`, id: `slow-${i}` }))];
+      const child = spawn(
+        process.execPath,
+        [binPath('generate', 'hermes-generate'), '--base-url', endpoint.url, '--model', TEST_MODEL, '--toolsets', 'todo', '-c', '4', '--workspace-root', join(dir, 'workspaces')],
+        { cwd: dir, env: { PATH: process.env['PATH'] ?? '', HERMES_API_KEY: TEST_API_KEY }, stdio: ['pipe', 'pipe', 'pipe'] },
+      );
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+      child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+      // stdin stays open, as a pipe from a slow producer would.
+      child.stdin.write(jsonl(prompts));
+      const exited = new Promise<number | null>((resolve) => child.on('close', (status) => resolve(status)));
+
+      await until(() => stdout.includes('"quick"'));
+      // All four slots hold slow prompts now: the quick one and four slow ones were sent.
+      await until(() => (endpoint?.requests.length ?? 0) >= 5);
+      const stoppedAt = Date.now();
+      child.kill(signal);
+      const status = await exited;
+
+      expect(status).toBe(code);
+      expect(Date.now() - stoppedAt).toBeLessThan(10_000);
+      expect((parseJsonl(stdout) as { id: string }[]).map((r) => r.id)).toEqual(['quick']);
+      expect(stderr).not.toContain('failed');
+      // No new prompt started after the signal.
+      expect(endpoint.requests.length).toBe(5);
+      // The aborted prompts' workspaces are removed like finished ones.
+      expect(readdirSync(join(dir, 'workspaces'))).toEqual([]);
+      expectNoSecret(dir, { stdout, stderr });
+    });
+  }
+});
+
+async function until(condition: () => boolean, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('timed out waiting for the run to get there');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
