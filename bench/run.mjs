@@ -131,7 +131,9 @@ function printTable(results) {
 
 async function main() {
   const options = parseOptions();
-  const chosen = subjects.filter((s) => !options.only || options.only.includes(s.name));
+  // A subject named as another's baseline runs whenever that one does.
+  const wanted = (s) => !options.only || options.only.includes(s.name);
+  const chosen = subjects.filter((s) => wanted(s) || subjects.some((other) => wanted(other) && other.baseline === s.name));
   const runnable = [];
   const skipped = [];
   for (const subject of chosen) {
@@ -172,7 +174,9 @@ async function main() {
       results.push({ ...base, problems: entry.error ? [entry.error] : [], status: entry.error ? 'fail' : 'baseline' });
       continue;
     }
-    const baselineResult = results.find((r) => r.kind === 'baseline' && r.input === entry.input && r.name === baselines[entry.baseline].name);
+    // The baseline is one of `baselines`, or a subject listed before this one (e.g. jq doing the same selection).
+    const baselineName = baselines[entry.baseline]?.name ?? entry.baseline;
+    const baselineResult = results.find((r) => r.input === entry.input && r.name === baselineName);
     const ratio = base.mbPerS !== null && baselineResult.mbPerS !== null ? base.mbPerS / baselineResult.mbPerS : null;
     const result = { ...base, baseline: entry.baseline, target: entry.target, maxRssMb: entry.maxRssMb, ratio, error: entry.error, verifyProblem: entry.verifyProblem };
     const problems = verdict(entry, result, baselineResult);

@@ -1,12 +1,10 @@
 // What `make bench` measures. Each subject is a command that reads a corpus on stdin and writes
 // JSONL to stdout, compared with the baseline doing the least a command of its kind must do:
-//   { name, what, cmd, args, input, baseline: 'parse' | 'rewrite', target, maxRssMb, requires?, verify? }
+//   { name, what, cmd, args, input, baseline: 'parse' | 'rewrite' | <an earlier subject's name>, target, maxRssMb, requires?, verify? }
 // target: the lowest acceptable throughput as a share of the baseline's (null: reported only).
 // maxRssMb: the highest acceptable peak RSS in MB (null: reported only).
 // requires(): null when the subject can run here, else why not (it is then skipped, not failed).
 // verify(stdout, corpus): run once more, untimed, with stdout piped to it; returns a problem or null.
-// Later issues add their CLIs here (e.g. jqSubject('jq-zero-reasoning', 'select(...)') beside
-// a hermes-filter subject with the same selection).
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -14,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ensureCorpus } from './corpus.mjs';
+import { filterOutputCheck, REASONING_PATTERN } from './filter-check.mjs';
 
 const NODE = process.execPath;
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -95,5 +94,30 @@ export const subjects = [
     maxRssMb: 300,
     requires: requireBuilt('stats', 'main.js'),
     verify: outputEqualsInput,
+  },
+  jqSubject('jq-zero-reasoning', `select(any(.conversations[]; .from == "gpt" and (.value | test(${JSON.stringify(REASONING_PATTERN)}))))`),
+  {
+    name: 'hermes-filter',
+    what: 'hermes-filter with its default rules (zero reasoning, hallucinated tools); kept lines pass unchanged',
+    cmd: NODE,
+    args: ['packages/filter/bin/hermes-filter.js'],
+    input: 'trajectories',
+    baseline: 'parse',
+    target: 0.5,
+    maxRssMb: 300,
+    requires: requireBuilt('filter', 'main.js'),
+    verify: filterOutputCheck({ hallucinatedTools: true }),
+  },
+  {
+    name: 'hermes-filter-zero-reasoning',
+    what: 'hermes-filter --no-hallucinated-tools: the selection jq-zero-reasoning makes',
+    cmd: NODE,
+    args: ['packages/filter/bin/hermes-filter.js', '--no-hallucinated-tools'],
+    input: 'trajectories',
+    baseline: 'jq-zero-reasoning',
+    target: 2,
+    maxRssMb: 300,
+    requires: () => requireBuilt('filter', 'main.js')() ?? requireJq(),
+    verify: filterOutputCheck({ hallucinatedTools: false }),
   },
 ];
