@@ -2,13 +2,13 @@ import { describe, expect, it } from 'vitest';
 import type { ToolStats, Turn } from '@hermes-datagen/core';
 import { hallucinatedTools, type ToolNamePolicy } from '../../packages/filter/src/hallucinatedTools.js';
 import { TrajectoryView } from '../../packages/filter/src/trajectoryView.js';
-import { gpt, human, rawGpt, system, tool, trajectory } from '../util/trajectories.js';
+import { gpt, human, rawGpt, system, tool, trajectory, type GptParts } from '../util/trajectories.js';
 
 const registry: ToolNamePolicy = { valid: new Set(['terminal', 'read_file', 'web_search']), source: 'the tool registry', strictOffered: false };
 const strict: ToolNamePolicy = { ...registry, strictOffered: true };
 const stat = (count: number): ToolStats[string] => ({ count, success: count, failure: 0 });
 
-function calling(calls: Parameters<typeof gpt>[0]['calls'], toolStats: ToolStats = {}, systemTurn: Turn = system(['terminal', 'read_file'])): TrajectoryView {
+function calling(calls: GptParts['calls'], toolStats: ToolStats = {}, systemTurn: Turn = system(['terminal', 'read_file'])): TrajectoryView {
   return new TrajectoryView(trajectory({
     conversations: [systemTurn, human(), gpt({ think: 'Use a tool.', calls }), tool({ name: 'terminal', content: 'ok' }), gpt({ think: 'Done.', text: 'ok' })],
     tool_stats: toolStats,
