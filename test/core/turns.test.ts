@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseGptValue, parseToolValue, type ParsedGptValue } from '@hermes-datagen/core';
+import { hermesSystemPrompt, offeredToolNames, parseGptValue, parseToolValue, type ParsedGptValue } from '@hermes-datagen/core';
 
 describe('parseGptValue', () => {
   it.each<[string, string, Partial<ParsedGptValue>]>([
@@ -62,5 +62,35 @@ describe('parseToolValue', () => {
     ['unclosed block', '<tool_response>\n{"tool_call_id": "c", "name": "t", "content": "x"}', [{ tool_call_id: 'c', name: 't', content: 'x', raw: '{"tool_call_id": "c", "name": "t", "content": "x"}', error: 'the <tool_response> block is never closed' }]],
   ])('%s', (_name, value, expected) => {
     expect(parseToolValue(value)).toEqual(expected);
+  });
+});
+
+describe('offeredToolNames', () => {
+  it("reads upstream's template, skipping the <tools> </tools> mentioned in its first sentence", () => {
+    const value = hermesSystemPrompt([{ name: 'read_file', description: 'Read </tools> a file' }, { name: 'terminal' }]);
+    expect(value.indexOf('<tools> </tools>')).toBeLessThan(value.indexOf('<tools>\n['));
+    expect(offeredToolNames(value)).toEqual(['read_file', 'terminal']);
+  });
+
+  it('reads the OpenAI shape {"type": "function", "function": {"name"}} too', () => {
+    const tools = [{ type: 'function', function: { name: 'get_weather', parameters: {} } }, { name: 'plain' }];
+    expect(offeredToolNames(`Tools:\n<tools>\n${JSON.stringify(tools)}\n</tools>`)).toEqual(['get_weather', 'plain']);
+  });
+
+  it('gives an empty list when no tools are offered', () => {
+    expect(offeredToolNames(hermesSystemPrompt([]))).toEqual([]);
+  });
+
+  it('skips entries without a name', () => {
+    expect(offeredToolNames('<tools>[{"name": "a"}, {"description": "x"}, 3, {"name": 4}]</tools>')).toEqual(['a']);
+  });
+
+  it.each([
+    ['no <tools> block', 'You are a helpful assistant.'],
+    ['only the prose mention', 'Signatures go within <tools> </tools> XML tags.'],
+    ['a list that is not JSON', "<tools>\n[{'name': 'a'}]\n</tools>"],
+    ['a block that is never closed', '<tools>\n[{"name": "a"}]'],
+  ])('returns null for %s', (_name, value) => {
+    expect(offeredToolNames(value)).toBeNull();
   });
 });

@@ -40,6 +40,8 @@ export const THINK_TAG = 'think';
 export const SCRATCHPAD_TAG = 'REASONING_SCRATCHPAD';
 export const TOOL_CALL_TAG = 'tool_call';
 export const TOOL_RESPONSE_TAG = 'tool_response';
+const TOOLS_OPEN = '<tools>';
+const TOOLS_CLOSE = '</tools>';
 
 export function parseGptValue(value: string): ParsedGptValue {
   const parsed: ParsedGptValue = { think: [], scratchpad: [], text: '', toolCalls: [] };
@@ -107,6 +109,36 @@ function parseToolResponseBlock(inner: string): ParsedToolResponse {
   if (typeof name !== 'string') response.error = 'the tool response has no "name" string';
   else if (!('content' in json.object)) response.error = 'the tool response has no "content"';
   return response;
+}
+
+/**
+ * Names of the tools a system turn offers (the JSON list in its <tools> block, §4.2), or null when it has
+ * no readable list. Upstream's template also mentions "<tools> </tools>" in its first sentence, and a tool
+ * description may itself contain "</tools>", so the list is the first <tools> that opens a JSON array, up
+ * to the first </tools> after which that array parses. Entries are upstream's `{"name", ...}` or the
+ * OpenAI shape `{"type": "function", "function": {"name", ...}}`; entries without a name are skipped.
+ */
+export function offeredToolNames(systemValue: string): string[] | null {
+  for (let open = systemValue.indexOf(TOOLS_OPEN); open !== -1; open = systemValue.indexOf(TOOLS_OPEN, open + 1)) {
+    const start = open + TOOLS_OPEN.length;
+    if (!/^\s*\[/.test(systemValue.slice(start, start + 64))) continue;
+    for (let close = systemValue.indexOf(TOOLS_CLOSE, start); close !== -1; close = systemValue.indexOf(TOOLS_CLOSE, close + 1)) {
+      let list: unknown;
+      try {
+        list = JSON.parse(systemValue.slice(start, close));
+      } catch {
+        continue;
+      }
+      if (Array.isArray(list)) return list.map(offeredToolName).filter((name): name is string => name !== null);
+    }
+  }
+  return null;
+}
+
+function offeredToolName(entry: unknown): string | null {
+  if (!isPlainObject(entry)) return null;
+  const holder = isPlainObject(entry['function']) ? entry['function'] : entry;
+  return typeof holder['name'] === 'string' ? holder['name'] : null;
 }
 
 function parseJsonObject(raw: string): { object: Record<string, unknown> } | { error: string } {

@@ -3,8 +3,7 @@
 // and from tool_stats, so a record whose conversation was edited or compressed is still caught by its
 // stats. A tool_stats key with count 0 is normalisation over some registry, not a call, so it is not
 // checked: otherwise records normalised over another registry version would all be dropped.
-import type { Trajectory } from '@hermes-datagen/core';
-import { offeredToolNames } from './offeredTools.js';
+import { offeredToolNames, type Trajectory } from '@hermes-datagen/core';
 import { turnPlace, type TrajectoryView, type Verdict } from './trajectoryView.js';
 
 export const HALLUCINATED_TOOL = 'hallucinated_tool';
