@@ -29,3 +29,4 @@ export * from './configFile.js';
 export * from './proxy.js';
 export * from './endpoint.js';
 export * from './chatClient.js';
+export * from './httpFetch.js';
