@@ -1,0 +1,160 @@
+// hermes-generate's own costs (`node bench/generate.mjs`), against the scripted endpoint served from
+// this process, so nothing outside the machine is measured:
+//   cpu:     zero latency, only the in-memory todo tool (no process spawned per call): CPU time of the
+//            hermes-generate process per model turn (less the CPU of a run with no prompts: start-up,
+//            registry and schema loading), and turns per second.
+//   latency: every reply 100 ms late, --concurrency 32: model calls per second as a share of the
+//            ideal 32 / 0.1 s = 320/s (target >= 0.9), counted from the first request to the exit.
+// Writes bench/results/generate.json; exits 1 when the latency share misses its target (--no-fail:
+// report only). Needs the build (npx tsc -b).
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { exitWithUsage, wholeNumber } from './cli-args.mjs';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const BIN = `${ROOT}packages/generate/bin/hermes-generate.js`;
+const TESTKIT = `${ROOT}packages/testkit/dist/index.js`;
+const RESULTS = `${ROOT}bench/results/generate.json`;
+const LATENCY_MS = 100;
+const LATENCY_CONCURRENCY = 32;
+const LATENCY_TARGET = 0.9;
+const USAGE = `usage: node bench/generate.mjs [--cpu-prompts N] [--latency-prompts N] [--no-fail]
+  --cpu-prompts N      prompts of the zero-latency run (default 300; 9 model turns each)
+  --latency-prompts N  prompts of the 100 ms run (default 384; 3 model turns each)
+  --no-fail            report a miss without exiting 1`;
+
+function options() {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      options: {
+        'cpu-prompts': { type: 'string', default: '300' },
+        'latency-prompts': { type: 'string', default: '384' },
+        'no-fail': { type: 'boolean', default: false },
+        help: { type: 'boolean', default: false },
+      },
+    }));
+  } catch (err) {
+    exitWithUsage(`${err.message}\n${USAGE}`);
+  }
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    process.exit(0);
+  }
+  return {
+    cpuPrompts: wholeNumber('--cpu-prompts', values['cpu-prompts'], 1),
+    latencyPrompts: wholeNumber('--latency-prompts', values['latency-prompts'], 1),
+    noFail: values['no-fail'],
+  };
+}
+
+/** Every prompt: `toolTurns` replies that update the todo list, then a final answer. */
+function script(toolTurns) {
+  const todo = (step) => ({
+    reasoning: `Step ${step}: I update the plan before going on, so the list says what is done and what is next.`,
+    content: step === 1 ? 'Planning the work.' : null,
+    tool_calls: [{
+      name: 'todo',
+      arguments: {
+        todos: [1, 2, 3].map((n) => ({ id: String(n), content: `Part ${n} of the task`, status: n < step ? 'completed' : n === step ? 'in_progress' : 'pending' })),
+        merge: false,
+      },
+    }],
+  });
+  const replies = Array.from({ length: toolTurns }, (_, i) => todo(i + 1));
+  replies.push({ reasoning: 'Every part is done; time to answer.', content: 'All parts of the task are done.' });
+  return { sequences: [{ match: { regex: '.' }, replies }] };
+}
+
+async function runGenerate(endpoint, prompts, concurrency, toolTurns) {
+  const dir = mkdtempSync(join(tmpdir(), 'hermes-bench-generate-'));
+  const cpuOut = join(dir, 'cpu.json');
+  const input = Array.from({ length: prompts }, (_, i) => JSON.stringify({ prompt: `Benchmark task ${i}: plan it in three parts.` })).join('\n') + '\n';
+  const args = ['--import', `${ROOT}bench/cpu-usage-hook.mjs`, BIN, '--base-url', endpoint.url, '--model', 'bench-model', '--toolsets', 'todo',
+    '-c', String(concurrency), '--max-turns', String(toolTurns + 1), '--seed', '1', '--workspace-root', join(dir, 'workspaces')];
+  const env = { PATH: process.env.PATH ?? '', HERMES_API_KEY: 'sk-bench-not-a-real-key', BENCH_CPU_OUT: cpuOut };
+  const started = performance.now();
+  let firstRequest = null;
+  const watch = setInterval(() => {
+    if (firstRequest === null && endpoint.requests.length > 0) firstRequest = performance.now();
+  }, 2);
+  const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['pipe', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (c) => (stdout += c));
+  child.stderr.setEncoding('utf8').on('data', (c) => (stderr += c));
+  child.stdin.end(input);
+  const code = await new Promise((resolve) => child.on('close', resolve));
+  const ended = performance.now();
+  clearInterval(watch);
+  if (code !== 0) throw new Error(`hermes-generate exited ${code}: ${stderr.trim().split('\n').slice(-3).join(' | ')}`);
+  const records = stdout.trim() === '' ? [] : stdout.trim().split('\n').map((line) => JSON.parse(line));
+  const turns = records.reduce((sum, r) => sum + r.api_calls, 0);
+  if (records.length !== prompts || turns !== prompts * (toolTurns + 1) || !records.every((r) => r.completed)) {
+    throw new Error(`expected ${prompts} completed records of ${toolTurns + 1} turns, got ${records.length} records and ${turns} turns`);
+  }
+  const cpu = JSON.parse(readFileSync(cpuOut, 'utf8'));
+  rmSync(dir, { recursive: true, force: true });
+  return {
+    prompts, turns, concurrency,
+    wallS: (ended - started) / 1000,
+    steadyS: (ended - (firstRequest ?? started)) / 1000,
+    cpuS: (cpu.user + cpu.system) / 1e6,
+  };
+}
+
+async function main() {
+  const opts = options();
+  if (!existsSync(TESTKIT) || !existsSync(`${ROOT}packages/generate/dist/main.js`)) exitWithUsage('packages are not built: run `npx tsc -b` first');
+  const { startScriptedEndpoint } = await import(TESTKIT);
+  const loadBefore = loadavg();
+
+  process.stderr.write(`bench: generate cpu run (${opts.cpuPrompts} prompts, zero latency), and one without prompts\n`);
+  let endpoint = await startScriptedEndpoint({ script: script(8), latencyMs: 0 });
+  const startup = await runGenerate(endpoint, 0, 8, 8);
+  const cpuRun = await runGenerate(endpoint, opts.cpuPrompts, 8, 8);
+  await endpoint.close();
+
+  process.stderr.write(`bench: generate latency run (${opts.latencyPrompts} prompts, ${LATENCY_MS} ms, concurrency ${LATENCY_CONCURRENCY})\n`);
+  endpoint = await startScriptedEndpoint({ script: script(2), latencyMs: LATENCY_MS });
+  const latencyRun = await runGenerate(endpoint, opts.latencyPrompts, LATENCY_CONCURRENCY, 2);
+  await endpoint.close();
+
+  const ideal = LATENCY_CONCURRENCY / (LATENCY_MS / 1000);
+  const callsPerS = latencyRun.turns / latencyRun.steadyS;
+  const share = callsPerS / ideal;
+  const report = {
+    date: new Date().toISOString(),
+    node: process.version,
+    machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? null, loadBefore, loadAfter: loadavg() },
+    cpu: {
+      ...cpuRun,
+      startupCpuS: startup.cpuS,
+      cpuMsPerTurn: ((cpuRun.cpuS - startup.cpuS) * 1000) / cpuRun.turns,
+      turnsPerCpuS: cpuRun.turns / (cpuRun.cpuS - startup.cpuS),
+      turnsPerWallS: cpuRun.turns / cpuRun.steadyS,
+    },
+    latency: { ...latencyRun, latencyMs: LATENCY_MS, idealCallsPerS: ideal, callsPerS, share, shareWithStartup: latencyRun.turns / latencyRun.wallS / ideal, target: LATENCY_TARGET },
+  };
+  mkdirSync(`${ROOT}bench/results`, { recursive: true });
+  writeFileSync(RESULTS, `${JSON.stringify(report, null, 2)}\n`);
+
+  const c = report.cpu;
+  const l = report.latency;
+  process.stdout.write([
+    `hermes-generate, load average ${loadBefore.map((v) => v.toFixed(1)).join(' ')} on ${cpus().length} CPUs`,
+    `cpu:     ${c.turns} turns (${c.prompts} prompts x 9, todo tool, zero latency, -c ${c.concurrency}): ${c.cpuMsPerTurn.toFixed(2)} ms CPU per turn = ${c.turnsPerCpuS.toFixed(0)} turns per CPU-second (start-up ${c.startupCpuS.toFixed(2)} s CPU not counted); ${c.turnsPerWallS.toFixed(0)} turns/s wall (endpoint on the same machine)`,
+    `latency: ${l.turns} calls at ${LATENCY_MS} ms, -c ${LATENCY_CONCURRENCY}: ${l.callsPerS.toFixed(0)} calls/s of the ideal ${ideal.toFixed(0)} = ${l.share.toFixed(3)} (target >= ${LATENCY_TARGET}); ${l.shareWithStartup.toFixed(3)} counting process start`,
+    `written to ${RESULTS.slice(ROOT.length)}`,
+  ].join('\n') + '\n');
+  if (share < LATENCY_TARGET && !opts.noFail) {
+    process.stderr.write(`bench: latency share ${share.toFixed(3)} is under the target ${LATENCY_TARGET}\n`);
+    process.exit(1);
+  }
+}
+
+await main();
