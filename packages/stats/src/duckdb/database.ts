@@ -1,0 +1,97 @@
+// The embedded DuckDB the analysis commands run on: in memory for one command, or a --db file kept
+// for repeated queries. Offline by construction (json and parquet are linked into the library, so no
+// extension is ever downloaded), with a memory limit and a spill directory so that inputs of any size
+// load and query in bounded memory.
+import { existsSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import { UsageError } from '@hermes-datagen/core';
+
+export interface DatabaseSettings {
+  /** DuckDB memory_limit, e.g. '256MB'; past it DuckDB spills to a temporary directory. */
+  readonly memoryLimit: string;
+  readonly threads: number;
+}
+
+/**
+ * Defaults that keep a report over gigabytes of input in a few hundred MB: the tables hold small rows
+ * (no conversation text), and what does not fit in the limit spills to disk. A few threads are
+ * plenty for aggregates over them, and leave the machine to the other stages of a pipeline.
+ */
+export const DEFAULT_MEMORY_LIMIT = '256MB';
+export const DEFAULT_THREADS = Math.min(4, availableParallelism());
+
+export class AnalysisDatabase {
+  private constructor(
+    private readonly instance: DuckDBInstance,
+    public readonly connection: DuckDBConnection,
+    /** Where DuckDB spills; removed on close. */
+    private readonly spillDir: string,
+  ) {}
+
+  /** An in-memory database (path undefined) or the database file at path, created when missing. */
+  public static async open(path: string | undefined, settings: DatabaseSettings): Promise<AnalysisDatabase> {
+    const spillDir = mkdtempSync(join(tmpdir(), 'hermes-stats-duckdb-'));
+    try {
+      const instance = await DuckDBInstance.create(path ?? ':memory:', {
+        memory_limit: settings.memoryLimit,
+        threads: String(settings.threads),
+        temp_directory: spillDir,
+        autoinstall_known_extensions: 'false',
+        autoload_known_extensions: 'false',
+      });
+      return new AnalysisDatabase(instance, await instance.connect(), spillDir);
+    } catch (error) {
+      rmSync(spillDir, { recursive: true, force: true });
+      throw settingsError(error, settings);
+    }
+  }
+
+  /** An existing --db file, for queries without inputs. */
+  public static async openExisting(path: string, settings: DatabaseSettings): Promise<AnalysisDatabase> {
+    if (!existsSync(path)) {
+      throw new UsageError(`${path} does not exist: build it first by giving inputs with --db (e.g. hermes-stats report --db ${path} RUN_DIR)`);
+    }
+    return AnalysisDatabase.open(path, settings);
+  }
+
+  public close(): void {
+    this.connection.closeSync();
+    this.instance.closeSync();
+    rmSync(this.spillDir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Builds the --db file at `path` from scratch with `build`, then opens it: the file is written under a
+ * temporary name and renamed into place only when the build succeeded, so a failed load leaves the
+ * previous file as it was.
+ */
+export async function buildDatabaseFile(path: string, settings: DatabaseSettings, build: (db: AnalysisDatabase) => Promise<void>): Promise<AnalysisDatabase> {
+  const temp = `${path}.tmp-${process.pid}`;
+  const removeTemp = (): void => {
+    rmSync(temp, { force: true });
+    rmSync(`${temp}.wal`, { force: true });
+  };
+  removeTemp();
+  const db = await AnalysisDatabase.open(temp, settings);
+  try {
+    await build(db);
+    await db.connection.run('CHECKPOINT');
+  } catch (error) {
+    db.close();
+    removeTemp();
+    throw error;
+  }
+  db.close();
+  renameSync(temp, path);
+  rmSync(`${path}.wal`, { force: true });
+  return AnalysisDatabase.open(path, settings);
+}
+
+function settingsError(error: unknown, settings: DatabaseSettings): Error {
+  const message = error instanceof Error ? error.message : String(error);
+  if (/memory_limit|memory limit/i.test(message)) return new UsageError(`--memory-limit ${settings.memoryLimit} is not a size DuckDB accepts (e.g. 256MB, 2GB): ${message}`);
+  return error instanceof Error ? error : new Error(message);
+}
