@@ -4,11 +4,20 @@
 // Commands (each in its own module; main only declares them):
 //   hermes-stats [FILES|-]           stream stage                       stream.ts, normalise.ts, summary.ts
 //   hermes-stats merge A.json B.json shard summaries -> one summary     merge.ts, summary.ts
-//   (sql, report, export: DuckDB analysis over runs, added beside these)
+//   hermes-stats sql "SELECT…" RUNS  SQL over the inputs as tables       sqlCommand.ts, duckdb/*.ts
+//   hermes-stats report RUNS         the standard report (text/JSON/HTML) report.ts, reportData.ts, reportText.ts, reportHtml.ts
+//   hermes-stats export --parquet D  the tables as Parquet files         exportParquet.ts, duckdb/*.ts
 import { resolve } from 'node:path';
+import type { Argv } from 'yargs';
 import { defineCommand, loadToolRegistry, main as runMain, writeJsonAtomic, type CliSpec } from '@hermes-datagen/core';
+import { DEFAULT_MEMORY_LIMIT, DEFAULT_THREADS } from './duckdb/database.js';
+import { withAnalysisDatabase } from './duckdb/session.js';
+import { TABLES } from './duckdb/tables.js';
+import { exportParquet } from './exportParquet.js';
 import { mergeSummaryFiles } from './merge.js';
 import { ToolStatsNormaliser } from './normalise.js';
+import { writeReport } from './report.js';
+import { printQuery, SQL_FORMATS, type SqlFormat } from './sqlCommand.js';
 import { normaliseStream } from './stream.js';
 
 interface StreamStageArgs {
@@ -62,11 +71,99 @@ const merge = defineCommand<MergeArgs>({
   },
 });
 
+// ---- Analysis: the inputs (files, or run directories: their *.jsonl / *.jsonl.gz files and run.json)
+// loaded into DuckDB tables with a fixed schema (duckdb/tables.ts), then queried.
+
+interface DatabaseArgs {
+  db?: string;
+  memoryLimit: string;
+  threads: number;
+}
+
+function databaseOptions<T>(y: Argv<T>): Argv<T & DatabaseArgs> {
+  return y
+    .option('db', { type: 'string', group: 'Database:', describe: 'keep the tables in this DuckDB file: rebuilt from the inputs when inputs are given, queried as it is when none are' })
+    .option('memory-limit', { type: 'string', default: DEFAULT_MEMORY_LIMIT, group: 'Database:', describe: "DuckDB's memory limit; past it DuckDB spills to a temporary directory" })
+    .option('threads', { type: 'number', default: DEFAULT_THREADS, group: 'Database:', describe: 'DuckDB worker threads' }) as unknown as Argv<T & DatabaseArgs>;
+}
+
+interface SqlArgs extends DatabaseArgs {
+  query: string;
+  format?: SqlFormat;
+}
+
+const sql = defineCommand<SqlArgs>({
+  command: 'sql <query> [files..]',
+  describe:
+    'Run SQL over the inputs, loaded as the tables listed below. Inputs are JSONL files or run directories; none reads ' +
+    'stdin, or, with --db, queries the database as it was left. With several statements the last one is printed.',
+  stream: true,
+  options: (y) =>
+    databaseOptions(y)
+      .positional('query', { type: 'string', demandOption: true, describe: 'SQL over the tables below' })
+      .option('format', { choices: SQL_FORMATS, group: 'Output:', describe: 'table (default on a terminal), jsonl (default otherwise) or csv' }),
+  examples: [
+    ['$0 sql "SELECT model, avg(turns) FROM trajectories GROUP BY model" data/run1', 'a question about a run directory'],
+    ['$0 sql "SELECT name, count(*) FILTER (NOT success) AS failed FROM tool_calls GROUP BY name ORDER BY failed DESC" run.jsonl', 'failing tools'],
+    ['$0 sql --db runs.duckdb "SELECT count(*) FROM trajectories" data/run1 data/run2', 'load two runs into a database file'],
+    ['$0 sql --db runs.duckdb --format csv "SELECT * FROM tool_stats" > tool_stats.csv', 'query it again without reloading'],
+  ],
+  run: (args, ctx) =>
+    withAnalysisDatabase(args, ctx, async (db) => {
+      const isTerminal = (ctx.io.stdout as { isTTY?: boolean }).isTTY === true;
+      await printQuery(db.connection, args.query, args.format ?? (isTerminal ? 'table' : 'jsonl'), await ctx.openOutput());
+    }),
+});
+
+interface ReportArgs extends DatabaseArgs {
+  json: boolean;
+  html?: string;
+}
+
+const report = defineCommand<ReportArgs>({
+  command: 'report [files..]',
+  describe:
+    "The standard report of a run, computed by SQL over the same tables: upstream Hermes' end-of-run summary (tool usage " +
+    'table, reasoning coverage, discarded samples) with completion, failures by tool, completion by model and the turns histogram.',
+  stream: true,
+  options: (y) =>
+    databaseOptions(y)
+      .option('json', { type: 'boolean', default: false, group: 'Output:', describe: "print the numbers as JSON, in the shape of the stream stage's --summary file" })
+      .option('html', { type: 'string', group: 'Output:', describe: 'also write one self-contained HTML page with charts here' }),
+  examples: [
+    ['$0 report data/run1', 'the console summary of a run directory'],
+    ['$0 report --html report.html shard-*.jsonl.gz', 'a page to open in a browser'],
+    ['$0 report --json run.jsonl | jq .tool_statistics', 'the numbers for a script'],
+  ],
+  run: (args, ctx) => {
+    const inputs = args.files.length > 0 ? [...args.files] : [args.db ?? '<stdin>'];
+    return withAnalysisDatabase(args, ctx, (db) => writeReport(db, ctx, { json: args.json, html: args.html, inputs }));
+  },
+});
+
+interface ExportArgs extends DatabaseArgs {
+  parquet: string;
+}
+
+const exportTables = defineCommand<ExportArgs>({
+  command: 'export [files..]',
+  describe: 'Write the tables as Parquet files (one per table, the fixed schema below) for pandas, Polars, Spark or DuckDB itself.',
+  stream: true,
+  options: (y) => databaseOptions(y).option('parquet', { type: 'string', demandOption: true, group: 'Output:', describe: 'directory to write <table>.parquet files into (created when missing)' }),
+  examples: [['$0 export --parquet out/ data/run1', 'out/trajectories.parquet, out/turns.parquet, ...']],
+  run: (args, ctx) =>
+    withAnalysisDatabase(args, ctx, async (db) => {
+      await exportParquet(db.connection, resolve(ctx.io.cwd, args.parquet));
+    }),
+});
+
+const TABLES_HELP = ['Tables (sql, report, export; DESCRIBE <table> or duckdb_columns() describe each column):', ...TABLES.map((t) => `  ${t.name.padEnd(13)}${t.columns.map((c) => c.name).join(', ')}`)].join('\n');
+
 export const spec: CliSpec = {
   name: 'hermes-stats',
-  summary: 'Normalise tool_stats on Hermes trajectories and summarise runs (mergeable statistics.json).',
-  commands: [streamStage, merge],
-  epilog: 'Summaries: "format": "hermes-stats-summary/1" files that validate against schemas/statistics.schema.json.',
+  summary: 'Normalise tool_stats on Hermes trajectories, summarise runs (mergeable statistics.json), and query and report on them with DuckDB.',
+  commands: [streamStage, merge, sql, report, exportTables],
+  epilog: `Summaries: "format": "hermes-stats-summary/1" files that validate against schemas/statistics.schema.json.\n\n${TABLES_HELP}`,
 };
 
 export function main(): void {
