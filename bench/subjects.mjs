@@ -4,6 +4,7 @@
 // target: the lowest acceptable throughput as a share of the baseline's (null: reported only).
 // maxRssMb: the highest acceptable peak RSS in MB (null: reported only).
 // requires(): null when the subject can run here, else why not (it is then skipped, not failed).
+// onlyWhenNamed: measured only when named in --only (slow points of comparison such as jq).
 // verify(stdout, corpus): run once more, untimed, with stdout piped to it; returns a problem or null.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -51,9 +52,12 @@ function requireJq() {
   return jqVersion.status === 0 ? null : 'jq is not installed (apt-get install -y jq)';
 }
 
-/** `jq -c FILTER` as a point of comparison: reported only unless given a target. Skipped where jq is missing. */
+/**
+ * `jq -c FILTER` as a point of comparison: reported only unless given a target, skipped where jq is
+ * missing, and run only when named in --only: jq does 15-20 MB/s, over a minute per run on the full corpus.
+ */
 export function jqSubject(name, filter, { input = 'trajectories', baseline = 'parse', target = null, maxRssMb = null } = {}) {
-  return { name, what: `jq -c '${filter}'`, cmd: 'jq', args: ['-c', filter], input, baseline, target, maxRssMb, requires: requireJq };
+  return { name, what: `jq -c '${filter}'`, cmd: 'jq', args: ['-c', filter], input, baseline, target, maxRssMb, requires: requireJq, onlyWhenNamed: true };
 }
 
 export const subjects = [
