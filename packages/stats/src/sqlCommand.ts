@@ -2,7 +2,7 @@
 // terminal), JSONL (one object per row, for pipes: the default off a terminal) or CSV.
 import type { DuckDBConnection, Json } from '@duckdb/node-api';
 import type { JsonlWriter } from '@hermes-datagen/core';
-import { plainJsonConverter, runStatements, sqlError } from './duckdb/query.js';
+import { resultRows, rowObject, runStatements, sqlError } from './duckdb/query.js';
 
 export const SQL_FORMATS = ['table', 'jsonl', 'csv'] as const;
 export type SqlFormat = (typeof SQL_FORMATS)[number];
@@ -15,13 +15,13 @@ export async function printQuery(connection: DuckDBConnection, sql: string, form
   const columns = result.deduplicatedColumnNames();
   try {
     if (format === 'jsonl') {
-      for await (const rows of result.yieldConvertedRowObjects(plainJsonConverter)) for (const row of rows) await out.write(row);
+      for await (const rows of resultRows(result)) for (const row of rows) await out.write(rowObject(columns, row));
     } else if (format === 'csv') {
       await out.writeLine(columns.map(csvField).join(','));
-      for await (const rows of result.yieldConvertedRows(plainJsonConverter)) for (const row of rows) await out.writeLine(row.map(csvField).join(','));
+      for await (const rows of resultRows(result)) for (const row of rows) await out.writeLine(row.map(csvField).join(','));
     } else {
-      const rows: (Json | null)[][] = [];
-      for await (const chunk of result.yieldConvertedRows(plainJsonConverter)) rows.push(...chunk);
+      const rows: Json[][] = [];
+      for await (const chunk of resultRows(result)) rows.push(...chunk);
       for (const line of tableLines(columns, rows)) await out.writeLine(line);
     }
   } catch (error) {
@@ -30,21 +30,21 @@ export async function printQuery(connection: DuckDBConnection, sql: string, form
 }
 
 /** RFC 4180: quoted when it holds a comma, quote or line break; NULL is an empty field; nested values as JSON. */
-function csvField(value: Json | null | string): string {
+function csvField(value: Json): string {
   if (value === null) return '';
   const text = typeof value === 'string' ? value : typeof value === 'object' ? JSON.stringify(value) : String(value);
   return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 
-function tableLines(columns: readonly string[], rows: readonly (readonly (Json | null)[])[]): string[] {
+function tableLines(columns: readonly string[], rows: readonly (readonly Json[])[]): string[] {
   const cells = rows.map((row) => row.map(tableCell));
-  const numeric = columns.map((_, i) => rows.length > 0 && rows.every((row) => row[i] === null || typeof row[i] === 'number'));
+  const numeric = columns.map((_, i) => rows.some((row) => typeof row[i] === 'number') && rows.every((row) => row[i] === null || typeof row[i] === 'number'));
   const widths = columns.map((name, i) => Math.max(name.length, ...cells.map((row) => row[i]!.length)));
   const line = (values: readonly string[]): string => values.map((v, i) => (numeric[i] ? v.padStart(widths[i]!) : v.padEnd(widths[i]!))).join(' │ ').trimEnd();
   return [line(columns), widths.map((w) => '─'.repeat(w)).join('─┼─'), ...cells.map(line), `(${rows.length} row${rows.length === 1 ? '' : 's'})`];
 }
 
-function tableCell(value: Json | null): string {
+function tableCell(value: Json): string {
   const text = value === null ? 'NULL' : typeof value === 'object' ? JSON.stringify(value) : String(value);
   const oneLine = text.replace(/\r?\n/g, '⏎');
   return oneLine.length > MAX_CELL ? `${oneLine.slice(0, MAX_CELL - 1)}…` : oneLine;

@@ -16,27 +16,38 @@ import { UsageError } from '@hermes-datagen/core';
 const WIDE_INTEGERS: ReadonlySet<DuckDBTypeId> = new Set([DuckDBTypeId.BIGINT, DuckDBTypeId.UBIGINT, DuckDBTypeId.HUGEINT, DuckDBTypeId.UHUGEINT]);
 const MAX_EXACT = BigInt(Number.MAX_SAFE_INTEGER);
 
-export const plainJsonConverter: DuckDBValueConverter<Json> = (value, type, converter) => {
+const plainJsonConverter: DuckDBValueConverter<Json> = (value, type, converter) => {
   if (value === null) return null;
   if (WIDE_INTEGERS.has(type.typeId) && typeof value === 'bigint') {
     return value >= -MAX_EXACT && value <= MAX_EXACT ? Number(value) : value.toString();
   }
-  if (type.typeId === DuckDBTypeId.VARCHAR && type.alias === 'JSON' && typeof value === 'string') return JSON.parse(value) as Json;
   return JsonDuckDBValueConverter(value, type, converter);
 };
 
 export type Row = Record<string, Json>;
 
-/** All rows of one statement as objects (for the small aggregate results of the report). */
-export async function queryRows(connection: DuckDBConnection, sql: string): Promise<Row[]> {
-  const result = await connection.run(sql);
-  return readRows(result);
+/**
+ * A result's rows in chunks, as plain JSON values. A JSON column is known by its type alias, which
+ * only the result's column types carry (not the types a value converter sees), so it is parsed here.
+ */
+export async function* resultRows(result: DuckDBResult): AsyncGenerator<Json[][]> {
+  const isJson = result.columnTypes().map((type) => type.alias === 'JSON');
+  for await (const rows of result.yieldConvertedRows(plainJsonConverter)) {
+    yield rows.map((row) => row.map((value, i) => (isJson[i] && typeof value === 'string' ? (JSON.parse(value) as Json) : value)));
+  }
 }
 
-async function readRows(result: DuckDBMaterializedResult | DuckDBResult): Promise<Row[]> {
+/** All rows of one statement as objects (for the small aggregate results of the report). */
+export async function queryRows(connection: DuckDBConnection, sql: string): Promise<Row[]> {
+  const result: DuckDBMaterializedResult = await connection.run(sql);
+  const columns = result.deduplicatedColumnNames();
   const rows: Row[] = [];
-  for await (const chunk of result.yieldConvertedRowObjects(plainJsonConverter)) rows.push(...(chunk as Row[]));
+  for await (const chunk of resultRows(result)) for (const row of chunk) rows.push(rowObject(columns, row));
   return rows;
+}
+
+export function rowObject(columns: readonly string[], row: readonly Json[]): Row {
+  return Object.fromEntries(columns.map((name, i) => [name, row[i] ?? null]));
 }
 
 /** The one row of an aggregate query. */
