@@ -12,6 +12,8 @@ export interface DatabaseSettings {
   /** DuckDB memory_limit, e.g. '256MB'; past it DuckDB spills to a temporary directory. */
   readonly memoryLimit: string;
   readonly threads: number;
+  /** Where relative file names in SQL (read_parquet('x.parquet')) are found: the command's working directory. */
+  readonly cwd: string;
 }
 
 /**
@@ -38,6 +40,7 @@ export class AnalysisDatabase {
         memory_limit: settings.memoryLimit,
         threads: String(settings.threads),
         temp_directory: spillDir,
+        file_search_path: settings.cwd,
         autoinstall_known_extensions: 'false',
         autoload_known_extensions: 'false',
       });

@@ -25,7 +25,7 @@ export async function withAnalysisDatabase<T>(args: AnalysisArgs, ctx: RunContex
 }
 
 async function openAnalysisDatabase(args: AnalysisArgs, ctx: RunContext): Promise<AnalysisDatabase> {
-  const settings: DatabaseSettings = { memoryLimit: args.memoryLimit, threads: args.threads };
+  const settings: DatabaseSettings = { memoryLimit: args.memoryLimit, threads: args.threads, cwd: ctx.io.cwd };
   const path = args.db === undefined ? undefined : resolve(ctx.io.cwd, args.db);
   if (path !== undefined && args.files.length === 0) return AnalysisDatabase.openExisting(path, settings);
 
