@@ -81,6 +81,9 @@ const filter = defineCommand<FilterArgs>({
 
 async function filterStream(ctx: RunContext, args: FilterArgs): Promise<void> {
   const rules = selectRules(args, ctx.io.cwd);
+  // Present even when 0, so every --stats-out file has the same keys.
+  ctx.stats.add('kept', 0);
+  ctx.stats.add('dropped', 0);
   const out = await ctx.openOutput();
   const rejects = await ctx.rejects();
   for await (const batch of ctx.readRecords({ schema: 'trajectory', tombstones: true })) {
