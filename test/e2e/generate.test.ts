@@ -191,6 +191,17 @@ describe('hermes-generate, input', () => {
     expect(run.stderr).toMatch(/<stdin>:1.*prompt/);
   });
 
+  it('on a bad line under --on-error fail stops the prompts already running instead of waiting for them', async () => {
+    const url = await serve({ faults: [{ kind: 'slow', delay_ms: 30_000 }] });
+    const started = Date.now();
+    const run = await runGenerate(url, '{"prompt": "slow to answer"}\n{"prompt": \n', ['--toolsets', 'todo']);
+    expect(run.code).toBe(3);
+    expect(run.stderr).toMatch(/<stdin>:2.*invalid JSON/);
+    expect(run.stdout).toBe('');
+    expect(Date.now() - started).toBeLessThan(15_000);
+    expect(readdirSync(join(run.dir, 'workspaces'))).toEqual([]);
+  });
+
   it('refuses an unknown toolset or distribution before calling the endpoint (exit 2)', async () => {
     const url = await serve();
     const toolset = await runGenerate(url, [{ prompt: 'x' }], ['--toolsets', 'terminal,telepathy']);

@@ -68,3 +68,19 @@ describe('runBounded', () => {
     expect(finished).toEqual(expect.arrayContaining([0, 1]));
   });
 });
+
+describe('runBounded with a source that fails', () => {
+  it('lets the running tasks finish before the source error comes out', async () => {
+    async function* failing(): AsyncGenerator<number> {
+      yield 0;
+      yield 1;
+      throw new Error('bad input line');
+    }
+    const finished: number[] = [];
+    await expect(runBounded(failing(), 4, async (i) => {
+      await sleep(20);
+      finished.push(i);
+    }, new AbortController().signal)).rejects.toThrow('bad input line');
+    expect(finished.sort()).toEqual([0, 1]);
+  });
+});

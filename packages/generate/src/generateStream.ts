@@ -2,7 +2,8 @@
 // under the shared --on-error policy), one trajectory out per prompt as soon as it is done (so out
 // of input order; each record has its id and prompt_index). A prompt whose model calls finally fail
 // is reported on stderr with its place and counted, and has no record. When the run is stopped
-// (SIGINT/SIGTERM) no new prompt starts and the running ones are aborted and not written.
+// (SIGINT/SIGTERM), or the input fails (a bad line under --on-error fail), no new prompt starts
+// and the running ones are aborted and not written.
 import { ExitCode, redact, type ApiKey, type InputRecord, type Place, type PromptRow, type RunContext, type Trajectory } from '@hermes-datagen/core';
 import { runBounded } from './boundedPool.js';
 import { promptFailure } from './promptFailure.js';
@@ -33,13 +34,16 @@ export async function generateStream(ctx: RunContext, options: StreamOptions): P
   const out = await ctx.openOutput();
   let failedRetryable = 0;
   let failedOther = 0;
+  const stop = new AbortController();
+  const relay = (): void => stop.abort(ctx.signal.reason);
+  ctx.signal.addEventListener('abort', relay, { once: true });
 
   const runOne = async ({ row, promptIndex, place }: Omit<PromptJob, 'signal'>): Promise<void> => {
     let trajectory: Trajectory;
     try {
-      trajectory = await options.runPrompt({ row, promptIndex, place, signal: ctx.signal });
+      trajectory = await options.runPrompt({ row, promptIndex, place, signal: stop.signal });
     } catch (error) {
-      if (ctx.signal.aborted) {
+      if (stop.signal.aborted) {
         ctx.stats.add('prompts_interrupted');
         return;
       }
@@ -60,7 +64,11 @@ export async function generateStream(ctx: RunContext, options: StreamOptions): P
     if (trajectory.partial) ctx.stats.add('trajectories_partial');
   };
 
-  await runBounded(indexedPrompts(ctx), options.concurrency, runOne, ctx.signal);
+  try {
+    await runBounded(indexedPrompts(ctx, stop), options.concurrency, runOne, stop.signal);
+  } finally {
+    ctx.signal.removeEventListener('abort', relay);
+  }
 
   const failed = failedRetryable + failedOther;
   if (failed === 0) return ExitCode.ok;
@@ -69,12 +77,18 @@ export async function generateStream(ctx: RunContext, options: StreamOptions): P
   return failedOther === 0 ? ExitCode.retryable : ExitCode.checksFailed;
 }
 
-async function* indexedPrompts(ctx: RunContext): AsyncGenerator<Omit<PromptJob, 'signal'>> {
+/** The valid prompt rows with their index; when reading fails, the running prompts are stopped. */
+async function* indexedPrompts(ctx: RunContext, stop: AbortController): AsyncGenerator<Omit<PromptJob, 'signal'>> {
   let promptIndex = 0;
-  for await (const batch of ctx.readRecords({ schema: 'prompt' })) {
-    for (const record of batch as InputRecord<PromptRow>[]) {
-      yield { row: record.value, promptIndex, place: record.place };
-      promptIndex += 1;
+  try {
+    for await (const batch of ctx.readRecords({ schema: 'prompt' })) {
+      for (const record of batch as InputRecord<PromptRow>[]) {
+        yield { row: record.value, promptIndex, place: record.place };
+        promptIndex += 1;
+      }
     }
+  } catch (error) {
+    stop.abort(error);
+    throw error;
   }
 }
