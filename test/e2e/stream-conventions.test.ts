@@ -47,18 +47,26 @@ describe('real process conventions', () => {
   });
 
   for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
-    it(`${signal} stops the run, flushes what is done to -o, exits ${code}`, async () => {
+    it(`${signal} stops the run, flushes every record read to -o, exits ${code}`, async () => {
       const dir = tempDir();
-      const child = spawn(process.execPath, [CLI, '-o', 'out.jsonl'], { cwd: dir, stdio: ['pipe', 'pipe', 'pipe'] });
-      child.stdin.write(records(1000));
-      // Leave stdin open: the run is waiting for more input when the signal comes.
+      const child = spawn(process.execPath, [CLI, '-o', 'out.jsonl', '--stats-out', 'stats.json'], { cwd: dir, stdio: ['pipe', 'pipe', 'pipe'] });
+      child.stdin.on('error', () => undefined);
+      // More than the writer's 1 MiB buffer, so part of it reaches the temp file while the run waits;
+      // stdin stays open: the run is waiting for more input when the signal comes.
+      const input = records(30_000);
+      await new Promise<void>((resolve) => child.stdin.write(input, () => resolve()));
       await midRun(dir);
       child.kill(signal);
       const exit = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
       expect(exit).toBe(code);
-      const out = parseJsonl(readFileSync(join(dir, 'out.jsonl'), 'utf8'));
-      expect(out).toHaveLength(1000);
-    });
+      const out = readFileSync(join(dir, 'out.jsonl'), 'utf8');
+      const stats = JSON.parse(readFileSync(join(dir, 'stats.json'), 'utf8')) as { exit_code: number; counters: { records_in: number } };
+      const written = out.split('\n').length - 1;
+      expect(written).toBeGreaterThan(0);
+      expect(written).toBe(stats.counters.records_in);
+      expect(input.startsWith(out)).toBe(true);
+      expect(stats.exit_code).toBe(code);
+    }, 60_000);
   }
 
   it('a 100 MB line is rejected with bounded memory, and its neighbours survive', async () => {

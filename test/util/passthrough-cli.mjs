@@ -18,7 +18,7 @@ export const spec = {
         for await (const batch of ctx.readRecords({ schema: args.schema, tombstones: true })) {
           for (const record of batch) {
             if (args.rewrite) await out.write(record.value);
-            else await out.writeLine(record.raw);
+            else await out.writeLine(record.bytes);
           }
         }
       },

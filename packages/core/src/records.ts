@@ -10,8 +10,13 @@ export type OnError = 'fail' | 'skip';
 
 export interface InputRecord<T = Record<string, unknown>> {
   readonly value: T;
-  /** The line exactly as read (decoded, without its line end): pass-through writes it unchanged. */
+  /** The line as read (decoded, without its line end and any BOM). */
   readonly raw: string;
+  /**
+   * The same line's bytes: `writer.writeLine(record.bytes)` passes it through unchanged and cheaply.
+   * They may live in the reader's reused buffer: valid only until the next batch is asked for.
+   */
+  readonly bytes: Buffer;
   readonly place: Place;
   /** 'tombstone' when tombstones are accepted and the line is one (it has a `discarded` key). */
   readonly kind: 'record' | 'tombstone';
@@ -48,7 +53,7 @@ export function parseRecordLine(
     const problem = validator(check)(value);
     if (problem) return { reason: problem };
   }
-  return { value: value as Record<string, unknown>, raw: line.text, place: line.place, kind: isTombstone ? 'tombstone' : 'record' };
+  return { value: value as Record<string, unknown>, raw: line.text, bytes: line.bytes, place: line.place, kind: isTombstone ? 'tombstone' : 'record' };
 }
 
 /**
@@ -57,7 +62,7 @@ export function parseRecordLine(
  */
 export async function* readRecords(
   operands: readonly string[],
-  stdin: Readable,
+  stdin: Readable | undefined,
   cwd: string,
   options: RecordReaderOptions,
 ): AsyncGenerator<InputRecord[]> {

@@ -1,48 +1,130 @@
 // The one owner of output streams: compact one-line JSON, UTF-8, `\n` after every record,
 // buffered writes with backpressure, EPIPE turned into a quiet exit, and `-o FILE` written to a
 // temp file that is renamed into place only when the run ends (so FILE is never half-written).
-import { createWriteStream, type WriteStream } from 'node:fs';
-import { rm, rename } from 'node:fs/promises';
+import { close, open, write } from 'node:fs';
+import { rename, rm } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
 import type { Writable } from 'node:stream';
 import { createGzip } from 'node:zlib';
 import { BrokenPipe, UsageError } from './errors.js';
 
-const FLUSH_BYTES = 64 * 1024;
+const BUFFER_BYTES = 1 << 20;
+const NEWLINE = 0x0a;
+
+/** Where full buffers go. `write` resolves once the buffer may be reused. */
+interface Sink {
+  write(data: Buffer): Promise<void>;
+  /** Ends the output (the stream, or the file descriptor). */
+  end(): Promise<void>;
+  /** Gives up on the output after an error. */
+  destroy(): void;
+}
+
+/**
+ * Writes a file descriptor through the thread pool: no stream allocating per chunk, and the
+ * writer fills its other buffer meanwhile. Used for stdout when it is a pipe or a file, and for -o.
+ */
+function fdSink(fd: number, closeAtEnd: boolean): Sink {
+  const writeSome = (data: Buffer, offset: number): Promise<number> =>
+    new Promise((ok, fail) => write(fd, data, offset, data.length - offset, null, (err, n) => (err ? fail(err) : ok(n))));
+  return {
+    async write(data) {
+      let idle = 1;
+      for (let offset = 0; offset < data.length; ) {
+        try {
+          offset += await writeSome(data, offset);
+          idle = 1;
+        } catch (err) {
+          // A pipe left non-blocking (Node does so for stdout pipes): wait for room, backing off.
+          if ((err as NodeJS.ErrnoException).code !== 'EAGAIN') throw err;
+          await new Promise((r) => setTimeout(r, idle));
+          idle = Math.min(idle * 2, 50);
+        }
+      }
+    },
+    end: () => (closeAtEnd ? closeFd(fd) : Promise.resolve()),
+    destroy: () => {
+      if (closeAtEnd) close(fd, () => undefined);
+    },
+  };
+}
+
+function closeFd(fd: number): Promise<void> {
+  return new Promise((ok, fail) => close(fd, (err) => (err ? fail(err) : ok())));
+}
+
+function streamSink(stream: Writable, endAtEnd: boolean, finished?: Promise<void>): Sink {
+  let failure: Error | undefined;
+  stream.on('error', (err: Error) => {
+    failure = err;
+  });
+  return {
+    write: (data) =>
+      new Promise((ok, fail) => {
+        if (failure) return fail(failure);
+        stream.write(data, (err?: Error | null) => (err ? fail(err) : ok()));
+      }),
+    end: async () => {
+      if (!endAtEnd) return;
+      await new Promise<void>((ok) => stream.end(ok));
+      await finished;
+    },
+    destroy: () => stream.destroy(),
+  };
+}
+
+function isProcessStdout(stream: Writable): boolean {
+  return stream === process.stdout && process.stdout.isTTY !== true;
+}
+
+function openFd(path: string, target: string): Promise<number> {
+  return new Promise((ok, fail) =>
+    open(path, 'wx', (err, fd) => (err ? fail(new UsageError(`cannot write ${target}: ${err.code === 'ENOENT' ? 'no such directory' : err.message}`)) : ok(fd))),
+  );
+}
+
+function toFailure(err: unknown): Error {
+  return (err as NodeJS.ErrnoException).code === 'EPIPE' ? new BrokenPipe() : (err as Error);
+}
 
 export class JsonlWriter {
-  private buffered: string[] = [];
-  private bufferedBytes = 0;
+  // Two buffers: one is filled while the other is being written.
+  private buffer: Buffer = Buffer.allocUnsafe(BUFFER_BYTES);
+  private spare: Buffer | undefined = Buffer.allocUnsafe(BUFFER_BYTES);
+  private used = 0;
+  private inFlight: Promise<void> = Promise.resolve();
   private failure: Error | undefined;
   private closed = false;
   private count = 0;
 
   private constructor(
-    private readonly stream: Writable,
+    private readonly sink: Sink,
     /** Set when the output is a file: the temp file being written and where it goes at close. */
-    private readonly file: { readonly temp: string; readonly target: string; readonly raw: WriteStream } | undefined,
-  ) {
-    stream.on('error', (err: NodeJS.ErrnoException) => {
-      this.failure = err.code === 'EPIPE' ? new BrokenPipe() : err;
-    });
-  }
+    private readonly file: { readonly temp: string; readonly target: string } | undefined,
+  ) {}
 
   /** `-` or undefined writes to `stdout`; a path ending in .gz is gzipped. */
   public static async open(target: string | undefined, stdout: Writable, cwd: string): Promise<JsonlWriter> {
-    if (target === undefined || target === '-') return new JsonlWriter(stdout, undefined);
+    if (target === undefined || target === '-') {
+      return new JsonlWriter(isProcessStdout(stdout) ? fdSink(1, false) : streamSink(stdout, false), undefined);
+    }
     const path = resolve(cwd, target);
     const temp = `${dirname(path)}/.${basename(path)}.tmp-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
-    const raw = createWriteStream(temp, { flags: 'wx' });
-    await new Promise<void>((ok, fail) => {
-      raw.once('open', () => ok());
-      raw.once('error', (err: NodeJS.ErrnoException) => fail(new UsageError(`cannot write ${target}: ${err.code === 'ENOENT' ? 'no such directory' : err.message}`)));
+    const fd = await openFd(temp, target);
+    if (!path.endsWith('.gz')) return new JsonlWriter(fdSink(fd, true), { temp, target: path });
+    const gzip = createGzip();
+    const file = fdSink(fd, true);
+    // The compressed bytes go to the file in order, each write awaited (fdSink reuses nothing).
+    let chain = Promise.resolve();
+    gzip.on('data', (chunk: Buffer) => {
+      gzip.pause();
+      chain = chain.then(() => file.write(chunk)).finally(() => gzip.resume());
     });
-    if (path.endsWith('.gz')) {
-      const gzip = createGzip();
-      gzip.pipe(raw);
-      return new JsonlWriter(gzip, { temp, target: path, raw });
-    }
-    return new JsonlWriter(raw, { temp, target: path, raw });
+    const finished = new Promise<void>((ok, fail) => {
+      gzip.on('end', () => void chain.then(() => file.end()).then(ok, fail));
+      gzip.on('error', fail);
+    });
+    return new JsonlWriter(streamSink(gzip, true, finished), { temp, target: path });
   }
 
   /** Records written so far. */
@@ -54,53 +136,68 @@ export class JsonlWriter {
     await this.writeLine(JSON.stringify(value));
   }
 
-  /** A line that is already serialised (pass-through of an input line); `\n` is added. */
-  public async writeLine(line: string): Promise<void> {
+  /**
+   * A line that is already serialised, `\n` added. Pass an input record's `bytes` to copy it
+   * through unchanged without encoding it again.
+   */
+  public async writeLine(line: string | Uint8Array): Promise<void> {
     if (this.failure) throw this.failure;
-    this.buffered.push(line, '\n');
-    this.bufferedBytes += line.length + 1;
     this.count += 1;
-    if (this.bufferedBytes >= FLUSH_BYTES) await this.flush();
+    // Worst case for a string: 3 UTF-8 bytes per UTF-16 unit.
+    const most = (typeof line === 'string' ? line.length * 3 : line.length) + 1;
+    if (this.used + most > this.buffer.length) await this.flush();
+    if (most > this.buffer.length) {
+      // Too big for the buffer: written on its own, after everything before it.
+      await this.flush();
+      await this.settle(this.inFlight);
+      const whole = Buffer.concat([typeof line === 'string' ? Buffer.from(line, 'utf8') : line, Buffer.of(NEWLINE)]);
+      await this.settle(this.sink.write(whole));
+      return;
+    }
+    if (typeof line === 'string') this.used += this.buffer.write(line, this.used, 'utf8');
+    else {
+      this.buffer.set(line, this.used);
+      this.used += line.length;
+    }
+    this.buffer[this.used++] = NEWLINE;
   }
 
+  /** Hands the filled buffer to the sink and goes on with the other one. */
   public async flush(): Promise<void> {
-    if (this.failure) throw this.failure;
-    if (this.bufferedBytes === 0) return;
-    const data = this.buffered.join('');
-    this.buffered = [];
-    this.bufferedBytes = 0;
-    if (!this.stream.write(data)) await this.drained();
-    if (this.failure) throw this.failure;
+    if (this.used === 0) {
+      await this.settle(this.inFlight);
+      return;
+    }
+    await this.settle(this.inFlight);
+    const full = this.buffer.subarray(0, this.used);
+    const filled = this.buffer;
+    this.buffer = this.spare ?? Buffer.allocUnsafe(BUFFER_BYTES);
+    this.spare = undefined;
+    this.used = 0;
+    this.inFlight = this.sink.write(full).then(() => {
+      this.spare = filled;
+    });
+    this.inFlight.catch(() => undefined);
   }
 
-  private drained(): Promise<void> {
-    return new Promise((ok) => {
-      const done = (): void => {
-        this.stream.off('drain', done);
-        this.stream.off('error', done);
-        this.stream.off('close', done);
-        ok();
-      };
-      this.stream.on('drain', done);
-      this.stream.on('error', done);
-      this.stream.on('close', done);
-    });
+  private async settle(pending: Promise<void>): Promise<void> {
+    if (this.failure) throw this.failure;
+    try {
+      await pending;
+    } catch (err) {
+      this.failure = toFailure(err);
+      throw this.failure;
+    }
   }
 
   /** Flushes and, for a file, moves it into place. For stdout, leaves the stream open. */
   public async close(): Promise<void> {
     if (this.closed) return;
     await this.flush();
+    await this.settle(this.inFlight);
     this.closed = true;
-    if (!this.file) return;
-    const { temp, target, raw } = this.file;
-    await new Promise<void>((ok, fail) => {
-      raw.once('finish', () => ok());
-      raw.once('error', fail);
-      this.stream.end();
-    });
-    await new Promise<void>((ok, fail) => raw.close((err) => (err ? fail(err) : ok())));
-    await rename(temp, target);
+    await this.sink.end();
+    if (this.file) await rename(this.file.temp, this.file.target);
   }
 
   /**
@@ -111,12 +208,13 @@ export class JsonlWriter {
     if (this.closed) return;
     if (!this.file) {
       await this.flush().catch(() => undefined);
+      await this.inFlight.catch(() => undefined);
       this.closed = true;
       return;
     }
     this.closed = true;
-    this.stream.destroy();
-    this.file.raw.destroy();
+    await this.inFlight.catch(() => undefined);
+    this.sink.destroy();
     await rm(this.file.temp, { force: true });
   }
 }
