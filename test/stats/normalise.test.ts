@@ -6,8 +6,8 @@ import { gpt, human, system, tool, trajectory } from '../util/trajectories.js';
 const registry = { names: ['web_search', 'terminal', 'read_file'] };
 const zero = { count: 0, success: 0, failure: 0 };
 
-function normalised(value: Record<string, unknown>, recompute = false): { record: Trajectory; changed: boolean } {
-  const result = new ToolStatsNormaliser(registry, recompute).normalise(value);
+function normalised(value: Trajectory | Record<string, unknown>, recompute = false): { record: Trajectory; changed: boolean } {
+  const result = new ToolStatsNormaliser(registry, recompute).normalise(value as Record<string, unknown>);
   if ('problem' in result) throw new Error(result.problem);
   return result;
 }
@@ -103,7 +103,8 @@ describe('ToolStatsNormaliser', () => {
   });
 
   it("keeps the record's key order, and appends missing fields in the schema's order", () => {
-    const reordered = { tool_error_counts: {}, id: 'x', ...trajectory() };
+    const { tool_error_counts: errorCounts, ...rest } = trajectory();
+    const reordered = { tool_error_counts: errorCounts, id: 'x', ...rest };
     expect(Object.keys(normalised(reordered).record)).toEqual(Object.keys(reordered));
     const { record } = normalised(without(trajectory({ id: 'x' }), 'tool_stats', 'tool_error_counts'));
     expect(Object.keys(record).slice(-2)).toEqual(['tool_stats', 'tool_error_counts']);
