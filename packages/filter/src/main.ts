@@ -91,7 +91,7 @@ async function filterStream(ctx: RunContext, args: FilterArgs): Promise<void> {
       const verdict = judge(record, rules);
       if (verdict === null) {
         ctx.stats.add('kept');
-        if (!args.invert) await out.writeLine(record.raw);
+        if (!args.invert) await out.writeLine(record.bytes);
         continue;
       }
       ctx.stats.add('dropped');
