@@ -13,7 +13,10 @@ const defaults: FilterOptions = {
   repeatedThought: false,
   emptyAction: false,
 };
-const input = (value: object, kind: InputRecord['kind'] = 'record'): InputRecord => ({ value: value as Record<string, unknown>, raw: JSON.stringify(value), place: { source: 'in.jsonl', line: 1 }, kind });
+const input = (value: object, kind: InputRecord['kind'] = 'record'): InputRecord => {
+  const raw = JSON.stringify(value);
+  return { value: value as Record<string, unknown>, raw, bytes: Buffer.from(raw), place: { source: 'in.jsonl', line: 1 }, kind };
+};
 const rules = (options: Partial<FilterOptions> = {}): ReturnType<typeof selectRules> => selectRules({ ...defaults, ...options }, process.cwd());
 
 describe('judge', () => {
