@@ -13,6 +13,7 @@ build: $(NODE_MODULES_STAMP)
 	npx tsc -b
 
 test: setup
+	npx tsc -p test/tsconfig.json
 	node test/run.mjs
 
 bench: setup
