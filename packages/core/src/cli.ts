@@ -324,8 +324,9 @@ export function main(spec: CliSpec): void {
   const controller = new AbortController();
   const onSignal = (signal: 'SIGINT' | 'SIGTERM'): void => {
     if (controller.signal.aborted) process.exit(signal === 'SIGINT' ? ExitCode.interrupted : ExitCode.terminated);
-    // A read waiting on a quiet pipe gives up on abort; what was read is still processed and flushed.
     controller.abort(signal);
+    // Unblocks a read waiting on a quiet pipe; what was read is still processed and flushed.
+    process.stdin.destroy();
   };
   process.on('SIGINT', () => onSignal('SIGINT'));
   process.on('SIGTERM', () => onSignal('SIGTERM'));

@@ -2,7 +2,7 @@
 // One reader for every CLI, so locations (`file:line`) and the edge cases below are handled once:
 // gzip by magic bytes, a UTF-8 BOM at the start of a source, CRLF line ends, blank lines,
 // invalid UTF-8, lines over the size cap (discarded without buffering them), a last line with no newline.
-import { close, open, read } from 'node:fs';
+import { close, fstatSync, open, read } from 'node:fs';
 import { isUtf8 } from 'node:buffer';
 import type { Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
@@ -36,10 +36,7 @@ export interface InputSource {
   readonly chunks: (signal: AbortSignal | undefined) => AsyncGenerator<Buffer>;
 }
 
-/**
- * `-` (or no operand at all) is stdin; anything else a file path. With no stdin stream given,
- * stdin is the process's own, read straight from fd 0.
- */
+/** `-` (or no operand at all) is stdin; anything else a file path. No stream given: the process's own stdin. */
 export function inputSources(operands: readonly string[], stdin: Readable | undefined, cwd: string): InputSource[] {
   const list = operands.length === 0 ? ['-'] : operands;
   if (list.filter((o) => o === '-').length > 1) {
@@ -50,8 +47,22 @@ export function inputSources(operands: readonly string[], stdin: Readable | unde
       const path = resolvePath(cwd, operand);
       return { name: operand, chunks: (signal) => fileChunks(operand, path, signal) };
     }
-    return { name: STDIN_NAME, chunks: (signal) => (stdin ? streamChunks(STDIN_NAME, stdin, signal) : fdChunks(STDIN_NAME, 0, signal)) };
+    return { name: STDIN_NAME, chunks: (signal) => (stdin ? streamChunks(STDIN_NAME, stdin, signal) : processStdinChunks(signal)) };
   });
+}
+
+/**
+ * The process's stdin: a regular file is read like any file; a pipe or terminal through the
+ * stream, because a thread-pool read on an idle pipe would block the process's exit after a signal.
+ */
+function processStdinChunks(signal: AbortSignal | undefined): AsyncGenerator<Buffer> {
+  let regularFile = false;
+  try {
+    regularFile = fstatSync(0).isFile();
+  } catch {
+    // No stdin at all: the stream reports it.
+  }
+  return regularFile ? fdChunks(STDIN_NAME, 0, signal) : streamChunks(STDIN_NAME, process.stdin, signal);
 }
 
 function resolvePath(cwd: string, path: string): string {

@@ -1,7 +1,7 @@
 // The one owner of output streams: compact one-line JSON, UTF-8, `\n` after every record,
 // buffered writes with backpressure, EPIPE turned into a quiet exit, and `-o FILE` written to a
 // temp file that is renamed into place only when the run ends (so FILE is never half-written).
-import { close, open, write } from 'node:fs';
+import { close, fstatSync, open, write } from 'node:fs';
 import { rename, rm } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
 import type { Writable } from 'node:stream';
@@ -22,7 +22,7 @@ interface Sink {
 
 /**
  * Writes a file descriptor through the thread pool: no stream allocating per chunk, and the
- * writer fills its other buffer meanwhile. Used for stdout when it is a pipe or a file, and for -o.
+ * writer fills its other buffer meanwhile. Used for -o files and for stdout when that is a file.
  */
 function fdSink(fd: number, closeAtEnd: boolean): Sink {
   const writeSome = (data: Buffer, offset: number): Promise<number> =>
@@ -73,8 +73,18 @@ function streamSink(stream: Writable, endAtEnd: boolean, finished?: Promise<void
   };
 }
 
-function isProcessStdout(stream: Writable): boolean {
-  return stream === process.stdout && process.stdout.isTTY !== true;
+/**
+ * stdout as a regular file or /dev/null: written through its fd. A pipe or terminal keeps the
+ * stream, because a thread-pool write blocked on a full pipe would block the process's exit.
+ */
+function stdoutFdIsSafe(stream: Writable): boolean {
+  if (stream !== process.stdout) return false;
+  try {
+    const stat = fstatSync(1);
+    return stat.isFile() || (stat.isCharacterDevice() && process.stdout.isTTY !== true);
+  } catch {
+    return false;
+  }
 }
 
 function openFd(path: string, target: string): Promise<number> {
@@ -106,7 +116,7 @@ export class JsonlWriter {
   /** `-` or undefined writes to `stdout`; a path ending in .gz is gzipped. */
   public static async open(target: string | undefined, stdout: Writable, cwd: string): Promise<JsonlWriter> {
     if (target === undefined || target === '-') {
-      return new JsonlWriter(isProcessStdout(stdout) ? fdSink(1, false) : streamSink(stdout, false), undefined);
+      return new JsonlWriter(stdoutFdIsSafe(stdout) ? fdSink(1, false) : streamSink(stdout, false), undefined);
     }
     const path = resolve(cwd, target);
     const temp = `${dirname(path)}/.${basename(path)}.tmp-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
