@@ -3,6 +3,7 @@
 // Retry-After is honoured only up to a cap (openai@6 alone sleeps for whatever the server says).
 import OpenAI from 'openai';
 import { fetch as undiciFetch, ProxyAgent } from 'undici';
+import { nodeHttpFetch } from './httpFetch.js';
 import type { Endpoint } from './endpoint.js';
 
 export const DEFAULT_RETRY_AFTER_CAP_MS = 30_000;
@@ -43,7 +44,8 @@ export function endpointUrl(baseUrl: string, path: string): string {
 
 /** fetch that goes through the endpoint's proxy when one applies (Node's own fetch ignores proxy variables). */
 export function endpointFetch(endpoint: Pick<Endpoint, 'proxy'>): FetchLike {
-  if (!endpoint.proxy) return globalThis.fetch;
+  // node:http costs about a millisecond of CPU less per call than the built-in fetch (httpFetch.ts).
+  if (!endpoint.proxy) return nodeHttpFetch();
   const dispatcher = new ProxyAgent(endpoint.proxy.url.href);
   return (input, init) => undiciFetch(input as Parameters<typeof undiciFetch>[0], { ...(init as Parameters<typeof undiciFetch>[1]), dispatcher }) as unknown as Promise<Response>;
 }
