@@ -28,6 +28,20 @@ describe('terminal', () => {
     expect(await run('echo out; echo oops >&2; exit 3')).toEqual({ output: 'out\noops', exit_code: 3, error: null });
   });
 
+  it("never runs the user's ~/.bashrc into the result (bash reads it with -c when stdin is a socket)", async () => {
+    const { mkdtemp, writeFile, rm } = await import('node:fs/promises');
+    const { tmpdir } = await import('node:os');
+    const home = await mkdtemp(join(tmpdir(), 'hermes-home-'));
+    await writeFile(join(home, '.bashrc'), 'echo BASHRC_RAN\n');
+    const env = { ...ws.ctx.env, HOME: home };
+    delete env['SHLVL'];
+    try {
+      expect(await run('echo hi', { ...ws.ctx, env })).toEqual({ output: 'hi', exit_code: 0, error: null });
+    } finally {
+      await rm(home, { recursive: true, force: true });
+    }
+  });
+
   it('gives the command an empty stdin', async () => {
     expect(await run('cat; echo done')).toEqual({ output: 'done', exit_code: 0, error: null });
   });

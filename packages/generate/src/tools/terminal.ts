@@ -6,8 +6,10 @@ import { optionalInteger, requiredString } from './args.js';
 import { runCommand } from './runCommand.js';
 import type { AgentTool } from './types.js';
 
-// bash where there is one (what models expect from "a terminal"), POSIX sh otherwise.
-const HOST_SHELL = existsSync('/bin/bash') ? '/bin/bash' : '/bin/sh';
+// bash where there is one (what models expect from "a terminal"), POSIX sh otherwise. --norc: Debian's
+// bash reads ~/.bashrc even with -c when stdin is a socket (as Node's pipes are) and SHLVL is unset,
+// and its output would land in the tool result.
+const HOST_SHELL = existsSync('/bin/bash') ? { file: '/bin/bash', flags: ['--norc', '--noprofile'] } : { file: '/bin/sh', flags: [] };
 
 export const terminalTool: AgentTool = {
   name: 'terminal',
@@ -29,6 +31,6 @@ export const terminalTool: AgentTool = {
     const command = requiredString(args, 'command');
     const requestedSeconds = optionalInteger(args, 'timeout', 1);
     const timeoutMs = requestedSeconds === undefined ? ctx.timeoutMs : Math.min(requestedSeconds * 1000, ctx.timeoutMs);
-    return runCommand({ host: { file: HOST_SHELL, args: ['-c', command] }, container: ['sh', '-c', command], timeoutMs }, ctx);
+    return runCommand({ host: { file: HOST_SHELL.file, args: [...HOST_SHELL.flags, '-c', command] }, container: ['sh', '-c', command], timeoutMs }, ctx);
   },
 };
