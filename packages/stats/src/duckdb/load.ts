@@ -44,6 +44,7 @@ export async function loadInputs(db: AnalysisDatabase, ctx: RunContext, inputs: 
   const normaliser = new ToolStatsNormaliser(loadToolRegistry(), false);
   const counts: LoadCounts = { trajectories: 0, discarded: 0 };
   let record = 0;
+  let flushedAt = 0;
   try {
     // With no file to read, core's reader would fall back to stdin.
     const batches: AsyncIterable<InputRecord[]> | InputRecord[][] = inputs.files.length > 0 ? ctx.readRecords({ tombstones: true }) : [];
@@ -63,6 +64,10 @@ export async function loadInputs(db: AnalysisDatabase, ctx: RunContext, inputs: 
         rows.trajectory(record++, result.record, input.place, run);
         counts.trajectories += 1;
       }
+      if (record - flushedAt >= FLUSH_RECORDS) {
+        rows.flush();
+        flushedAt = record;
+      }
     }
     for (const run of inputs.runs) rows.run(run);
   } finally {
@@ -80,6 +85,13 @@ async function rejectRecord(ctx: RunContext, input: InputRecord, reason: string,
 }
 
 const TEXT_LIST = LIST(VARCHAR);
+
+/**
+ * An appender holds its rows outside DuckDB's memory limit until it flushes, and flushes by itself only
+ * every 204,800 rows: flushing every few thousand records keeps that buffer small, so memory does not
+ * grow with the input.
+ */
+const FLUSH_RECORDS = 4096;
 
 /** One appender per table; each method appends one row in the column order of tables.ts. */
 class TableRows {
@@ -174,8 +186,16 @@ class TableRows {
     this.runs.text(run.run).text(run.name).int(run.files.length).text(run.manifest).text(run.checkpoint).text(run.statistics).end();
   }
 
+  public flush(): void {
+    for (const row of this.all()) row.flush();
+  }
+
   public close(): void {
-    for (const row of [this.trajectories, this.turns, this.toolCalls, this.toolStats, this.tombstones, this.runs]) row.close();
+    for (const row of this.all()) row.close();
+  }
+
+  private all(): Row[] {
+    return [this.trajectories, this.turns, this.toolCalls, this.toolStats, this.tombstones, this.runs];
   }
 }
 
@@ -220,6 +240,10 @@ class Row {
 
   public end(): void {
     this.appender.endRow();
+  }
+
+  public flush(): void {
+    this.appender.flushSync();
   }
 
   public close(): void {

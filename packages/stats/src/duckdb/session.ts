@@ -1,4 +1,4 @@
-// The database an analysis command works on: its inputs loaded into a fresh in-memory database, or
+// The database an analysis command works on: its inputs loaded into a fresh scratch database, or
 // into the --db file (rebuilt from the inputs), or, with --db and no inputs, the file as it was left.
 import { resolve } from 'node:path';
 import type { OnError, RunContext } from '@hermes-datagen/core';
