@@ -8,6 +8,7 @@ import { startScriptedEndpoint, type ReasoningField, type Script, type ScriptedE
 import { MAX_TURNS_MESSAGE } from '../../packages/generate/src/maxTurns.js';
 import { offeredTools, toolDefinition } from '../../packages/generate/src/tools/registry.js';
 import { runGenerate, TEST_MODEL } from '../util/generate.js';
+import { tempDir } from '../util/cli.js';
 import { TEST_API_KEY } from '../util/secrets.js';
 
 let endpoint: ScriptedEndpoint | undefined;
@@ -210,6 +211,15 @@ describe('hermes-generate, input', () => {
     const distribution = await runGenerate(url, [{ prompt: 'x' }], ['--distribution', 'everything']);
     expect(distribution.code).toBe(2);
     expect(distribution.stderr).toContain('unknown distribution "everything"');
+    expect(endpoint?.requests).toEqual([]);
+  });
+
+  it('refuses --sandbox docker where docker cannot run, before calling the endpoint (exit 2)', async () => {
+    const url = await serve();
+    const noDocker = tempDir('hermes-no-docker-');
+    const res = await runGenerate(url, [{ prompt: 'x', docker_image: 'python:3.12-slim' }], ['--sandbox', 'docker'], { env: { PATH: `${noDocker}:/nonexistent` } });
+    expect(res.code).toBe(2);
+    expect(res.stderr).toContain('the docker sandbox was requested but the docker CLI was not found on PATH');
     expect(endpoint?.requests).toEqual([]);
   });
 

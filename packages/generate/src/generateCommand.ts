@@ -15,6 +15,7 @@ import {
 import type { ReasoningEffort } from './agentLoop.js';
 import { generateStream } from './generateStream.js';
 import { promptRunner, type SandboxMode } from './promptRunner.js';
+import { dockerUnavailable } from './tools/docker.js';
 import { safeEnv } from './tools/safeEnv.js';
 import { defaultWorkspaceRoot, removeWorkspaceRoot } from './tools/workspace.js';
 
@@ -48,6 +49,10 @@ export async function runGenerate(args: GenerateArgs, ctx: RunContext): Promise<
   if (forced !== undefined) registry.toolsOf(forced);
   else registry.distribution(args.distribution);
 
+  if (args.sandbox === 'docker') {
+    const problem = await dockerUnavailable(env);
+    if (problem) throw new UsageError(problem);
+  }
   const endpoint = await resolveEndpoint(args, { env, cwd });
   for (const warning of endpoint.warnings) ctx.log.warn(warning.message);
   const identity = endpointIdentity(endpoint);

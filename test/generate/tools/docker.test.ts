@@ -1,9 +1,9 @@
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { dockerInvocation } from '../../../packages/generate/src/tools/docker.js';
+import { dockerInvocation, dockerMissingMessage, dockerUnavailable } from '../../../packages/generate/src/tools/docker.js';
 import { executeCodeTool } from '../../../packages/generate/src/tools/executeCode.js';
 import { terminalTool } from '../../../packages/generate/src/tools/terminal.js';
 import type { CommandResult, ToolContext } from '../../../packages/generate/src/tools/types.js';
@@ -66,5 +66,30 @@ describe('docker sandbox', () => {
       expect(result.error).toMatch(/docker CLI was not found on PATH/);
     }
     expect(result.output).not.toBe('hi');
+  });
+});
+
+describe('the docker sandbox check before a run', () => {
+  it('says the docker CLI is missing when it is not on PATH', async () => {
+    const empty = await mkdtemp(join(tmpdir(), 'hermes-no-docker-'));
+    try {
+      expect(await dockerUnavailable({ PATH: empty })).toBe(dockerMissingMessage());
+    } finally {
+      await rm(empty, { recursive: true, force: true });
+    }
+  });
+
+  it('says the daemon did not answer, quoting docker, when docker version fails', async () => {
+    const bin = await mkdtemp(join(tmpdir(), 'hermes-fake-docker-'));
+    try {
+      await writeFile(join(bin, 'docker'), '#!/bin/sh\necho "Cannot connect to the Docker daemon at unix:///var/run/docker.sock" >&2\nexit 1\n', { mode: 0o755 });
+      expect(await dockerUnavailable({ PATH: `${bin}:/usr/bin:/bin` })).toMatch(
+        /^--sandbox docker needs a running Docker daemon, and none answered; start Docker or run without --sandbox docker\. Docker said: Cannot connect to the Docker daemon/,
+      );
+      await writeFile(join(bin, 'docker'), '#!/bin/sh\necho 28.2.2\n', { mode: 0o755 });
+      expect(await dockerUnavailable({ PATH: `${bin}:/usr/bin:/bin` })).toBeNull();
+    } finally {
+      await rm(bin, { recursive: true, force: true });
+    }
   });
 });

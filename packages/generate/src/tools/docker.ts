@@ -59,3 +59,23 @@ export function dockerFailedMessage(sandbox: DockerSandbox, output: string): str
     `check that the Docker daemon is running and the image exists, or run without the docker sandbox. Docker said: ${reason}`
   );
 }
+
+/**
+ * Checked once before a --sandbox docker run starts: a missing CLI or an unreachable daemon is a
+ * configuration error of the whole run (exit 2), not a failure of every command in it.
+ */
+export function dockerUnavailable(env: Readonly<Record<string, string | undefined>>): Promise<string | null> {
+  return new Promise((resolve) => {
+    let output = '';
+    const probe = spawn('docker', ['version', '--format', '{{.Server.Version}}'], { env: env as NodeJS.ProcessEnv, stdio: ['ignore', 'pipe', 'pipe'], timeout: 15_000 });
+    probe.stdout.on('data', (c: Buffer) => (output += c.toString()));
+    probe.stderr.on('data', (c: Buffer) => (output += c.toString()));
+    probe.on('error', (err: NodeJS.ErrnoException) => resolve(err.code === 'ENOENT' ? dockerMissingMessage() : `docker could not be started: ${err.message}`));
+    probe.on('close', (code) => {
+      if (code === 0) return resolve(null);
+      const reason = output.trim().split('\n').find((line) => line.trim() !== '') ?? `docker version exited ${String(code)}`;
+      resolve(`--sandbox docker needs a running Docker daemon, and none answered; start Docker or run without --sandbox docker. Docker said: ${reason}`);
+    });
+  });
+}
+
