@@ -46,6 +46,16 @@ async function outputEqualsInput(stdout, corpus) {
   return `output (${bytes} bytes) differs from the input (${corpus.bytes} bytes); the round trip must reproduce canonical records exactly`;
 }
 
+/** The report must count every record of the corpus and find its tool calls and reasoning. */
+async function reportCountsCorpus(stdout, corpus) {
+  let text = '';
+  for await (const chunk of stdout) text += chunk;
+  const report = JSON.parse(text);
+  if (report.trajectories !== corpus.records) return `report counted ${report.trajectories} trajectories, the corpus has ${corpus.records}`;
+  if (!(report.tool_calls > 0 && report.reasoning_statistics.turns_with_reasoning > 0)) return 'report found no tool calls or no reasoning in the corpus';
+  return null;
+}
+
 let jqVersion;
 function requireJq() {
   jqVersion ??= spawnSync('jq', ['--version'], { encoding: 'utf8' });
@@ -98,6 +108,18 @@ export const subjects = [
     maxRssMb: 300,
     requires: requireBuilt('stats', 'main.js'),
     verify: outputEqualsInput,
+  },
+  {
+    name: 'hermes-stats-report',
+    what: 'hermes-stats report --json: the corpus loaded into DuckDB tables (memory limit 256MB, spilling), summary by SQL',
+    cmd: NODE,
+    args: ['packages/stats/bin/hermes-stats.js', 'report', '--json'],
+    input: 'trajectories',
+    baseline: 'parse',
+    target: null,
+    maxRssMb: 400,
+    requires: requireBuilt('stats', 'main.js'),
+    verify: reportCountsCorpus,
   },
   jqSubject('jq-zero-reasoning', `select(any(.conversations[]; .from == "gpt" and (.value | test(${JSON.stringify(REASONING_PATTERN)}))))`),
   {
