@@ -9,6 +9,7 @@ export default defineConfig({
   root,
   resolve: {
     alias: {
+      '@hermes-datagen/core/endpoint': pkg('core', 'endpointIndex.ts'),
       '@hermes-datagen/core': pkg('core', 'index.ts'),
       '@hermes-datagen/testkit': pkg('testkit', 'index.ts'),
     },

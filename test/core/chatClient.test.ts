@@ -4,7 +4,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cappedRetryHeaders, createChatClient, resolveEndpoint, retryAfterMs, type Endpoint } from '@hermes-datagen/core';
+import { cappedRetryHeaders, createChatClient, resolveEndpoint, retryAfterMs, type Endpoint } from '@hermes-datagen/core/endpoint';
 
 const KEY = 'sk-hermes-FAKE-client-5555555555';
 

@@ -1,20 +1,8 @@
 // One endpoint for every model call: precedence flag > environment (> --env-file) > config file,
 // provider/model selection, each value's origin, and problems whose messages name the fix.
 import { describe, expect, it } from 'vitest';
-import {
-  defineCommand,
-  describeEndpoint,
-  endpointIdentity,
-  endpointOptions,
-  inspectEndpoint,
-  keyFingerprint,
-  modelProcessEnv,
-  resolveEndpoint,
-  UsageError,
-  type CliSpec,
-  type EndpointArgs,
-  type EndpointInspection,
-} from '@hermes-datagen/core';
+import { defineCommand, keyFingerprint, UsageError, type CliSpec } from '@hermes-datagen/core';
+import { describeEndpoint, endpointIdentity, endpointOptions, inspectEndpoint, modelProcessEnv, resolveEndpoint, type EndpointArgs, type EndpointInspection } from '@hermes-datagen/core/endpoint';
 import { runInProcess, tempDir, writeFiles } from '../util/cli.js';
 
 const KEY = 'sk-hermes-FAKE-endpoint-4242424242';

@@ -1,6 +1,6 @@
 // Which proxy variable applies to a URL, as curl and Python decide it.
 import { describe, expect, it } from 'vitest';
-import { describeProxy, proxyFor, proxyPort, proxyVariables } from '@hermes-datagen/core';
+import { describeProxy, proxyFor, proxyPort, proxyVariables } from '@hermes-datagen/core/endpoint';
 
 describe('proxyFor', () => {
   it('uses https_proxy for https and http_proxy for http', () => {

@@ -1,7 +1,8 @@
 // hermes-generate doctor: the single-prompt check to run before any batch. It resolves the endpoint
 // exactly as a run would, makes one minimal request, and prints a report (not JSONL) naming the cause
 // and the fix of each failure. The key never appears in it: every line passes through redact().
-import { defineCommand, describeProxy, endpointOptions, redact, UsageError, type EndpointArgs, type EndpointInspection, type Sourced } from '@hermes-datagen/core';
+import { defineCommand, redact, UsageError } from '@hermes-datagen/core';
+import { describeProxy, endpointOptions, type EndpointArgs, type EndpointInspection, type Sourced } from '@hermes-datagen/core/endpoint';
 import type { Check } from './diagnose.js';
 import { checkEndpoint, originText, type EndpointCheckResult } from './endpointCheck.js';
 

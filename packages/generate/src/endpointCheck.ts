@@ -1,21 +1,8 @@
 // doctor's sequence: the configuration as resolved (no network when it is wrong), each proxy variable's
 // address, then one minimal chat completion; a path that serves nothing is tried with /v1 toggled, and
 // an unknown model is looked up in GET /models. Stops at the first failure that hides the next.
-import {
-  DEFAULT_RETRY_AFTER_CAP_MS,
-  describeEndpoint,
-  describeProxy,
-  endpointFetch,
-  endpointUrl,
-  ExitCode,
-  inspectEndpoint,
-  proxyVariables,
-  type Endpoint,
-  type EndpointArgs,
-  type EndpointInspection,
-  type EndpointIo,
-  type Origin,
-} from '@hermes-datagen/core';
+import { ExitCode } from '@hermes-datagen/core';
+import { DEFAULT_RETRY_AFTER_CAP_MS, describeEndpoint, describeProxy, endpointFetch, endpointUrl, inspectEndpoint, proxyVariables, type Endpoint, type EndpointArgs, type EndpointInspection, type EndpointIo, type Origin } from '@hermes-datagen/core/endpoint';
 import { judgeChat, judgePathVariant, judgeUnknownModel, listedModels, outcomeOf, pathVariant, type ChatContext, type ChatVerdict, type Check } from './diagnose.js';
 import { exchange, probeProxy, proxyAddress, type RequestParts } from './probe.js';
 

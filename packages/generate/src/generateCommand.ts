@@ -3,15 +3,8 @@
 // workspace root, then generateStream with a runner per prompt.
 import { randomInt } from 'node:crypto';
 import { resolve } from 'node:path';
-import {
-  createChatClient,
-  endpointIdentity,
-  loadToolRegistry,
-  resolveEndpoint,
-  UsageError,
-  type EndpointArgs,
-  type RunContext,
-} from '@hermes-datagen/core';
+import { loadToolRegistry, UsageError, type RunContext } from '@hermes-datagen/core';
+import { createChatClient, endpointIdentity, resolveEndpoint, type EndpointArgs } from '@hermes-datagen/core/endpoint';
 import type { ReasoningEffort } from './agentLoop.js';
 import { generateStream } from './generateStream.js';
 import { promptRunner, type SandboxMode } from './promptRunner.js';

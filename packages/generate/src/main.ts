@@ -1,14 +1,8 @@
 // hermes-generate: prompts JSONL in, Hermes trajectories JSONL out. Each prompt runs through the agent
 // loop against one OpenAI-compatible endpoint, with real tools in a workspace of its own; each
 // trajectory is written as soon as its prompt is done.
-import {
-  defineCommand,
-  ENDPOINT_ENV_HELP,
-  endpointOptions,
-  main as runMain,
-  type CliCommand,
-  type CliSpec,
-} from '@hermes-datagen/core';
+import { defineCommand, main as runMain, type CliCommand, type CliSpec } from '@hermes-datagen/core';
+import { ENDPOINT_ENV_HELP, endpointOptions } from '@hermes-datagen/core/endpoint';
 import { DEFAULT_MAX_TURNS, REASONING_EFFORTS } from './agentLoop.js';
 import { doctorCommand } from './doctor.js';
 import { runGenerate, type GenerateArgs } from './generateCommand.js';

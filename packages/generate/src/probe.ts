@@ -1,7 +1,7 @@
 // The network side of doctor: one HTTP exchange recorded whole (never thrown), and a TCP connect to a
 // proxy's address. Both bounded by the --timeout.
 import { connect } from 'node:net';
-import { describeProxy, proxyPort, type FetchLike, type ProxyVariable } from '@hermes-datagen/core';
+import { describeProxy, proxyPort, type FetchLike, type ProxyVariable } from '@hermes-datagen/core/endpoint';
 import type { Exchange } from './diagnose.js';
 
 export interface RequestParts {

@@ -33,7 +33,7 @@ describe('terminal', () => {
     const { tmpdir } = await import('node:os');
     const home = await mkdtemp(join(tmpdir(), 'hermes-home-'));
     await writeFile(join(home, '.bashrc'), 'echo BASHRC_RAN\n');
-    const env = { ...ws.ctx.env, HOME: home };
+    const env: Record<string, string> = { ...ws.ctx.env, HOME: home };
     delete env['SHLVL'];
     try {
       expect(await run('echo hi', { ...ws.ctx, env })).toEqual({ output: 'hi', exit_code: 0, error: null });
