@@ -1,6 +1,6 @@
 // hermes-stats sql: what the tables hold for each kind of record, run directories, output formats,
 // --db files, and errors.
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { spec } from '../../packages/stats/src/main.js';
@@ -195,6 +195,23 @@ describe('hermes-stats sql --db', () => {
     expect(await query('SELECT id FROM trajectories', ['--db', 'runs.duckdb', 'one.jsonl'], { cwd: dir })).toEqual([{ id: 'only' }]);
     expect(await query('SELECT id FROM trajectories', ['--db', 'runs.duckdb'], { cwd: dir })).toEqual([{ id: 'only' }]);
     expect(existsSync(join(dir, 'runs.duckdb.wal'))).toBe(false);
+  });
+
+  it('refuses to replace a file that is not a DuckDB database, and bad settings', async () => {
+    const dir = edgeDir();
+    writeFiles(dir, { 'report.html': '<html></html>' });
+    const replaced = await runInProcess(spec, ['sql', '--db', 'report.html', 'SELECT 1', 'edge.jsonl'], { cwd: dir });
+    expect(replaced.code).toBe(2);
+    expect(replaced.stderr).toContain('report.html exists and is not a DuckDB database');
+    expect(readFileSync(join(dir, 'report.html'), 'utf8')).toBe('<html></html>');
+    const queried = await runInProcess(spec, ['sql', '--db', 'report.html', 'SELECT 1'], { cwd: dir });
+    expect(queried.code).toBe(2);
+    expect(queried.stderr).toContain('report.html is not a DuckDB database');
+
+    const limit = await runInProcess(spec, ['sql', '--memory-limit', 'lots', 'SELECT 1', 'edge.jsonl'], { cwd: dir });
+    expect(limit.code).toBe(2);
+    expect(limit.stderr).toContain('--memory-limit takes a size such as 256MB or 2GB (got lots)');
+    expect(await query('SELECT 1 AS ok', ['--memory-limit', '1.5GB', '--threads', '1', 'edge.jsonl'], { cwd: dir })).toEqual([{ ok: 1 }]);
   });
 
   it('says how to build a database file that does not exist', async () => {

@@ -82,7 +82,7 @@ interface DatabaseArgs {
 
 function databaseOptions<T>(y: Argv<T>): Argv<T & DatabaseArgs> {
   return y
-    .option('db', { type: 'string', group: 'Database:', describe: 'keep the tables in this DuckDB file: rebuilt from the inputs when inputs are given, queried as it is when none are' })
+    .option('db', { type: 'string', group: 'Database:', describe: 'keep the tables in this DuckDB file: rebuilt from the inputs when inputs are given (- for stdin), queried as it is when none are' })
     .option('memory-limit', { type: 'string', default: DEFAULT_MEMORY_LIMIT, group: 'Database:', describe: "DuckDB's memory limit; past it DuckDB spills to a temporary directory" })
     .option('threads', { type: 'number', default: DEFAULT_THREADS, group: 'Database:', describe: 'DuckDB worker threads' }) as unknown as Argv<T & DatabaseArgs>;
 }

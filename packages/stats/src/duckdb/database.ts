@@ -4,7 +4,7 @@
 // size load and query in bounded memory. The scratch database is a file too, not ':memory:': DuckDB
 // keeps in-memory tables uncompressed (about 1.2 KB per trajectory of the bench corpus, against 0.16 KB
 // in a file), and a file's pages can be dropped from memory without being written out first.
-import { existsSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
+import { closeSync, existsSync, mkdtempSync, openSync, readSync, renameSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
@@ -36,6 +36,7 @@ export class AnalysisDatabase {
 
   /** A scratch database removed on close (path undefined), or the database file at path, created when missing. */
   public static async open(path: string | undefined, settings: DatabaseSettings): Promise<AnalysisDatabase> {
+    checkSettings(settings);
     const spillDir = mkdtempSync(join(tmpdir(), 'hermes-stats-duckdb-'));
     try {
       const instance = await DuckDBInstance.create(path ?? join(spillDir, 'scratch.duckdb'), {
@@ -49,7 +50,7 @@ export class AnalysisDatabase {
       return new AnalysisDatabase(instance, await instance.connect(), spillDir);
     } catch (error) {
       rmSync(spillDir, { recursive: true, force: true });
-      throw settingsError(error, settings);
+      throw openError(error, path);
     }
   }
 
@@ -74,6 +75,9 @@ export class AnalysisDatabase {
  * previous file as it was.
  */
 export async function buildDatabaseFile(path: string, settings: DatabaseSettings, build: (db: AnalysisDatabase) => Promise<void>): Promise<AnalysisDatabase> {
+  if (existsSync(path) && !isDuckDbFile(path)) {
+    throw new UsageError(`${path} exists and is not a DuckDB database, so --db will not replace it: name a new file or one hermes-stats built`);
+  }
   const temp = `${path}.tmp-${process.pid}`;
   const removeTemp = (): void => {
     rmSync(temp, { force: true });
@@ -95,8 +99,32 @@ export async function buildDatabaseFile(path: string, settings: DatabaseSettings
   return AnalysisDatabase.open(path, settings);
 }
 
-function settingsError(error: unknown, settings: DatabaseSettings): Error {
+/** DuckDB database files carry "DUCK" at byte 8. */
+function isDuckDbFile(path: string): boolean {
+  const head = Buffer.alloc(12);
+  const fd = openSync(path, 'r');
+  try {
+    return readSync(fd, head, 0, 12, 0) === 12 && head.toString('latin1', 8, 12) === 'DUCK';
+  } finally {
+    closeSync(fd);
+  }
+}
+
+// DuckDB answers a bad setting with a bare "Failed to set config", so the settings are checked first.
+const SIZE = /^\d+(\.\d+)?\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)$/i;
+
+function checkSettings(settings: DatabaseSettings): void {
+  if (!SIZE.test(settings.memoryLimit.trim())) throw new UsageError(`--memory-limit takes a size such as 256MB or 2GB (got ${settings.memoryLimit})`);
+  if (!Number.isInteger(settings.threads) || settings.threads < 1) throw new UsageError(`--threads takes a whole number of at least 1 (got ${settings.threads})`);
+}
+
+function openError(error: unknown, path: string | undefined): Error {
   const message = error instanceof Error ? error.message : String(error);
-  if (/memory_limit|memory limit/i.test(message)) return new UsageError(`--memory-limit ${settings.memoryLimit} is not a size DuckDB accepts (e.g. 256MB, 2GB): ${message}`);
+  if (path !== undefined && /not a valid DuckDB database file/i.test(message)) {
+    return new UsageError(`${path} is not a DuckDB database: give --db a file hermes-stats built, or a new name`);
+  }
+  if (path !== undefined && /Could not set lock/i.test(message)) {
+    return new UsageError(`${path} is open in another process (DuckDB allows one writer): close it there, or use another --db file`);
+  }
   return error instanceof Error ? error : new Error(message);
 }
