@@ -20,8 +20,8 @@ bench: setup
 	node bench/run.mjs
 
 demo: setup
-	@echo "make demo: the end-to-end demo (prompts -> hermes-generate -> filter -> stats) arrives with the hermes-generate issue."
+	bash fixtures/demo/run-demo.sh
 
 clean:
 	npx tsc -b --clean 2>/dev/null || true
-	rm -rf packages/*/dist packages/*/tsconfig.tsbuildinfo .vitest.json bench/data bench/results
+	rm -rf packages/*/dist packages/*/tsconfig.tsbuildinfo .vitest.json bench/data bench/results demo-output
