@@ -87,6 +87,8 @@ function databaseOptions<T>(y: Argv<T>): Argv<T & DatabaseArgs> {
     .option('threads', { type: 'number', default: DEFAULT_THREADS, group: 'Database:', describe: 'DuckDB worker threads' }) as unknown as Argv<T & DatabaseArgs>;
 }
 
+const TABLES_HELP = ['Tables (sql, report, export; DESCRIBE <table> or duckdb_columns() describe each column):', ...TABLES.map((t) => `  ${t.name.padEnd(13)}${t.columns.map((c) => c.name).join(', ')}`)].join('\n');
+
 interface SqlArgs extends DatabaseArgs {
   query: string;
   format?: SqlFormat;
@@ -101,7 +103,8 @@ const sql = defineCommand<SqlArgs>({
   options: (y) =>
     databaseOptions(y)
       .positional('query', { type: 'string', demandOption: true, describe: 'SQL over the tables below' })
-      .option('format', { choices: SQL_FORMATS, group: 'Output:', describe: 'table (default on a terminal), jsonl (default otherwise) or csv' }),
+      .option('format', { choices: SQL_FORMATS, group: 'Output:', describe: 'table (default on a terminal), jsonl (default otherwise) or csv' })
+      .epilog(TABLES_HELP),
   examples: [
     ['$0 sql "SELECT model, avg(turns) FROM trajectories GROUP BY model" data/run1', 'a question about a run directory'],
     ['$0 sql "SELECT name, count(*) FILTER (NOT success) AS failed FROM tool_calls GROUP BY name ORDER BY failed DESC" run.jsonl', 'failing tools'],
@@ -147,7 +150,7 @@ interface ExportArgs extends DatabaseArgs {
 
 const exportTables = defineCommand<ExportArgs>({
   command: 'export [files..]',
-  describe: 'Write the tables as Parquet files (one per table, the fixed schema below) for pandas, Polars, Spark or DuckDB itself.',
+  describe: 'Write the tables (see hermes-stats sql --help) as Parquet files, one per table with its fixed schema, for pandas, Polars, Spark or DuckDB itself.',
   stream: true,
   options: (y) => databaseOptions(y).option('parquet', { type: 'string', demandOption: true, group: 'Output:', describe: 'directory to write <table>.parquet files into (created when missing)' }),
   examples: [['$0 export --parquet out/ data/run1', 'out/trajectories.parquet, out/turns.parquet, ...']],
@@ -157,7 +160,6 @@ const exportTables = defineCommand<ExportArgs>({
     }),
 });
 
-const TABLES_HELP = ['Tables (sql, report, export; DESCRIBE <table> or duckdb_columns() describe each column):', ...TABLES.map((t) => `  ${t.name.padEnd(13)}${t.columns.map((c) => c.name).join(', ')}`)].join('\n');
 
 export const spec: CliSpec = {
   name: 'hermes-stats',
