@@ -7,7 +7,7 @@ import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { spec } from '../../packages/stats/src/main.js';
 import type { StatisticsSummary } from '../../packages/stats/src/summary.js';
-import { jsonl, parseJsonl, runInProcess, tempDir, writeFiles } from '../util/cli.js';
+import { binPath, jsonl, parseJsonl, runInProcess, runProcess, tempDir, writeFiles } from '../util/cli.js';
 import { trajectory } from '../util/trajectories.js';
 import { edgeRecords, syntheticRecords } from './analysisFixtures.js';
 
@@ -165,6 +165,16 @@ describe('hermes-stats report: the console summary', () => {
 });
 
 describe('hermes-stats report: inputs', () => {
+  it('runs as a real process from the built bin', async () => {
+    const dir = tempDir();
+    writeFiles(dir, { 'run.jsonl': jsonl(edgeRecords) });
+    const res = await runProcess(binPath('stats', 'hermes-stats'), ['report', '--json', join(dir, 'run.jsonl')]);
+    expect(res.stderr).toBe('');
+    expect(res.code).toBe(0);
+    expect((JSON.parse(res.stdout) as StatisticsSummary).trajectories).toBe(4);
+  });
+
+
   it('reads stdin and gzip alike', async () => {
     const dir = tempDir();
     writeFiles(dir, { 'run.jsonl.gz': gzipSync(jsonl(edgeRecords)) });
