@@ -13,8 +13,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
-import { exitWithUsage, wholeNumber } from './cli-args.mjs';
+import { exitWithUsage, parseFlags, wholeNumber } from './cli-args.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BIN = `${ROOT}packages/generate/bin/hermes-generate.js`;
@@ -29,23 +28,14 @@ const USAGE = `usage: node bench/generate.mjs [--cpu-prompts N] [--latency-promp
   --no-fail            report a miss without exiting 1`;
 
 function options() {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      options: {
-        'cpu-prompts': { type: 'string', default: '300' },
-        'latency-prompts': { type: 'string', default: '384' },
-        'no-fail': { type: 'boolean', default: false },
-        help: { type: 'boolean', default: false },
-      },
-    }));
-  } catch (err) {
-    exitWithUsage(`${err.message}\n${USAGE}`);
-  }
-  if (values.help) {
-    process.stdout.write(`${USAGE}\n`);
-    process.exit(0);
-  }
+  const values = parseFlags(
+    {
+      'cpu-prompts': { type: 'string', default: '300' },
+      'latency-prompts': { type: 'string', default: '384' },
+      'no-fail': { type: 'boolean', default: false },
+    },
+    USAGE,
+  );
   return {
     cpuPrompts: wholeNumber('--cpu-prompts', values['cpu-prompts'], 1),
     latencyPrompts: wholeNumber('--latency-prompts', values['latency-prompts'], 1),

@@ -10,8 +10,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
-import { exitWithUsage, wholeNumber } from './cli-args.mjs';
+import { exitWithUsage, parseFlags, wholeNumber } from './cli-args.mjs';
 import { DEFAULT_RECORDS, DEFAULT_SEED } from './corpus.mjs';
 import { describeRssMethod, rssMethod, runOnce } from './measure.mjs';
 import { baselines, inputs, subjects } from './subjects.mjs';
@@ -27,25 +26,16 @@ const USAGE = `usage: node bench/run.mjs [--records N] [--seed S] [--repeat N] [
   --no-fail     report misses without exiting 1`;
 
 function parseOptions() {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      options: {
-        records: { type: 'string', default: String(DEFAULT_RECORDS) },
-        seed: { type: 'string', default: String(DEFAULT_SEED) },
-        repeat: { type: 'string', default: '3' },
-        only: { type: 'string' },
-        'no-fail': { type: 'boolean', default: false },
-        help: { type: 'boolean', default: false },
-      },
-    }));
-  } catch (err) {
-    exitWithUsage(`${err.message}\n${USAGE}`);
-  }
-  if (values.help) {
-    process.stdout.write(`${USAGE}\n`);
-    process.exit(0);
-  }
+  const values = parseFlags(
+    {
+      records: { type: 'string', default: String(DEFAULT_RECORDS) },
+      seed: { type: 'string', default: String(DEFAULT_SEED) },
+      repeat: { type: 'string', default: '3' },
+      only: { type: 'string' },
+      'no-fail': { type: 'boolean', default: false },
+    },
+    USAGE,
+  );
   const only = values.only?.split(',').map((name) => name.trim()).filter(Boolean);
   const unknown = only?.filter((name) => !subjects.some((s) => s.name === name)) ?? [];
   if (unknown.length > 0) exitWithUsage(`no subject named ${unknown.join(', ')}; subjects: ${subjects.map((s) => s.name).join(', ')}`);

@@ -7,9 +7,10 @@ import type { Readable, Writable } from 'node:stream';
 import yargs, { type Argv } from 'yargs';
 import { writeJsonAtomic } from './atomicFile.js';
 import { Counters } from './counters.js';
-import { BrokenPipe, EXIT_CODES_HELP, ExitCode, HermesError, Interrupted, UsageError } from './errors.js';
+import { BrokenPipe, EXIT_CODES_HELP, ExitCode, HermesError, InputError, Interrupted, UsageError } from './errors.js';
 import { DEFAULT_MAX_LINE_BYTES } from './lineReader.js';
 import { Logger, wantsColor } from './logger.js';
+import type { Reject } from './model.js';
 import { peakRssMb } from './peakRss.js';
 import { Progress } from './progress.js';
 import { readRecords, type InputRecord, type OnError } from './records.js';
@@ -64,6 +65,11 @@ export interface RunContext {
   openOutput(target?: string): Promise<JsonlWriter>;
   /** The --rejects file, opened on first use; undefined when the flag was not given. */
   rejects(): Promise<JsonlWriter | undefined>;
+  /**
+   * A record the stage cannot use (a check beyond the schema failed): the same --on-error policy
+   * as a bad line. Throws an InputError under fail; under skip counts, warns and writes the reject.
+   */
+  rejectRecord(record: InputRecord, reason: string): Promise<void>;
 }
 
 export interface CliCommand<A> {
@@ -230,6 +236,10 @@ async function execute(spec: CliSpec, { command, args }: Selected, io: CliIo): P
       return writer;
     },
     readRecords: (options = {}) => countedRecords(ctx, args, options),
+    rejectRecord: async (record, reason) => {
+      if ((args.onError ?? 'fail') === 'fail') throw new InputError(reason, record.place);
+      await skipBadInput(ctx, { line: record.place.line, source: record.place.source, reason, raw: record.raw });
+    },
   };
 
   let code: number;
@@ -282,17 +292,20 @@ async function* countedRecords(ctx: RunContext, args: StreamArgs, options: ReadO
     signal: ctx.signal,
     onNotice: (message, place) => ctx.log.warn(message, place, 'notice'),
     onBlank: () => ctx.stats.add('blank_lines'),
-    onReject: async (reject, place) => {
-      ctx.stats.add('rejected_lines');
-      ctx.log.warn(reject.reason, place, 'bad-line');
-      await (await ctx.rejects())?.write(reject);
-    },
+    onReject: (reject) => skipBadInput(ctx, reject),
   });
   for await (const batch of batches) {
     ctx.stats.add('records_in', batch.length);
     ctx.progress.tick(batch.length);
     yield batch;
   }
+}
+
+/** --on-error skip: counted, warned about with its place, and kept in --rejects when given. */
+async function skipBadInput(ctx: RunContext, reject: Reject): Promise<void> {
+  ctx.stats.add('rejected_lines');
+  ctx.log.warn(reject.reason, { source: reject.source, line: reject.line }, 'bad-line');
+  await (await ctx.rejects())?.write(reject);
 }
 
 function summarise(ctx: RunContext, args: StreamArgs): void {
@@ -336,4 +349,23 @@ export function main(spec: CliSpec): void {
     // Exit explicitly: an unread stdin (e.g. after `| head`) would otherwise keep the process alive.
     process.stdout.write('', () => process.exit(code));
   });
+}
+
+/**
+ * The spec of a CLI whose issue has not been built yet: --help and --version work, and running it
+ * says so and exits 2, so no pipeline mistakes it for a working stage.
+ */
+export function notBuiltSpec(name: string, summary: string): CliSpec {
+  return {
+    name,
+    summary,
+    commands: [
+      defineCommand({
+        command: '$0 [files..]',
+        describe: 'not built yet: this CLI arrives with its own issue',
+        stream: true,
+        run: () => Promise.reject(new UsageError(`${name} is not built yet; it arrives with its own issue (see the README)`)),
+      }),
+    ],
+  };
 }

@@ -46,6 +46,8 @@ export interface TrajectoryMetadata {
   trace_id?: string;
   seed?: number | null;
   unknown_tools?: string[];
+  /** Set by a compression stage: the conversation's token count before and after it. */
+  compression?: { tokens_before: number; tokens_after: number };
   [key: string]: unknown;
 }
 

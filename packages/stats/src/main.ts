@@ -47,7 +47,7 @@ const streamStage = defineCommand<StreamStageArgs>({
   ],
   run: async (args, ctx) => {
     const registry = loadToolRegistry(args.toolsRegistry === undefined ? undefined : resolve(ctx.io.cwd, args.toolsRegistry));
-    await normaliseStream(ctx, { normaliser: new ToolStatsNormaliser(registry, args.recompute), summaryPath: args.summary, onError: args.onError });
+    await normaliseStream(ctx, { normaliser: new ToolStatsNormaliser(registry, args.recompute), summaryPath: args.summary });
   },
 });
 

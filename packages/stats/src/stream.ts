@@ -1,7 +1,7 @@
 // The stream stage: every trajectory out with normalised tool_stats / tool_error_counts (its input
 // line unchanged when it already was), tombstones unchanged, and the summary of all of them.
 import { resolve } from 'node:path';
-import { InputError, writeJsonAtomic, type InputRecord, type OnError, type RunContext, type Tombstone } from '@hermes-datagen/core';
+import { writeJsonAtomic, type RunContext, type Tombstone } from '@hermes-datagen/core';
 import type { ToolStatsNormaliser } from './normalise.js';
 import { addTombstone, addTrajectory, emptySummary, finaliseSummary } from './summary.js';
 
@@ -9,10 +9,9 @@ export interface StreamOptions {
   readonly normaliser: ToolStatsNormaliser;
   /** Where to write the summary; none is computed without it (it parses every gpt turn). */
   readonly summaryPath?: string | undefined;
-  readonly onError: OnError;
 }
 
-export async function normaliseStream(ctx: RunContext, { normaliser, summaryPath, onError }: StreamOptions): Promise<void> {
+export async function normaliseStream(ctx: RunContext, { normaliser, summaryPath }: StreamOptions): Promise<void> {
   const out = await ctx.openOutput();
   const summary = summaryPath === undefined ? undefined : emptySummary();
   for await (const batch of ctx.readRecords({ tombstones: true })) {
@@ -20,19 +19,19 @@ export async function normaliseStream(ctx: RunContext, { normaliser, summaryPath
       if (input.kind === 'tombstone') {
         ctx.stats.add('tombstones');
         if (summary) addTombstone(summary, input.value as unknown as Tombstone);
-        await out.writeLine(input.raw);
+        await out.writeLine(input.bytes);
         continue;
       }
       const result = normaliser.normalise(input.value);
       if ('problem' in result) {
-        await rejectRecord(ctx, input, result.problem, onError);
+        await ctx.rejectRecord(input, result.problem);
         continue;
       }
       if (result.changed) {
         ctx.stats.add('normalised');
         await out.write(result.record);
       } else {
-        await out.writeLine(input.raw);
+        await out.writeLine(input.bytes);
       }
       if (summary) addTrajectory(summary, result.record);
     }
@@ -41,9 +40,3 @@ export async function normaliseStream(ctx: RunContext, { normaliser, summaryPath
 }
 
 /** A parsed line that is not a trajectory, under the same --on-error / --rejects policy as a bad line. */
-async function rejectRecord(ctx: RunContext, input: InputRecord, reason: string, onError: OnError): Promise<void> {
-  if (onError === 'fail') throw new InputError(reason, input.place);
-  ctx.stats.add('rejected_lines');
-  ctx.log.warn(reason, input.place, 'bad-line');
-  await (await ctx.rejects())?.write({ line: input.place.line, source: input.place.source, reason, raw: input.raw });
-}

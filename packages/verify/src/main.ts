@@ -1,24 +1,8 @@
-// hermes-verify: not built yet. It has its --help and --version; running it says so and exits 2 (usage),
-// so that no pipeline mistakes it for a working stage.
-import { defineCommand, main as runMain, runCli, UsageError, type CliSpec } from '@hermes-datagen/core';
+// hermes-verify: not built yet (see notBuiltSpec in core).
+import { main as runMain, notBuiltSpec, type CliSpec } from '@hermes-datagen/core';
 
-export const spec: CliSpec = {
-  name: 'hermes-verify',
-  summary: 'Check trajectories against the result checklist, passing them through (a pipeline stage).',
-  commands: [
-    defineCommand({
-      command: '$0 [files..]',
-      describe: 'not built yet: this CLI arrives with its own issue',
-      stream: true,
-      run: () => {
-        throw new UsageError('hermes-verify is not built yet; it arrives with its own issue (see the README)');
-      },
-    }),
-  ],
-};
+export const spec: CliSpec = notBuiltSpec('hermes-verify', 'Check trajectories against the result checklist, passing them through (a pipeline stage).');
 
 export function main(): void {
   runMain(spec);
 }
-
-export { runCli };

@@ -12,14 +12,12 @@ import type { DuckDBAppender, DuckDBConnection } from '@duckdb/node-api';
 import { LIST, VARCHAR } from '@duckdb/node-api';
 import {
   gptTurnHasReasoning,
-  InputError,
   loadToolRegistry,
   parseGptValue,
   parseToolValue,
   toolCallSucceeded,
   TOOL_CALL_TAG,
   type InputRecord,
-  type OnError,
   type Place,
   type RunContext,
   type Tombstone,
@@ -37,7 +35,7 @@ export interface LoadCounts {
 }
 
 /** Creates the tables (replacing any) and fills them from the inputs; ctx reads `inputs.files`. */
-export async function loadInputs(db: AnalysisDatabase, ctx: RunContext, inputs: ResolvedInputs, onError: OnError): Promise<LoadCounts> {
+export async function loadInputs(db: AnalysisDatabase, ctx: RunContext, inputs: ResolvedInputs): Promise<LoadCounts> {
   await db.connection.run(createTablesSql());
   const rows = await TableRows.open(db.connection);
   // The registry only decides which all-zero entries a normalised record has, and those are not stored.
@@ -58,7 +56,7 @@ export async function loadInputs(db: AnalysisDatabase, ctx: RunContext, inputs: 
         }
         const result = normaliser.normalise(input.value);
         if ('problem' in result) {
-          await rejectRecord(ctx, input, result.problem, onError);
+          await ctx.rejectRecord(input, result.problem);
           continue;
         }
         rows.trajectory(record++, result.record, input.place, run);
@@ -77,12 +75,6 @@ export async function loadInputs(db: AnalysisDatabase, ctx: RunContext, inputs: 
 }
 
 /** A parsed line that is not a trajectory, under the same --on-error / --rejects policy as a bad line. */
-async function rejectRecord(ctx: RunContext, input: InputRecord, reason: string, onError: OnError): Promise<void> {
-  if (onError === 'fail') throw new InputError(reason, input.place);
-  ctx.stats.add('rejected_lines');
-  ctx.log.warn(reason, input.place, 'bad-line');
-  await (await ctx.rejects())?.write({ line: input.place.line, source: input.place.source, reason, raw: input.raw });
-}
 
 const TEXT_LIST = LIST(VARCHAR);
 

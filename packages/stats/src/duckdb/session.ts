@@ -1,7 +1,7 @@
 // The database an analysis command works on: its inputs loaded into a fresh scratch database, or
 // into the --db file (rebuilt from the inputs), or, with --db and no inputs, the file as it was left.
 import { resolve } from 'node:path';
-import type { OnError, RunContext } from '@hermes-datagen/core';
+import type { RunContext } from '@hermes-datagen/core';
 import { AnalysisDatabase, buildDatabaseFile, type DatabaseSettings } from './database.js';
 import { resolveInputs } from './inputs.js';
 import { loadInputs } from './load.js';
@@ -12,7 +12,6 @@ export interface AnalysisArgs {
   db?: string;
   memoryLimit: string;
   threads: number;
-  onError: OnError;
 }
 
 export async function withAnalysisDatabase<T>(args: AnalysisArgs, ctx: RunContext, use: (db: AnalysisDatabase) => Promise<T>): Promise<T> {
@@ -33,7 +32,7 @@ async function openAnalysisDatabase(args: AnalysisArgs, ctx: RunContext): Promis
   // ctx.readRecords reads args.files: the files found in run directories take the operands' place.
   args.files = [...inputs.files];
   const load = async (db: AnalysisDatabase): Promise<void> => {
-    const counts = await loadInputs(db, ctx, inputs, args.onError);
+    const counts = await loadInputs(db, ctx, inputs);
     ctx.stats.add('trajectories', counts.trajectories);
     ctx.stats.add('tombstones', counts.discarded);
   };
