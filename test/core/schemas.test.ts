@@ -92,3 +92,17 @@ describe('schemas', () => {
     expect(validator('reject')({ line: 0, source: '<stdin>', reason: 'r', raw: 'x' })).toMatch(/\/line must be >= 1/);
   });
 });
+
+describe('compiled validators', () => {
+  it('validators.generated.ts is what the schemas compile to (run `npm run schemas` after changing one)', async () => {
+    // @ts-expect-error -- a plain .mjs build script without type declarations
+    const { generatedSource, GENERATED } = (await import('../../packages/core/scripts/compile-schemas.mjs')) as { generatedSource: () => string; GENERATED: string };
+    expect(readFileSync(GENERATED, 'utf8') === generatedSource(), 'packages/core/src/validators.generated.ts is out of date').toBe(true);
+  });
+
+  it('cover every schema in schemas/', async () => {
+    const { readdirSync } = await import('node:fs');
+    const files = readdirSync(`${REPO_ROOT}schemas`).filter((f) => f.endsWith('.schema.json')).map((f) => f.replace('.schema.json', ''));
+    expect([...SCHEMA_NAMES].sort()).toEqual(files.sort());
+  });
+});

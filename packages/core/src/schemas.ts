@@ -1,6 +1,7 @@
-// Validators built from the JSON Schemas in schemas/ (the one declaration of every data shape).
-import { readFileSync } from 'node:fs';
-import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+// Validators for the JSON Schemas in schemas/ (the one declaration of every data shape), compiled
+// ahead of time into validators.generated.ts (packages/core/scripts/compile-schemas.mjs): no schema
+// compiler is loaded at start-up.
+import * as compiled from './validators.generated.js';
 
 export const SCHEMA_NAMES = ['prompt', 'trajectory', 'tombstone', 'checkpoint', 'statistics', 'reject', 'tool-registry'] as const;
 export type SchemaName = (typeof SCHEMA_NAMES)[number];
@@ -8,38 +9,37 @@ export type SchemaName = (typeof SCHEMA_NAMES)[number];
 /** Returns null when the value is valid, else one line saying what is wrong and where in the value. */
 export type Validator = (value: unknown) => string | null;
 
-// src/ and dist/ both sit one level below the package, which sits two below the repository root.
-const SCHEMA_DIR = new URL('../../../schemas/', import.meta.url);
+interface SchemaError {
+  readonly instancePath: string;
+  readonly keyword: string;
+  readonly params: Record<string, unknown>;
+  readonly message?: string;
+}
 
-let ajv: Ajv2020 | undefined;
+interface CompiledValidator {
+  (value: unknown): boolean;
+  errors?: readonly SchemaError[] | null;
+}
+
 const validators = new Map<SchemaName, Validator>();
 
-export function schemaPath(name: SchemaName): string {
-  return new URL(`${name}.schema.json`, SCHEMA_DIR).pathname;
-}
-
-export function loadSchema(name: SchemaName): Record<string, unknown> {
-  return JSON.parse(readFileSync(schemaPath(name), 'utf8')) as Record<string, unknown>;
-}
-
-/** Compiled once per process, on first use: a CLI pays only for the schemas it needs. */
 export function validator(name: SchemaName): Validator {
   let validate = validators.get(name);
   if (!validate) {
-    ajv ??= new Ajv2020({ allErrors: false, strict: true });
-    const compiled = ajv.compile(loadSchema(name));
-    validate = (value: unknown): string | null => (compiled(value) ? null : describeErrors(name, compiled));
+    const check = (compiled as unknown as Record<string, CompiledValidator>)[name.replace(/-/g, '_')];
+    if (!check) throw new Error(`no compiled validator for schema ${name}: run \`npm run schemas\``);
+    validate = (value: unknown): string | null => (check(value) ? null : describeErrors(name, check.errors ?? []));
     validators.set(name, validate);
   }
   return validate;
 }
 
-function describeErrors(name: SchemaName, compiled: ValidateFunction): string {
-  const first = (compiled.errors ?? [])[0];
+function describeErrors(name: SchemaName, errors: readonly SchemaError[]): string {
+  const first = errors[0];
   return first ? `does not match the ${name} schema: ${describeError(first)}` : `does not match the ${name} schema`;
 }
 
-function describeError(error: ErrorObject): string {
+function describeError(error: SchemaError): string {
   const at = error.instancePath === '' ? 'the record' : error.instancePath;
   switch (error.keyword) {
     case 'additionalProperties':
