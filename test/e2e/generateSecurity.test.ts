@@ -117,3 +117,19 @@ describe('the key in outputs', () => {
     expect(() => expectNoSecret(tempDir(), { stdout: '', stderr: `error: ${TEST_API_KEY}` })).toThrow(/stderr/);
   });
 });
+
+describe('hermes-generate, a key the agent finds in a file', () => {
+  it('is redacted from the tool result the model sees and from the record (a copied .env)', async () => {
+    const project = tempDir('hermes-project-');
+    writeFileSync(join(project, '.env'), `HERMES_API_KEY=${TEST_API_KEY}\n`);
+    const url = await serve(script(calls(['read_file', { path: '.env' }], ['terminal', { command: 'cat .env' }])));
+    const run = await runGenerate(url, [{ prompt: 'show me the settings', cwd: project }], ['--toolsets', 'terminal,file']);
+    expect(run.code).toBe(0);
+    const shown = JSON.stringify(results(run.records[0]));
+    expect(shown).toContain('HERMES_API_KEY=[api key ');
+    // runGenerate has already scanned stdout, stderr and every file it wrote for the key itself.
+    const seenByModel = JSON.stringify(endpoint?.requests.map((r) => r.body));
+    expect(seenByModel.includes(TEST_API_KEY)).toBe(false);
+    expect(seenByModel).toContain('[api key ');
+  });
+});

@@ -64,6 +64,7 @@ export async function runGenerate(args: GenerateArgs, ctx: RunContext): Promise<
     sandbox: args.sandbox,
     toolTimeoutMs: args.toolTimeout * 1000,
     maxToolOutputBytes: MAX_TOOL_OUTPUT_BYTES,
+    secret: endpoint.apiKey,
     toolEnv: safeEnv(env, { dropNames: [endpoint.apiKeyEnv], secretValues: [endpoint.apiKey.reveal()] }),
     cwd,
     batchNum: 0,

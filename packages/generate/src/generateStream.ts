@@ -55,7 +55,8 @@ export async function generateStream(ctx: RunContext, options: StreamOptions): P
       ctx.log.warn(`prompt ${promptIndex} failed, no trajectory: ${redact(failure.reason, options.secret)}`, place, 'prompt-failed');
       return;
     }
-    await out.write(trajectory);
+    // Last line of defence: a key the agent read from a file (a copied .env) never reaches the output.
+    await out.writeLine(redact(JSON.stringify(trajectory), options.secret));
     // Each record goes out when it is done, not when the writer's buffer fills.
     await out.flush();
     ctx.stats.add('trajectories_out');

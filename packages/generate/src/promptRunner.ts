@@ -3,7 +3,7 @@
 // removed afterwards unless --keep-workspaces.
 import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
-import { promptId, type PromptRow, type ToolRegistry, type Trajectory } from '@hermes-datagen/core';
+import { promptId, redact, type ApiKey, type PromptRow, type ToolRegistry, type Trajectory } from '@hermes-datagen/core';
 import { runAgent, type ChatClient, type ReasoningEffort } from './agentLoop.js';
 import type { PromptJob, PromptRunner } from './generateStream.js';
 import { PromptSetupError } from './promptFailure.js';
@@ -27,6 +27,8 @@ export interface PromptRunnerSettings {
   readonly sandbox: SandboxMode;
   readonly toolTimeoutMs: number;
   readonly maxToolOutputBytes: number;
+  /** The API key, redacted from every tool result. */
+  readonly secret: ApiKey;
   /** The environment of every tool process: already without secrets (tools/safeEnv.ts). */
   readonly toolEnv: Readonly<Record<string, string>>;
   /** A row's relative cwd is taken from here. */
@@ -64,7 +66,8 @@ export function promptRunner(settings: PromptRunnerSettings): PromptRunner {
         client: settings.client,
         tools: offered,
         knownToolNames,
-        runTool: (name, args) => executeTool(name, args, ctx, tools),
+        // A tool result that shows the key (a `cat .env`) is redacted before the model sees it.
+        runTool: async (name, args) => redact(await executeTool(name, args, ctx, tools), settings.secret),
         maxTurns: settings.maxTurns,
         reasoningEffort: settings.reasoningEffort,
         signal,
