@@ -219,7 +219,7 @@ export async function* readLines(source: InputSource, options: LineReaderOptions
 
   const place = (): Place => ({ source: source.name, line: lineNo });
 
-  const finishLine = (bytes: Buffer, out: Line[], lastWithoutNewline: boolean): void => {
+  const finishLine = (bytes: Buffer, out: Line[], lastWithoutNewline: boolean, knownUtf8 = false): void => {
     lineNo += 1;
     let body = bytes;
     if (atStart) {
@@ -230,11 +230,11 @@ export async function* readLines(source: InputSource, options: LineReaderOptions
       }
     }
     if (body.length > 0 && body[body.length - 1] === 0x0d) body = body.subarray(0, body.length - 1);
-    pushDecoded(body, out, lastWithoutNewline);
+    pushDecoded(body, out, lastWithoutNewline, knownUtf8);
   };
 
-  const pushDecoded = (body: Buffer, out: Line[], lastWithoutNewline: boolean): void => {
-    if (!isUtf8(body)) {
+  const pushDecoded = (body: Buffer, out: Line[], lastWithoutNewline: boolean, knownUtf8: boolean): void => {
+    if (!knownUtf8 && !isUtf8(body)) {
       out.push({ kind: 'bad', reason: 'invalid UTF-8', ...rawOf(body), place: place() });
       return;
     }
@@ -264,6 +264,11 @@ export async function* readLines(source: InputSource, options: LineReaderOptions
     if (options.signal?.aborted) return;
     const out: Line[] = [];
     let pos = 0;
+    // One UTF-8 check for all the lines that lie wholly in this chunk (no UTF-8 sequence contains a
+    // newline byte, so each of them is valid when the run of them is); the others are checked alone.
+    const wholeLinesFrom = pendingBytes > 0 || oversized ? chunk.indexOf(0x0a) + 1 : 0;
+    const lastNewline = chunk.lastIndexOf(0x0a);
+    const wholeLinesUtf8 = lastNewline > wholeLinesFrom && isUtf8(chunk.subarray(wholeLinesFrom, lastNewline));
     for (;;) {
       const nl = chunk.indexOf(0x0a, pos);
       if (nl === -1) {
@@ -297,7 +302,7 @@ export async function* readLines(source: InputSource, options: LineReaderOptions
         oversized = { head: Buffer.from(chunk.subarray(pos, pos + REJECT_RAW_LIMIT)), bytes: nl - pos };
         finishOversized(out);
       } else {
-        finishLine(chunk.subarray(pos, nl), out, false);
+        finishLine(chunk.subarray(pos, nl), out, false, wholeLinesUtf8 && pos >= wholeLinesFrom);
       }
       pos = nl + 1;
     }
