@@ -1,6 +1,9 @@
 // hermes-generate's own costs (`node bench/generate.mjs`), against the scripted endpoint served from
 // this process, so nothing outside the machine is measured:
-//   cpu:     zero latency, only the in-memory todo tool (no process spawned per call): CPU time of the
+// Both runs offer only the in-memory todo tool: no process is spawned per call, and no workspace
+// directory is made per prompt (a prompt whose tools never touch files gets none), so they measure
+// the agent loop itself.
+//   cpu:     zero latency: CPU time of the
 //            hermes-generate process per model turn (less the CPU of a run with no prompts: start-up,
 //            registry and schema loading), and turns per second.
 //   latency: every reply 100 ms late, --concurrency 32: model calls per second as a share of the

@@ -1,6 +1,6 @@
 // hermes-generate as a real process against the scripted endpoint (started here, in the test), with
 // real tools in real workspaces. The key never appears in any output (checked by runGenerate).
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { hermesSystemPrompt, loadToolRegistry, parseToolValue, pythonJsonDumps, validator, type Trajectory } from '@hermes-datagen/core';
@@ -195,7 +195,8 @@ describe('hermes-generate, input', () => {
   it('on a bad line under --on-error fail stops the prompts already running instead of waiting for them', async () => {
     const url = await serve({ faults: [{ kind: 'slow', delay_ms: 30_000 }] });
     const started = Date.now();
-    const run = await runGenerate(url, '{"prompt": "slow to answer"}\n{"prompt": \n', ['--toolsets', 'todo']);
+    // file tools: the prompt gets a workspace, which must be gone afterwards.
+    const run = await runGenerate(url, '{"prompt": "slow to answer"}\n{"prompt": \n', ['--toolsets', 'todo,file']);
     expect(run.code).toBe(3);
     expect(run.stderr).toMatch(/<stdin>:2.*invalid JSON/);
     expect(run.stdout).toBe('');
@@ -212,6 +213,14 @@ describe('hermes-generate, input', () => {
     expect(distribution.code).toBe(2);
     expect(distribution.stderr).toContain('unknown distribution "everything"');
     expect(endpoint?.requests).toEqual([]);
+  });
+
+  it('makes no workspace for a prompt whose tools never touch files (todo only)', async () => {
+    const url = await serve();
+    const run = await runGenerate(url, [{ prompt: 'plan the day' }], ['--toolsets', 'todo']);
+    expect(run.code).toBe(0);
+    expect(run.records).toHaveLength(1);
+    expect(existsSync(join(run.dir, 'workspaces'))).toBe(false);
   });
 
   it('refuses --sandbox docker where docker cannot run, before calling the endpoint (exit 2)', async () => {

@@ -30,7 +30,7 @@ describe('hermes-generate, stopped by a signal', () => {
       const prompts = [{ prompt: 'quick', id: 'quick' }, ...Array.from({ length: 20 }, (_, i) => ({ prompt: `slow ${i}`, id: `slow-${i}` }))];
       const child = spawn(
         process.execPath,
-        [binPath('generate', 'hermes-generate'), '--base-url', endpoint.url, '--model', TEST_MODEL, '--toolsets', 'todo', '-c', '4', '--workspace-root', join(dir, 'workspaces')],
+        [binPath('generate', 'hermes-generate'), '--base-url', endpoint.url, '--model', TEST_MODEL, '--toolsets', 'todo,file', '-c', '4', '--workspace-root', join(dir, 'workspaces')],
         { cwd: dir, env: { PATH: process.env['PATH'] ?? '', HERMES_API_KEY: TEST_API_KEY }, stdio: ['pipe', 'pipe', 'pipe'] },
       );
       let stdout = '';

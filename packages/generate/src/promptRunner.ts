@@ -45,13 +45,16 @@ export function promptRunner(settings: PromptRunnerSettings): PromptRunner {
     const toolsets = toolsetsForPrompt(settings.registry, settings.toolsets, id);
     const tools = offeredTools(toolsets, settings.registry);
     const sandbox = sandboxFor(row, settings.sandbox);
-    const workspace = await createWorkspace({
-      root: settings.workspaceRoot,
-      ...(row.cwd !== undefined ? { copyFrom: resolve(settings.cwd, row.cwd) } : {}),
-    });
+    const workspace = tools.every((tool) => tool.workspaceFree === true)
+      ? undefined
+      : await createWorkspace({
+          root: settings.workspaceRoot,
+          ...(row.cwd !== undefined ? { copyFrom: resolve(settings.cwd, row.cwd) } : {}),
+        });
     try {
       const ctx: ToolContext = {
-        workspace: workspace.path,
+        // No tool offered here reads it when there is no workspace.
+        workspace: workspace?.path ?? '',
         env: settings.toolEnv,
         timeoutMs: settings.toolTimeoutMs,
         maxOutputBytes: settings.maxToolOutputBytes,
@@ -88,7 +91,7 @@ export function promptRunner(settings: PromptRunnerSettings): PromptRunner {
         finishedAt: new Date(),
       });
     } finally {
-      if (!settings.keepWorkspaces) await workspace.cleanup();
+      if (!settings.keepWorkspaces) await workspace?.cleanup();
     }
   };
 }

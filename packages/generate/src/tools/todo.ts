@@ -15,6 +15,7 @@ export interface TodoResult {
 export const todoTool: AgentTool = {
   name: 'todo',
   toolset: 'todo',
+  workspaceFree: true,
   description:
     'Keep a task list for this task. Call without todos to read it. With todos, the list is replaced; with merge true, ' +
     'items are updated by id (only the fields given) and new ids are appended. Status: pending, in_progress, completed, cancelled.',

@@ -45,6 +45,11 @@ export interface AgentTool {
   readonly description: string;
   readonly parameters: JsonSchema;
   /**
+   * True for a tool that never touches the filesystem (todo): a prompt offered only such tools
+   * gets no workspace directory, which saves a directory made and removed per prompt.
+   */
+  readonly workspaceFree?: boolean;
+  /**
    * Returns a JSON-serialisable result; throws ToolError for expected failures, which executeTool
    * turns into `{"error": ...}`.
    */
