@@ -1,10 +1,10 @@
 // The endpoint part of a --config file (YAML or JSON): a `providers:` map and `default_model`.
 // Other top-level sections belong to other commands and are left alone; inside a provider every key
 // is checked, because a misspelt key there would silently send requests elsewhere.
-import { readFile } from 'node:fs/promises';
-import { extname, resolve } from 'node:path';
+import { extname } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { UsageError } from './errors.js';
+import { readOptionFile } from './optionFile.js';
 import { isPlainObject } from './plainObject.js';
 
 export interface ProviderConfig {
@@ -23,13 +23,7 @@ export interface EndpointConfig {
 const PROVIDER_KEYS = ['base_url', 'api_key_env', 'type', 'auth_mode'] as const;
 
 export async function readEndpointConfig(path: string, cwd: string): Promise<EndpointConfig> {
-  let text: string;
-  try {
-    text = await readFile(resolve(cwd, path), 'utf8');
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
-    throw new UsageError(`cannot read --config ${path} (${code}): check the path`);
-  }
+  const text = await readOptionFile('--config', path, cwd);
   return parseEndpointConfig(text, path);
 }
 
