@@ -62,7 +62,9 @@ function streamSink(stream: Writable, endAtEnd: boolean, finished?: Promise<void
     write: (data) =>
       new Promise((ok, fail) => {
         if (failure) return fail(failure);
-        stream.write(data, (err?: Error | null) => (err ? fail(err) : ok()));
+        // A copy: a PassThrough or Transform hands the very buffer on to its reader, which may keep
+        // it after the write is done, while the writer reuses its buffers.
+        stream.write(Buffer.from(data), (err?: Error | null) => (err ? fail(err) : ok()));
       }),
     end: async () => {
       if (!endAtEnd) return;
