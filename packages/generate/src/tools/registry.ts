@@ -7,8 +7,8 @@
 // implemented here. Tools that need the outside world (web_search, web_extract, browser_*,
 // vision_analyze, image_generate, text_to_speech, mixture_of_agents, ...) are valid names but are
 // never offered: they would need a configured service, and there is no such configuration yet.
-// `process` (background process management) is not implemented either: terminal stops a command's
-// background processes when it returns.
+// `process` (background process management) is not offered either: the issue asks for none, and
+// terminal stops a command's background processes when it returns, so there would be none to manage.
 import type { ToolDefinition, ToolRegistry } from '@hermes-datagen/core';
 import type { ToolArgs } from './args.js';
 import { executeCodeTool } from './executeCode.js';
