@@ -59,14 +59,11 @@ describe('hermes-filter (the built bin)', () => {
     expect(res.stdout).toBe(`${JSON.stringify(kept)}\n`);
     const rejectsText = readFileSync(join(dir, 'rejects.jsonl'), 'utf8');
     const rejects = parseJsonl(rejectsText) as Record<string, unknown>[];
-    // Bad lines are rejected as each block of input is read, before its records are judged: the two
-    // kinds interleave in block order, not line order.
-    expect(rejects.filter((r) => 'raw' in r)).toEqual([
+    // Both kinds, in line order: bad lines as {line, source, reason, raw}, drops as the record plus reason and detail.
+    expect(rejects).toEqual([
       { line: 2, source: join(dir, 'in.jsonl'), reason: expect.stringMatching(/invalid JSON/) as unknown, raw: '{broken' },
-      { line: 4, source: join(dir, 'in.jsonl'), reason: expect.stringMatching(/trajectory schema/) as unknown, raw: notTrajectory },
-    ]);
-    expect(rejects.filter((r) => !('raw' in r))).toEqual([
       { ...noReasoning, reason: 'zero_reasoning', detail: 'none of the 1 gpt turns has a non-empty <think> or <REASONING_SCRATCHPAD> block' },
+      { line: 4, source: join(dir, 'in.jsonl'), reason: expect.stringMatching(/trajectory schema/) as unknown, raw: notTrajectory },
       { ...tombstone, reason: 'tombstone', detail: 'a tombstone row (discarded: no_reasoning)' },
     ]);
     // The dropped record's own text comes first, unchanged.

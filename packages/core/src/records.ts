@@ -80,11 +80,13 @@ export async function* readRecords(
           }
           continue;
         }
-        if (options.onError === 'fail') {
-          // Records before the bad line still reach the stage, as they would from a line-at-a-time reader.
-          if (batch.length > 0) yield batch;
-          throw new InputError(parsed.reason, line.place);
+        // Records before the bad line reach the stage first, as from a line-at-a-time reader: their
+        // output and rejects come before this line's reject or error.
+        if (batch.length > 0) {
+          yield batch;
+          batch = [];
         }
+        if (options.onError === 'fail') throw new InputError(parsed.reason, line.place);
         const reject: Reject =
           line.kind === 'text'
             ? { line: line.place.line, source: line.place.source, reason: parsed.reason, raw: line.text }
