@@ -1,0 +1,64 @@
+// The line reader across its chunk boundaries: files are read 1 MiB at a time into reused buffers,
+// so lines, multi-byte characters and CRLF pairs split between two reads must come out whole.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { inputSources, readLines, type Line } from '@hermes-datagen/core';
+import { tempDir } from '../util/cli.js';
+
+/** About 3 MiB of JSONL whose lines mix 1-, 2-, 3- and 4-byte UTF-8 characters, of many lengths. */
+function corpus(): string {
+  const pieces = ['a', 'é', '€', '😀'];
+  const lines: string[] = [];
+  for (let i = 0; lines.join('\n').length < 3 * 1024 * 1024; i++) {
+    lines.push(JSON.stringify({ i, text: pieces[i % 4]!.repeat((i * 7919) % 3001) }));
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+async function allLines(source: ReturnType<typeof inputSources>[number]): Promise<Line[]> {
+  const out: Line[] = [];
+  for await (const batch of readLines(source)) out.push(...batch);
+  return out;
+}
+
+describe('readLines across chunk boundaries', () => {
+  const text = corpus();
+  const expected = text.split('\n').slice(0, -1);
+
+  it('a file (read through reused 1 MiB buffers) gives every line whole, numbered', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'in.jsonl'), text);
+    const [source] = inputSources(['in.jsonl'], undefined, dir);
+    const lines = await allLines(source!);
+    expect(lines.every((l) => l.kind === 'text')).toBe(true);
+    expect(lines.map((l) => (l.kind === 'text' ? l.text : ''))).toEqual(expected);
+    expect(lines.map((l) => l.place.line)).toEqual(expected.map((_, i) => i + 1));
+  });
+
+  it('a stream cut at every awkward place (inside characters and CRLF pairs) gives the same lines', async () => {
+    const bytes = Buffer.from(text.replace(/\n/g, '\r\n'));
+    const cuts: Buffer[] = [];
+    for (let at = 0; at < bytes.length; ) {
+      const size = 1 + ((at * 31) % 65_537);
+      cuts.push(bytes.subarray(at, at + size));
+      at += size;
+    }
+    const [source] = inputSources([], Readable.from(cuts), process.cwd());
+    const lines = await allLines(source!);
+    expect(lines.map((l) => (l.kind === 'text' ? l.text : `bad: ${l.reason}`))).toEqual(expected);
+  });
+
+  it('an invalid byte far into a chunk is found on its own line, the lines around it kept', async () => {
+    const dir = tempDir();
+    const bad = Buffer.concat([Buffer.from(text.slice(0, 2_000_000).replace(/[^\n]*$/, '')), Buffer.from([0x7b, 0xff, 0x7d, 0x0a]), Buffer.from(text.slice(0, 500_000).replace(/[^\n]*$/, ''))]);
+    writeFileSync(join(dir, 'bad.jsonl'), bad);
+    const [source] = inputSources(['bad.jsonl'], undefined, dir);
+    const lines = await allLines(source!);
+    const badLines = lines.filter((l) => l.kind === 'bad');
+    expect(badLines).toHaveLength(1);
+    expect(badLines[0]).toMatchObject({ reason: 'invalid UTF-8' });
+    expect(lines.filter((l) => l.kind === 'text')).toHaveLength(lines.length - 1);
+  });
+});
