@@ -7,7 +7,7 @@ import type { Readable, Writable } from 'node:stream';
 import yargs, { type Argv } from 'yargs';
 import { writeJsonAtomic } from './atomicFile.js';
 import { Counters } from './counters.js';
-import { BrokenPipe, EXIT_CODES_HELP, ExitCode, HermesError, InputError, Interrupted, UsageError } from './errors.js';
+import { BrokenPipe, EXIT_CODES_HELP, ExitCode, HermesError, InputError, UsageError } from './errors.js';
 import { DEFAULT_MAX_LINE_BYTES } from './lineReader.js';
 import { Logger, wantsColor } from './logger.js';
 import type { Reject } from './model.js';
@@ -321,7 +321,6 @@ function summarise(ctx: RunContext, args: StreamArgs): void {
 
 function exitCodeFor(err: unknown, log: Logger, name: string): number {
   if (err instanceof BrokenPipe) return ExitCode.ok;
-  if (err instanceof Interrupted) return err.exitCode;
   if (err instanceof HermesError) {
     log.error(err.message, err.place);
     return err.exitCode;

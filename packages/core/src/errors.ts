@@ -85,14 +85,3 @@ export class BrokenPipe extends Error {
     this.name = 'BrokenPipe';
   }
 }
-
-/** Thrown by a stage that stopped because the run was interrupted by a signal. */
-export class Interrupted extends Error {
-  public readonly exitCode: ExitCodeValue;
-
-  public constructor(signal: 'SIGINT' | 'SIGTERM') {
-    super(`interrupted by ${signal}`);
-    this.name = 'Interrupted';
-    this.exitCode = signal === 'SIGINT' ? ExitCode.interrupted : ExitCode.terminated;
-  }
-}

@@ -1,6 +1,6 @@
 // JSONL records from lines: parse, check the shape, validate, and apply the shared bad-input policy.
 // This is the only place input lines are JSON.parsed, so every CLI rejects the same things the same way.
-import { formatPlace, InputError, type Place } from './errors.js';
+import { InputError, type Place } from './errors.js';
 import { inputSources, readLines, type Line, type LineReaderOptions } from './lineReader.js';
 import type { Readable } from 'node:stream';
 import type { Reject } from './model.js';
@@ -32,7 +32,7 @@ export interface RecordReaderOptions extends LineReaderOptions {
 }
 
 /** Turns one decoded line into a record, or a reason why it is not one. */
-export function parseRecordLine(
+function parseRecordLine(
   line: Extract<Line, { kind: 'text' }>,
   schema: SchemaName | undefined,
   tombstones: boolean,
@@ -99,12 +99,5 @@ export async function* readRecords(
   }
 }
 
-/**
- * Records per batch. Small batches let parsed records die young: holding a whole 1 MiB chunk's worth
- * alive at once pushed them into the old generation and tripled garbage-collection time.
- */
+/** Records per batch: enough to amortise the generator's cost, few parsed records held at once. */
 const BATCH_RECORDS = 16;
-
-export function describeReject(reject: Reject): string {
-  return `(at ${formatPlace({ source: reject.source, line: reject.line })}): ${reject.reason}`;
-}
