@@ -53,7 +53,7 @@ export function dockerMissingMessage(): string {
 }
 
 export function dockerFailedMessage(sandbox: DockerSandbox, output: string): string {
-  const reason = output.trim().split('\n').find((line) => line.trim() !== '') ?? 'no message';
+  const reason = firstLine(output) ?? 'no message';
   return (
     `docker could not run the command in image "${sandbox.image}" (docker exit ${DOCKER_RUN_FAILED}); ` +
     `check that the Docker daemon is running and the image exists, or run without the docker sandbox. Docker said: ${reason}`
@@ -73,9 +73,13 @@ export function dockerUnavailable(env: Readonly<Record<string, string | undefine
     probe.on('error', (err: NodeJS.ErrnoException) => resolve(err.code === 'ENOENT' ? dockerMissingMessage() : `docker could not be started: ${err.message}`));
     probe.on('close', (code) => {
       if (code === 0) return resolve(null);
-      const reason = output.trim().split('\n').find((line) => line.trim() !== '') ?? `docker version exited ${String(code)}`;
+      const reason = firstLine(output) ?? `docker version exited ${String(code)}`;
       resolve(`--sandbox docker needs a running Docker daemon, and none answered; start Docker or run without --sandbox docker. Docker said: ${reason}`);
     });
   });
 }
 
+/** What docker said first: the line that names the problem. */
+function firstLine(output: string): string | undefined {
+  return output.trim().split('\n').find((line) => line.trim() !== '');
+}
