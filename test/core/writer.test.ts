@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { BrokenPipe, JsonlWriter } from '@hermes-datagen/core';
+import { BrokenPipe, createRng, JsonlWriter } from '@hermes-datagen/core';
 import { tempDir } from '../util/cli.js';
 
 function collected(): { stream: PassThrough; text: () => string } {
@@ -41,6 +41,43 @@ describe('JsonlWriter', () => {
     await writer.writeLine('{"n":2}');
     await writer.close();
     expect(text()).toBe(`{"n":1}\n${big}\n{"n":2}\n`);
+  });
+
+  it('places every line whole and in call order when thousands of callers write at once', async () => {
+    // A slow reader keeps flushes pending while more callers arrive, as many prompts finishing together do.
+    const stream = new PassThrough({ highWaterMark: 1 << 16 });
+    const chunks: Buffer[] = [];
+    stream.on('data', (c: Buffer) => {
+      chunks.push(c);
+      stream.pause();
+      setImmediate(() => stream.resume());
+    });
+    const writer = await JsonlWriter.open(undefined, stream, process.cwd());
+    const random = createRng(7);
+    const buffer = 1 << 20;
+    const sizeOf = (i: number): number => {
+      const r = random();
+      if (i % 500 === 499) return buffer + Math.floor(random() * 4096) - 2048; // around the buffer size
+      if (i % 997 === 0) return 2 * buffer + 17; // larger than the buffer
+      if (r < 0.1) return Math.floor(buffer / 3) + Math.floor(random() * 2048) - 1024; // at the worst-case UTF-8 estimate
+      if (r < 0.3) return 20_000 + Math.floor(random() * 60_000);
+      return 10 + Math.floor(random() * 2_000);
+    };
+    const expected: string[] = [];
+    const writes: Promise<void>[] = [];
+    for (let i = 0; i < 3_000; i++) {
+      const line = `{"i":${i},"p":"${String.fromCharCode(97 + (i % 26)).repeat(Math.max(0, sizeOf(i) - 20))}"}`;
+      expected.push(line);
+      writes.push(i % 2 === 0 ? writer.writeLine(line) : writer.writeLine(Buffer.from(line)));
+      if (i % 250 === 0) writes.push(writer.flush());
+    }
+    await Promise.all(writes);
+    await writer.close();
+    const lines = Buffer.concat(chunks).toString('utf8').split('\n');
+    expect(lines.pop()).toBe('');
+    expect(lines.length).toBe(expected.length);
+    for (let i = 0; i < lines.length; i++) if (lines[i] !== expected[i]) expect.fail(`line ${i + 1} differs (length ${lines[i]?.length} vs ${expected[i]?.length})`);
+    expect(writer.written).toBe(3_000);
   });
 
   it('moves a file into place only at close, and gzips a .gz target', async () => {

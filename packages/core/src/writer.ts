@@ -95,6 +95,11 @@ function openFd(path: string, target: string): Promise<number> {
   );
 }
 
+/** Worst case for a string: 3 UTF-8 bytes per UTF-16 unit; the newline included. */
+function mostBytes(line: string | Uint8Array): number {
+  return (typeof line === 'string' ? line.length * 3 : line.length) + 1;
+}
+
 function toFailure(err: unknown): Error {
   return (err as NodeJS.ErrnoException).code === 'EPIPE' ? new BrokenPipe() : (err as Error);
 }
@@ -105,6 +110,8 @@ export class JsonlWriter {
   private spare: Buffer | undefined = Buffer.allocUnsafe(BUFFER_BYTES);
   private used = 0;
   private inFlight: Promise<void> = Promise.resolve();
+  /** The last queued step while any is waiting; undefined when the fast path may copy at once. */
+  private queue: Promise<void> | undefined;
   private failure: Error | undefined;
   private closed = false;
   private count = 0;
@@ -150,22 +157,53 @@ export class JsonlWriter {
 
   /**
    * A line that is already serialised, `\n` added. Pass an input record's `bytes` to copy it
-   * through unchanged without encoding it again.
+   * through unchanged without encoding it again. Any number of callers may await this at once:
+   * a line that fits while nothing is queued is copied at once; anything else (a flush, a line
+   * too big for the room left) waits in one queue, so a line is always placed whole, in call order.
    */
-  public async writeLine(line: string | Uint8Array): Promise<void> {
-    if (this.failure) throw this.failure;
+  public writeLine(line: string | Uint8Array): Promise<void> {
+    if (this.failure) return Promise.reject(this.failure);
     this.count += 1;
-    // Worst case for a string: 3 UTF-8 bytes per UTF-16 unit.
-    const most = (typeof line === 'string' ? line.length * 3 : line.length) + 1;
-    if (this.used + most > this.buffer.length) await this.flush();
-    if (most > this.buffer.length) {
-      // Too big for the buffer: written on its own, after everything before it.
-      await this.flush();
-      await this.settle(this.inFlight);
-      const whole = Buffer.concat([typeof line === 'string' ? Buffer.from(line, 'utf8') : line, Buffer.of(NEWLINE)]);
-      await this.settle(this.sink.write(whole));
+    if (this.queue === undefined && this.used + mostBytes(line) <= this.buffer.length) {
+      this.place(line);
+      return Promise.resolve();
+    }
+    return this.enqueue(() => this.writeQueued(line));
+  }
+
+  /** Hands the filled buffer to the sink (after every line already given) and goes on with the other one. */
+  public flush(): Promise<void> {
+    return this.enqueue(() => this.handOff());
+  }
+
+  /** Runs `step` after every step queued before it; the fast path stays off while any is queued. */
+  private enqueue(step: () => Promise<void>): Promise<void> {
+    const run = (this.queue ?? Promise.resolve()).then(step);
+    const tail = run.catch(() => undefined);
+    this.queue = tail;
+    void tail.then(() => {
+      if (this.queue === tail) this.queue = undefined;
+    });
+    return run;
+  }
+
+  /** Only ever runs at the head of the queue, so nothing else touches the buffer meanwhile. */
+  private async writeQueued(line: string | Uint8Array): Promise<void> {
+    if (this.failure) throw this.failure;
+    const most = mostBytes(line);
+    if (this.used + most > this.buffer.length) await this.handOff();
+    if (most <= this.buffer.length) {
+      this.place(line);
       return;
     }
+    // Too big for the buffer: written on its own, after everything before it.
+    await this.settle(this.inFlight);
+    const whole = Buffer.concat([typeof line === 'string' ? Buffer.from(line, 'utf8') : line, Buffer.of(NEWLINE)]);
+    await this.settle(this.sink.write(whole));
+  }
+
+  /** Copies a line known to fit into the buffer. */
+  private place(line: string | Uint8Array): void {
     if (typeof line === 'string') this.used += this.buffer.write(line, this.used, 'utf8');
     else {
       this.buffer.set(line, this.used);
@@ -174,13 +212,9 @@ export class JsonlWriter {
     this.buffer[this.used++] = NEWLINE;
   }
 
-  /** Hands the filled buffer to the sink and goes on with the other one. */
-  public async flush(): Promise<void> {
-    if (this.used === 0) {
-      await this.settle(this.inFlight);
-      return;
-    }
+  private async handOff(): Promise<void> {
     await this.settle(this.inFlight);
+    if (this.used === 0) return;
     const full = this.buffer.subarray(0, this.used);
     const filled = this.buffer;
     this.buffer = this.spare ?? Buffer.allocUnsafe(BUFFER_BYTES);
@@ -225,6 +259,7 @@ export class JsonlWriter {
       return;
     }
     this.closed = true;
+    await this.queue;
     await this.inFlight.catch(() => undefined);
     this.sink.destroy();
     await rm(this.file.temp, { force: true });
