@@ -24,3 +24,4 @@ export * from './reasoning.js';
 export * from './rng.js';
 export * from './registry.js';
 export * from './secrets.js';
+export * from './secretPatterns.js';
