@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
-  assistantHasReasoning, conversationReasoningStats, gptTurnHasReasoning, reasoningStats, toShareGpt,
+  assistantHasReasoning, conversationReasoningStats, gptTurnHasReasoning, parsedGptHasReasoning, parseGptValue, reasoningStats, toShareGpt,
   type AssistantMessage, type ChatMessage, type ToolDefinition, type Trajectory,
 } from '@hermes-datagen/core';
 
@@ -66,6 +66,7 @@ describe('gptTurnHasReasoning (ShareGPT values)', () => {
     ['no blocks', 'Answer', false],
   ])('%s -> %s', (_name, value, expected) => {
     expect(gptTurnHasReasoning(value)).toBe(expected);
+    expect(parsedGptHasReasoning(parseGptValue(value))).toBe(expected);
   });
 });
 

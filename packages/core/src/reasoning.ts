@@ -2,7 +2,7 @@
 // internal messages or on a finished ShareGPT record.
 import type { AssistantMessage, ChatMessage, Turn } from './model.js';
 import { extractReasoning } from './think.js';
-import { parseGptValue } from './turns.js';
+import { parseGptValue, type ParsedGptValue } from './turns.js';
 
 export interface ReasoningStats {
   total_assistant_turns: number;
@@ -24,7 +24,11 @@ export function assistantHasReasoning(msg: AssistantMessage): boolean {
 
 /** A gpt value has reasoning when a <think> or <REASONING_SCRATCHPAD> block has text; the inserted empty <think> does not count. */
 export function gptTurnHasReasoning(value: string): boolean {
-  const parsed = parseGptValue(value);
+  return parsedGptHasReasoning(parseGptValue(value));
+}
+
+/** The same for a value already parsed, so a caller that needs the parts too parses once. */
+export function parsedGptHasReasoning(parsed: ParsedGptValue): boolean {
   return parsed.think.some((text) => text !== '') || parsed.scratchpad.some((text) => text !== '');
 }
 
