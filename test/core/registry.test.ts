@@ -153,7 +153,7 @@ describe('a user registry file', () => {
   });
 
   it.each<[string, unknown, RegExp]>([
-    ['not JSON', '{"tools": ', /is not valid JSON/],
+    ['not JSON', '{"tools": ', /not valid JSON/],
     ['a tool without a toolset', { tools: { x: {} } }, /\/tools\/x is missing required key "toolset"/],
     ['an unexpected key', { tools: {}, tool: {} }, /unexpected key "tool"/],
     ['a probability over 100', { tools: { x: { toolset: 'y' } }, distributions: { d: { toolsets: { y: 101 } } } }, /\/distributions\/d\/toolsets\/y/],
@@ -169,13 +169,19 @@ describe('a user registry file', () => {
     const file = write(`bad-${_name.replaceAll(' ', '-')}.json`, content);
     const load = (): unknown => loadToolRegistry(file);
     expect(load).toThrow(UsageError);
-    expect(load).toThrow(`tool registry ${file}: `);
+    expect(load).toThrow(`--tools-registry ${file}: `);
     expect(load).toThrow(problem);
-    expect(load).toThrow(/Fix the file, or leave out --tools-registry to use the default registry\./);
+    expect(load).toThrow(/; without --tools-registry the default registry is used$/);
   });
 
   it('is refused when missing, naming the file', () => {
     const file = join(tempDir('hermes-registry-'), 'missing.json');
-    expect(() => loadToolRegistry(file)).toThrow(new RegExp(`tool registry ${file}: cannot be read \\(ENOENT`));
+    expect(() => loadToolRegistry(file)).toThrow(`cannot read --tools-registry ${file} (ENOENT): check the path; without --tools-registry the default registry is used`);
+  });
+
+  it('reads a path relative to the working directory it is given', () => {
+    const dir = tempDir('hermes-registry-');
+    writeFileSync(join(dir, 'mine.json'), JSON.stringify({ tools: { x: { toolset: 'y' } } }));
+    expect(loadToolRegistry('mine.json', dir).names).toEqual(['x']);
   });
 });

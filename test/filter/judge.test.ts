@@ -58,7 +58,7 @@ describe('selectRules', () => {
     ['a window without --repeated-thought', { repeatedThoughtWindow: 3 }, /add --repeated-thought/],
     ['--strict-offered with the tool filter off', { hallucinatedTools: false, strictOffered: true }, /--strict-offered configures the hallucinated-tool filter/],
     ['--valid-tools with no name', { validTools: ' , ' }, /--valid-tools lists no tool name/],
-    ['a registry file that does not exist', { toolsRegistry: 'no-such-registry.json' }, /no-such-registry\.json.*cannot be read/],
+    ['a registry file that does not exist', { toolsRegistry: 'no-such-registry.json' }, /cannot read --tools-registry no-such-registry\.json \(ENOENT\): check the path/],
   ])('refuses %s with a usage error that says what to do', (_name, options, message) => {
     let error: unknown;
     try {

@@ -42,7 +42,7 @@ describe('hermes-testkit serve (in process)', () => {
     expect(noKey.stderr).toMatch(/--api-key-env TESTKIT_KEY: the variable is not set or empty; export it/);
     const badScript = await runInProcess(spec, ['serve', '--script', 'no/such/script.json']);
     expect(badScript.code).toBe(ExitCode.usage);
-    expect(badScript.stderr).toMatch(/cannot read script .*no\/such\/script\.json/);
+    expect(badScript.stderr).toMatch(/cannot read --script no\/such\/script\.json \(ENOENT\)/);
     expect(badScript.stdout).toBe('');
   });
 });

@@ -6,8 +6,8 @@ import { loadScript, parseScript, promptMatches, ScriptError } from '@hermes-dat
 import { REPO_ROOT, tempDir } from '../util/cli.js';
 
 describe('loadScript', () => {
-  it('loads the example script with every kind of entry', async () => {
-    const script = await loadScript(join(REPO_ROOT, 'fixtures/testkit/coding-task.json'));
+  it('loads the example script with every kind of entry', () => {
+    const script = loadScript('fixtures/testkit/coding-task.json', REPO_ROOT);
     expect(script.models).toEqual(['hermes-testkit-scripted']);
     expect(script.sequences?.[0]?.replies).toHaveLength(3);
     expect(script.sequences?.[0]?.replies[0]?.tool_calls?.[0]?.name).toBe('write_file');
@@ -15,14 +15,14 @@ describe('loadScript', () => {
     expect(script.policy).toEqual({ reasoning_field: 'reasoning' });
   });
 
-  it('names the file when it is missing or not JSON, as a usage error', async () => {
+  it('names the option and the file when it is missing, not JSON or malformed, as usage errors', () => {
     const dir = tempDir();
-    await expect(loadScript(join(dir, 'absent.json'))).rejects.toThrow(/cannot read script .*absent\.json.*--script/);
+    expect(() => loadScript('absent.json', dir)).toThrow('cannot read --script absent.json (ENOENT): check the path');
     writeFileSync(join(dir, 'bad.json'), '{"sequences": [');
-    const error = await loadScript(join(dir, 'bad.json')).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(ScriptError);
-    expect(error).toBeInstanceOf(UsageError);
-    expect((error as Error).message).toMatch(/bad\.json is not valid JSON/);
+    expect(() => loadScript('bad.json', dir)).toThrow(UsageError);
+    expect(() => loadScript('bad.json', dir)).toThrow(/^--script bad\.json: not valid JSON: /);
+    writeFileSync(join(dir, 'odd.json'), '{"sequence": []}');
+    expect(() => loadScript('odd.json', dir)).toThrow(ScriptError);
   });
 });
 

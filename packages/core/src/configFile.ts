@@ -1,10 +1,7 @@
 // The endpoint part of a --config file (YAML or JSON): a `providers:` map and `default_model`.
 // Other top-level sections belong to other commands and are left alone; inside a provider every key
 // is checked, because a misspelt key there would silently send requests elsewhere.
-import { extname } from 'node:path';
-import { parse as parseYaml } from 'yaml';
-import { UsageError } from './errors.js';
-import { readOptionFile } from './optionFile.js';
+import { loadOptionFile, optionFileError, type OptionFile } from './optionFile.js';
 import { isPlainObject } from './plainObject.js';
 
 export interface ProviderConfig {
@@ -22,21 +19,16 @@ export interface EndpointConfig {
 
 const PROVIDER_KEYS = ['base_url', 'api_key_env', 'type', 'auth_mode'] as const;
 
-export async function readEndpointConfig(path: string, cwd: string): Promise<EndpointConfig> {
-  const text = await readOptionFile('--config', path, cwd);
-  return parseEndpointConfig(text, path);
+export function readEndpointConfig(path: string, cwd: string): EndpointConfig {
+  const file: OptionFile = { option: '--config', path, cwd };
+  return endpointConfigOf(loadOptionFile(file, 'json-or-yaml'), file);
 }
 
-export function parseEndpointConfig(text: string, path: string): EndpointConfig {
+function endpointConfigOf(parsed: unknown, file: OptionFile): EndpointConfig {
   const fail = (where: string, problem: string): never => {
-    throw new UsageError(`--config ${path}${where ? ` at ${where}` : ''}: ${problem}`);
+    throw optionFileError(file, problem, { at: where });
   };
-  let root: unknown;
-  try {
-    root = extname(path).toLowerCase() === '.json' ? JSON.parse(text) : parseYaml(text);
-  } catch (err) {
-    fail('', `not valid ${extname(path).toLowerCase() === '.json' ? 'JSON' : 'YAML'}: ${(err as Error).message.split('\n')[0]}`);
-  }
+  let root = parsed;
   if (root === null || root === undefined) root = {};
   if (!isPlainObject(root)) return fail('', 'expected a mapping with providers: and default_model:');
   checkAuthMode(root['auth_mode'], 'auth_mode', fail);
@@ -64,7 +56,7 @@ export function parseEndpointConfig(text: string, path: string): EndpointConfig 
       });
     }
   }
-  return { path, providers, defaultModel: optionalString(root['default_model'], 'default_model', fail) };
+  return { path: file.path, providers, defaultModel: optionalString(root['default_model'], 'default_model', fail) };
 }
 
 type Fail = (where: string, problem: string) => never;

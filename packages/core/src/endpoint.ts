@@ -126,7 +126,7 @@ export async function inspectEndpoint(args: EndpointArgs, io: EndpointIo): Promi
   let envFile: EnvFile | undefined;
   if (args.envFile !== undefined) {
     try {
-      envFile = await loadEnvFile(args.envFile, io.cwd);
+      envFile = loadEnvFile(args.envFile, io.cwd);
     } catch (err) {
       problems.push({ id: 'env-file-unreadable', message: (err as Error).message });
     }
@@ -134,7 +134,7 @@ export async function inspectEndpoint(args: EndpointArgs, io: EndpointIo): Promi
   let config: EndpointConfig | undefined;
   if (args.config !== undefined) {
     try {
-      config = await readEndpointConfig(args.config, io.cwd);
+      config = readEndpointConfig(args.config, io.cwd);
     } catch (err) {
       problems.push({ id: 'config-invalid', message: (err as Error).message });
     }

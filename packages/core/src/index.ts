@@ -23,5 +23,7 @@ export * from './toolStats.js';
 export * from './reasoning.js';
 export * from './rng.js';
 export * from './registry.js';
+export * from './toolsRegistryOption.js';
+export * from './optionFile.js';
 export * from './secrets.js';
 export * from './secretPatterns.js';

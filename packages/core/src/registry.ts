@@ -1,9 +1,9 @@
 // The tool registry: which tool names are valid (tool_stats normalisation, the hallucinated-tool
 // filter), the static toolsets and how they expand, and the toolset distributions sampled per prompt
 // (hermes-batch-format.md §8). The default ships with core; a user's file replaces it whole.
-import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { UsageError } from './errors.js';
+import { UsageError, type HermesError } from './errors.js';
+import { loadOptionFile, optionFileError, type OptionFile } from './optionFile.js';
 import type { Rng } from './rng.js';
 import { validator } from './schemas.js';
 
@@ -55,21 +55,15 @@ interface RegistryFile {
 
 class RegistryProblem extends Error {}
 
-export function loadToolRegistry(file?: string): ToolRegistry {
-  const source = file ?? DEFAULT_REGISTRY_FILE;
-  let text: string;
-  try {
-    text = readFileSync(source, 'utf8');
-  } catch (error) {
-    throw registryError(source, `cannot be read (${(error as Error).message})`);
-  }
-  let value: unknown;
-  try {
-    value = JSON.parse(text) as unknown;
-  } catch (error) {
-    throw registryError(source, `is not valid JSON (${(error as Error).message})`);
-  }
-  return parseToolRegistry(value, source);
+const registryFile = (path: string, cwd = '.'): OptionFile => ({ option: '--tools-registry', path, cwd, advice: 'without --tools-registry the default registry is used' });
+
+/**
+ * The registry that --tools-registry names (relative to cwd), or the default one when it names none.
+ * Every fault in the file is a usage error (exit 2) naming it.
+ */
+export function loadToolRegistry(path?: string, cwd = '.'): ToolRegistry {
+  const file = registryFile(path ?? DEFAULT_REGISTRY_FILE, cwd);
+  return parseToolRegistry(loadOptionFile(file, 'json'), file.path);
 }
 
 /** Checks the shape (schemas/tool-registry.schema.json) and every cross-reference, naming `source` in errors. */
@@ -84,8 +78,8 @@ export function parseToolRegistry(value: unknown, source: string): ToolRegistry 
   }
 }
 
-function registryError(source: string, problem: string): UsageError {
-  return new UsageError(`tool registry ${source}: ${problem}. Fix the file, or leave out --tools-registry to use the default registry.`);
+function registryError(source: string, problem: string): HermesError {
+  return optionFileError(registryFile(source), problem);
 }
 
 class Registry implements ToolRegistry {

@@ -1,7 +1,7 @@
 // hermes-filter: trajectories in, kept trajectories out, byte for byte. Each rule is a small function
 // (rules.ts, hallucinatedTools.ts, traceRules.ts); ruleSet.ts picks and orders them from the options;
 // judge.ts applies them to one record. This file declares the CLI and runs the stream.
-import { defineCommand, main as runMain, type CliCommand, type CliSpec, type RunContext } from '@hermes-datagen/core';
+import { defineCommand, main as runMain, toolsRegistryOption, type CliCommand, type CliSpec, type RunContext } from '@hermes-datagen/core';
 import { judge, withVerdict } from './judge.js';
 import { selectRules, type FilterOptions } from './ruleSet.js';
 
@@ -48,11 +48,10 @@ const filter = defineCommand<FilterArgs>({
   describe: 'Keep the trajectories that pass the quality rules; write them unchanged (byte for byte).',
   stream: true,
   options: (y) =>
-    y
+    toolsRegistryOption(y, 'Default rules:')
       .option('zero-reasoning', { type: 'boolean', default: true, describe: 'drop records without reasoning (turn off: --no-zero-reasoning)', group: 'Default rules:' })
       .option('min-reasoning-ratio', { type: 'number', describe: 'keep only records where at least this share of gpt turns has reasoning (0-1)', group: 'Default rules:' })
       .option('hallucinated-tools', { type: 'boolean', default: true, describe: 'drop records calling tools outside the valid set (turn off: --no-hallucinated-tools)', group: 'Default rules:' })
-      .option('tools-registry', { type: 'string', describe: 'valid tools from this registry JSON (schemas/tool-registry.schema.json)', group: 'Default rules:' })
       .option('valid-tools', { type: 'string', describe: 'valid tools listed here, comma-separated, instead of a registry', group: 'Default rules:' })
       .option('strict-offered', { type: 'boolean', default: false, describe: "a called tool must also be offered in the record's system turn", group: 'Default rules:' })
       .conflicts('tools-registry', 'valid-tools')

@@ -1,6 +1,5 @@
 // Which rules a run applies, from its options, in a fixed order: cheap checks on fields first, then
 // the ones that parse turns. A record failing several rules is counted once, under the first.
-import { resolve } from 'node:path';
 import { loadToolRegistry, UsageError } from '@hermes-datagen/core';
 import { hallucinatedTools, type ToolNamePolicy } from './hallucinatedTools.js';
 import { dropPartial, maxToolFailureRate, maxTurns, minReasoningRatio, minTurns, requireCompleted, zeroReasoning } from './rules.js';
@@ -61,7 +60,7 @@ function toolNamePolicy(options: FilterOptions, cwd: string): ToolNamePolicy | u
     if (names.length === 0) throw new UsageError('--valid-tools lists no tool name; give names separated by commas, e.g. --valid-tools terminal,read_file');
     return { valid: new Set(names), source: '--valid-tools', strictOffered: options.strictOffered };
   }
-  const registry = loadToolRegistry(options.toolsRegistry === undefined ? undefined : resolve(cwd, options.toolsRegistry));
+  const registry = loadToolRegistry(options.toolsRegistry, cwd);
   const source = options.toolsRegistry === undefined ? 'the tool registry' : `the tool registry ${options.toolsRegistry}`;
   return { valid: new Set(registry.names), source, strictOffered: options.strictOffered };
 }

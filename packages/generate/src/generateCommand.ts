@@ -3,7 +3,7 @@
 // workspace root, then generateStream with a runner per prompt.
 import { randomInt } from 'node:crypto';
 import { resolve } from 'node:path';
-import { loadToolRegistry, UsageError, type RunContext } from '@hermes-datagen/core';
+import { loadToolRegistry, UsageError, type RunContext, type ToolsRegistryArgs } from '@hermes-datagen/core';
 import { createChatClient, endpointIdentity, resolveEndpoint, type EndpointArgs } from '@hermes-datagen/core/endpoint';
 import type { ReasoningEffort } from './agentLoop.js';
 import { generateStream } from './generateStream.js';
@@ -15,14 +15,13 @@ import { defaultWorkspaceRoot, removeWorkspaceRoot } from './tools/workspace.js'
 /** Upstream cuts a tool result at 100,000 characters; tools here cap their output at this many bytes. */
 export const MAX_TOOL_OUTPUT_BYTES = 100_000;
 
-export interface GenerateArgs extends EndpointArgs {
+export interface GenerateArgs extends EndpointArgs, ToolsRegistryArgs {
   concurrency: number;
   maxTurns: number;
   reasoningEffort?: ReasoningEffort;
   toolsets?: string;
   distribution: string;
   seed?: number;
-  toolsRegistry?: string;
   workspaceRoot?: string;
   keepWorkspaces: boolean;
   sandbox: SandboxMode;
@@ -36,7 +35,7 @@ export async function runGenerate(args: GenerateArgs, ctx: RunContext): Promise<
   if (args.seed !== undefined && !Number.isSafeInteger(args.seed)) throw new UsageError(`--seed must be an integer, got ${String(args.seed)}`);
   const { cwd, env } = ctx.io;
 
-  const registry = loadToolRegistry(args.toolsRegistry === undefined ? undefined : resolve(cwd, args.toolsRegistry));
+  const registry = loadToolRegistry(args.toolsRegistry, cwd);
   const forced = args.toolsets?.split(',').map((name) => name.trim()).filter((name) => name !== '');
   // Both throw a UsageError that lists the valid names.
   if (forced !== undefined) registry.toolsOf(forced);

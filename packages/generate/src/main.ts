@@ -1,7 +1,7 @@
 // hermes-generate: prompts JSONL in, Hermes trajectories JSONL out. Each prompt runs through the agent
 // loop against one OpenAI-compatible endpoint, with real tools in a workspace of its own; each
 // trajectory is written as soon as its prompt is done.
-import { defineCommand, main as runMain, type CliCommand, type CliSpec } from '@hermes-datagen/core';
+import { defineCommand, main as runMain, toolsRegistryOption, type CliCommand, type CliSpec } from '@hermes-datagen/core';
 import { ENDPOINT_ENV_HELP, endpointOptions } from '@hermes-datagen/core/endpoint';
 import { DEFAULT_MAX_TURNS, REASONING_EFFORTS } from './agentLoop.js';
 import { doctorCommand } from './doctor.js';
@@ -32,14 +32,13 @@ export const spec: CliSpec = {
       describe: 'run every prompt and write its trajectory when it finishes',
       stream: true,
       options: (y) =>
-        endpointOptions(y)
+        toolsRegistryOption(endpointOptions(y), TOOLS)
           .option('concurrency', { alias: 'c', type: 'number', default: 4, describe: 'prompts run at the same time', group: GENERATION })
           .option('max-turns', { type: 'number', default: DEFAULT_MAX_TURNS, describe: 'model calls per prompt; at the limit one more call asks for a summary (completed: false)', group: GENERATION })
           .option('reasoning-effort', { choices: REASONING_EFFORTS, describe: 'sent to the endpoint as reasoning_effort (not sent when not given)', group: GENERATION })
           .option('toolsets', { type: 'string', describe: 'give every prompt exactly these toolsets, comma-separated (e.g. terminal,file)', group: TOOLS })
           .option('distribution', { type: 'string', default: 'default', describe: 'sample each prompt\'s toolsets from this distribution of the tool registry', group: TOOLS })
           .option('seed', { type: 'number', describe: 'seed of the toolset sampling (per prompt: seed + prompt id); drawn and recorded when not given', group: TOOLS })
-          .option('tools-registry', { type: 'string', describe: 'tool registry JSON (schemas/tool-registry.schema.json) instead of the default one', group: TOOLS })
           .option('workspace-root', { type: 'string', describe: 'create each prompt\'s workspace under this directory (default: a temp directory, removed at the end)', group: TOOLS })
           .option('keep-workspaces', { type: 'boolean', default: false, describe: 'keep each prompt\'s workspace after it is done', group: TOOLS })
           .option('sandbox', { choices: ['none', 'docker'] as const, default: 'none' as const, describe: 'docker: run terminal commands and code in the row\'s docker_image, without network', group: TOOLS })

@@ -9,7 +9,7 @@
 //   hermes-stats export --parquet D  the tables as Parquet files         exportParquet.ts, duckdb/*.ts
 import { resolve } from 'node:path';
 import type { Argv } from 'yargs';
-import { defineCommand, loadToolRegistry, main as runMain, writeJsonAtomic, type CliSpec } from '@hermes-datagen/core';
+import { defineCommand, loadToolRegistry, main as runMain, toolsRegistryOption, writeJsonAtomic, type CliSpec, type ToolsRegistryArgs } from '@hermes-datagen/core';
 import { DEFAULT_MEMORY_LIMIT, DEFAULT_THREADS } from './duckdb/database.js';
 import { withAnalysisDatabase } from './duckdb/session.js';
 import { TABLES } from './duckdb/tables.js';
@@ -20,8 +20,7 @@ import { writeReport } from './report.js';
 import { printQuery, SQL_FORMATS, type SqlFormat } from './sqlCommand.js';
 import { normaliseStream } from './stream.js';
 
-interface StreamStageArgs {
-  toolsRegistry?: string;
+interface StreamStageArgs extends ToolsRegistryArgs {
   recompute: boolean;
   summary?: string;
 }
@@ -35,8 +34,7 @@ const streamStage = defineCommand<StreamStageArgs>({
     'tombstones are written unchanged.',
   stream: true,
   options: (y) =>
-    y
-      .option('tools-registry', { type: 'string', group: 'Statistics:', describe: 'tool registry JSON (schemas/tool-registry.schema.json) instead of the default one' })
+    toolsRegistryOption(y, 'Statistics:')
       .option('recompute', { type: 'boolean', default: false, group: 'Statistics:', describe: "recompute tool_stats from the conversations even when the record has them" })
       .option('summary', { type: 'string', group: 'Statistics:', describe: 'write the run summary here: statistics.json shape plus rates, distributions, tokens, per-model and per-toolset counts (mergeable)' }),
   examples: [
@@ -46,7 +44,7 @@ const streamStage = defineCommand<StreamStageArgs>({
     ['$0 --recompute --tools-registry my-tools.json old.jsonl', 'recount from the conversations over your own registry'],
   ],
   run: async (args, ctx) => {
-    const registry = loadToolRegistry(args.toolsRegistry === undefined ? undefined : resolve(ctx.io.cwd, args.toolsRegistry));
+    const registry = loadToolRegistry(args.toolsRegistry, ctx.io.cwd);
     await normaliseStream(ctx, { normaliser: new ToolStatsNormaliser(registry, args.recompute), summaryPath: args.summary });
   },
 });
@@ -65,7 +63,7 @@ const merge = defineCommand<MergeArgs>({
       .option('output', { alias: 'o', type: 'string', describe: 'write the merged summary here (default: stdout)' }),
   examples: [['$0 merge shard-*/statistics.json -o statistics.json', 'combine the shards of a distributed run']],
   run: async (args, ctx) => {
-    const merged = await mergeSummaryFiles(args.summaries, ctx.io.cwd);
+    const merged = mergeSummaryFiles(args.summaries, ctx.io.cwd);
     if (args.output === undefined || args.output === '-') ctx.io.stdout.write(`${JSON.stringify(merged, null, 2)}\n`);
     else await writeJsonAtomic(resolve(ctx.io.cwd, args.output), merged);
   },

@@ -1,7 +1,6 @@
 // hermes-testkit: serves the scripted OpenAI-compatible endpoint (a test and demo aid, not a model)
 // until SIGINT/SIGTERM, printing its base URL as the one line on stdout.
 import { once } from 'node:events';
-import { resolve } from 'node:path';
 import { defineCommand, main as runMain, UsageError, type CliSpec } from '@hermes-datagen/core';
 import { loadScript } from './script.js';
 import { startScriptedEndpoint } from './server.js';
@@ -37,7 +36,7 @@ export const spec: CliSpec = {
       run: async (args, ctx) => {
         const apiKey = apiKeyFrom(ctx.io.env, args['api-key-env']);
         const endpoint = await startScriptedEndpoint({
-          ...(args.script === undefined ? {} : { script: await loadScript(resolve(ctx.io.cwd, args.script)) }),
+          ...(args.script === undefined ? {} : { script: loadScript(args.script, ctx.io.cwd) }),
           ...(apiKey === undefined ? {} : { apiKey }),
           host: args.host,
           port: args.port,

@@ -1,8 +1,7 @@
 // The script format (documented in packages/testkit/README.md): what the endpoint answers, per prompt,
 // and which faults it injects. Scripts are JSON written by hand, so validation names the exact place
 // of a mistake and rejects unknown keys (a misspelt key would otherwise be silently ignored).
-import { readFile } from 'node:fs/promises';
-import { UsageError } from '@hermes-datagen/core';
+import { loadOptionFile, UsageError } from '@hermes-datagen/core';
 
 /** Where a reply's reasoning goes: a message field, or inline tags at the start of the content. */
 export type ReasoningField = 'reasoning' | 'reasoning_content' | 'reasoning_details' | 'inline_think' | 'inline_scratchpad';
@@ -89,23 +88,12 @@ export interface Script {
   policy?: PolicyOptions;
 }
 
-/** A script that cannot be read or is malformed: a usage error (exit 2) when it comes from the CLI. */
+/** A script whose content is malformed: a usage error (exit 2) when it comes from the CLI. */
 export class ScriptError extends UsageError {}
 
-export async function loadScript(file: string): Promise<Script> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    throw new ScriptError(`cannot read script ${file}: ${(error as Error).message}; check the --script path`);
-  }
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw new ScriptError(`script ${file} is not valid JSON: ${(error as Error).message}`);
-  }
-  return parseScript(value, file);
+/** The --script file, relative to cwd; a fault in it is a usage error (exit 2) naming it. */
+export function loadScript(path: string, cwd = '.'): Script {
+  return parseScript(loadOptionFile({ option: '--script', path, cwd }, 'json'), path);
 }
 
 export function promptMatches(match: PromptMatch, text: string): boolean {

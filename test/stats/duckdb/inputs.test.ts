@@ -33,6 +33,6 @@ describe('resolveInputs', () => {
   it('refuses a run file that is not JSON, saying which', () => {
     const dir = tempDir();
     writeFiles(dir, { 'run/batch_0.jsonl': '', 'run/run.json': '{oops' });
-    expect(() => resolveInputs(['run'], dir)).toThrow(/run\/run\.json is not valid JSON .*fix or remove it/);
+    expect(() => resolveInputs(['run'], dir)).toThrow(/^run file .*run\/run\.json: not valid JSON: .*; fix or remove it to read the run$/);
   });
 });

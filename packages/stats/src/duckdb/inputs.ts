@@ -6,9 +6,9 @@
 // trajectories.jsonl there, the merge of its batch_N.jsonl files: next to batch files it is skipped, so
 // no record counts twice, and the batch files are the ones read because they hold everything the run's
 // statistics.json counted (tombstones and records the merge filtered out).
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
-import { InputError } from '@hermes-datagen/core';
+import { loadOptionFileIfPresent, parseOptionFile, type OptionFile } from '@hermes-datagen/core';
 
 export interface RunDirectory {
   /** The directory as named on the command line. */
@@ -70,20 +70,12 @@ function readRunDirectory(operand: string, cwd: string): RunDirectory {
   };
 }
 
-/** The file's text when it exists; it must be JSON, as the JSON columns hold it. */
+/** The file's text when it exists; it must be JSON, as the JSON columns hold it. A fault exits 3 (an operand's file). */
 function readJsonText(dir: string, name: string): string | null {
-  let text: string;
-  try {
-    text = readFileSync(join(dir, name), 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw new InputError(`cannot read ${join(dir, name)}: ${(error as Error).message}`);
-  }
-  try {
-    JSON.parse(text);
-  } catch (error) {
-    throw new InputError(`${join(dir, name)} is not valid JSON (${(error as Error).message}); fix or remove it to read the run`);
-  }
+  const file: OptionFile = { option: 'run file', path: join(dir, name), cwd: dir, role: 'input', advice: 'fix or remove it to read the run' };
+  const text = loadOptionFileIfPresent(file, 'text');
+  if (text === undefined) return null;
+  parseOptionFile(file, text, 'json');
   return text;
 }
 
