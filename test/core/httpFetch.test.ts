@@ -1,4 +1,5 @@
 // nodeHttpFetch against real servers on 127.0.0.1: as a fetch, and as the OpenAI client's fetch.
+import { spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import OpenAI, { APIConnectionError, APIUserAbortError, RateLimitError } from 'openai';
@@ -78,5 +79,67 @@ describe('nodeHttpFetch', () => {
       .chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'x' }] }).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(APIConnectionError);
     expect((refused as APIConnectionError).cause).toMatchObject({ code: 'ECONNREFUSED' });
+  });
+});
+
+describe('nodeHttpFetch connection pool', () => {
+  it('holds at most maxConnections connections to a host; more requests wait for a free one', async () => {
+    const connections = new Set<unknown>();
+    let open = 0;
+    let mostOpen = 0;
+    server = createServer((req, res) => {
+      connections.add(req.socket);
+      open += 1;
+      mostOpen = Math.max(mostOpen, open);
+      setTimeout(() => {
+        open -= 1;
+        res.end('ok');
+      }, 20);
+    });
+    await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', resolve));
+    const fetchFn = nodeHttpFetch({ maxConnections: 4 });
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const bodies = await Promise.all(Array.from({ length: 20 }, () => fetchFn(`${base}/`).then((r) => r.text())));
+    expect(bodies).toEqual(Array.from({ length: 20 }, () => 'ok'));
+    expect(connections.size).toBe(4);
+    expect(mostOpen).toBe(4);
+  });
+
+  /**
+   * A server in another process that closes a connection idle for 300 ms and announces no keep-alive
+   * timeout (as uvicorn does), and a client whose event loop is blocked for longer than that right
+   * after a request: the next request must not go out on the connection the server has closed.
+   */
+  async function requestAfterStall(idleSocketMs: number): Promise<string> {
+    const child = spawn(process.execPath, ['-e', `
+      const server = require('node:http').createServer((req, res) => {
+        req.socket.setTimeout(300, () => req.socket.destroy());
+        res.end('ok');
+      });
+      server.keepAliveTimeout = 0;
+      server.listen(0, '127.0.0.1', () => console.log(server.address().port));
+    `], { stdio: ['ignore', 'pipe', 'inherit'] });
+    try {
+      const port = await new Promise<string>((resolve) => child.stdout.once('data', (d: Buffer) => resolve(d.toString().trim())));
+      const fetchFn = nodeHttpFetch({ idleSocketMs });
+      expect(await (await fetchFn(`http://127.0.0.1:${port}/`)).text()).toBe('ok');
+      // Let the agent take the socket back as free before the stall.
+      await new Promise((resolve) => setImmediate(resolve));
+      const until = Date.now() + 700;
+      while (Date.now() < until) {
+        // a stalled event loop: the idle timer cannot run, the server's FIN is not read
+      }
+      return await (await fetchFn(`http://127.0.0.1:${port}/`)).text();
+    } finally {
+      child.kill();
+    }
+  }
+
+  it('never reuses a connection idle past idleSocketMs, even when a stalled event loop ran no timer', async () => {
+    expect(await requestAfterStall(100)).toBe('ok');
+  });
+
+  it('(the same stall with a long idle limit reuses the closed connection and fails: what the limit prevents)', async () => {
+    await expect(requestAfterStall(60_000)).rejects.toThrow(/ECONNRESET|socket hang up/);
   });
 });

@@ -3,7 +3,7 @@
 // Retry-After is honoured only up to a cap (openai@6 alone sleeps for whatever the server says).
 import OpenAI from 'openai';
 import { fetch as undiciFetch, ProxyAgent } from 'undici';
-import { nodeHttpFetch } from './httpFetch.js';
+import { nodeHttpFetch, type HttpFetchOptions } from './httpFetch.js';
 import type { Endpoint } from './endpoint.js';
 
 export const DEFAULT_RETRY_AFTER_CAP_MS = 30_000;
@@ -19,6 +19,8 @@ export interface ChatClientOptions {
   readonly maxRetries?: number;
   /** The longest wait a Retry-After header can ask for. */
   readonly retryAfterCapMs?: number;
+  /** Connections held to the endpoint at most (a request beyond waits for a free one). */
+  readonly maxConnections?: number;
 }
 
 export function createChatClient(endpoint: Endpoint, options: ChatClientOptions = {}): OpenAI {
@@ -31,7 +33,7 @@ export function createChatClient(endpoint: Endpoint, options: ChatClientOptions 
     adminAPIKey: null,
     timeout: options.timeoutMs ?? DEFAULT_CHAT_TIMEOUT_MS,
     maxRetries: options.maxRetries ?? DEFAULT_CHAT_MAX_RETRIES,
-    fetch: capRetryAfter(endpointFetch(endpoint), options.retryAfterCapMs ?? DEFAULT_RETRY_AFTER_CAP_MS),
+    fetch: capRetryAfter(endpointFetch(endpoint, options.maxConnections === undefined ? {} : { maxConnections: options.maxConnections }), options.retryAfterCapMs ?? DEFAULT_RETRY_AFTER_CAP_MS),
     // Its info level logs to stdout, which carries JSONL; failures reach the caller as exceptions anyway.
     logLevel: 'off',
   });
@@ -43,9 +45,9 @@ export function endpointUrl(baseUrl: string, path: string): string {
 }
 
 /** fetch that goes through the endpoint's proxy when one applies (Node's own fetch ignores proxy variables). */
-export function endpointFetch(endpoint: Pick<Endpoint, 'proxy'>): FetchLike {
+export function endpointFetch(endpoint: Pick<Endpoint, 'proxy'>, options: HttpFetchOptions = {}): FetchLike {
   // node:http costs about a millisecond of CPU less per call than the built-in fetch (httpFetch.ts).
-  if (!endpoint.proxy) return nodeHttpFetch();
+  if (!endpoint.proxy) return nodeHttpFetch(options);
   const dispatcher = new ProxyAgent(endpoint.proxy.url.href);
   return (input, init) => undiciFetch(input as Parameters<typeof undiciFetch>[0], { ...(init as Parameters<typeof undiciFetch>[1]), dispatcher }) as unknown as Promise<Response>;
 }

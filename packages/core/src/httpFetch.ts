@@ -4,15 +4,35 @@
 // difference between waiting on the model and waiting on our own CPU. The response is read whole
 // before it is returned: chat completions here are not streamed, and a complete body is what the
 // client parses anyway.
+//
+// Connections: a bounded keep-alive pool per host (maxConnections; a request beyond it waits for a
+// free connection instead of opening one per prompt in flight). Common servers close an idle
+// connection after 5 s (Node's and uvicorn's default); reusing one the server has just closed ends
+// in ECONNRESET. So an idle connection is closed after idleSocketMs (4 s), and, because a stalled
+// event loop runs that timer late, one idle for that long by the clock is never reused either.
 import { request as httpRequest, Agent as HttpAgent, type IncomingMessage } from 'node:http';
 import { request as httpsRequest, Agent as HttpsAgent } from 'node:https';
+import type { Socket } from 'node:net';
 import type { FetchLike } from './chatClient.js';
+
+/** Below the 5 s keep-alive timeout of common servers. */
+export const DEFAULT_IDLE_SOCKET_MS = 4000;
+export const DEFAULT_MAX_CONNECTIONS = 64;
+
+export interface HttpFetchOptions {
+  /** Connections held per host; more requests at once wait for one. */
+  readonly maxConnections?: number;
+  /** An idle connection is closed, and never reused, after this long. */
+  readonly idleSocketMs?: number;
+}
 
 /** Statuses whose responses have no body (the Response constructor refuses one). */
 const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
 
-export function nodeHttpFetch(): FetchLike {
-  const agents = { http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) };
+export function nodeHttpFetch(options: HttpFetchOptions = {}): FetchLike {
+  const idleMs = options.idleSocketMs ?? DEFAULT_IDLE_SOCKET_MS;
+  const settings = { keepAlive: true, maxSockets: options.maxConnections ?? DEFAULT_MAX_CONNECTIONS, maxFreeSockets: options.maxConnections ?? DEFAULT_MAX_CONNECTIONS, timeout: idleMs };
+  const agents = { http: trackIdle(new HttpAgent(settings)), https: trackIdle(new HttpsAgent(settings)) };
   return async (input, init = {}) => {
     if (input instanceof Request) throw new TypeError('nodeHttpFetch takes a URL and init, not a Request');
     const url = new URL(input);
@@ -23,8 +43,10 @@ export function nodeHttpFetch(): FetchLike {
     if (send === undefined) throw new TypeError(`nodeHttpFetch supports http: and https: URLs, not ${url.protocol}`);
     const headers = Object.fromEntries(new Headers(init.headers).entries());
     if (body !== undefined) headers['content-length'] = String(body.length);
+    const agent = url.protocol === 'https:' ? agents.https : agents.http;
+    closeStale(agent, idleMs);
     return new Promise<Response>((resolve, reject) => {
-      const req = send(url, { method: init.method ?? 'GET', headers, agent: url.protocol === 'https:' ? agents.https : agents.http });
+      const req = send(url, { method: init.method ?? 'GET', headers, agent });
       const onAbort = (): void => {
         req.destroy(abortError(signal?.reason));
       };
@@ -50,6 +72,31 @@ export function nodeHttpFetch(): FetchLike {
       req.end(body);
     });
   };
+}
+
+const IDLE_SINCE = Symbol('idleSince');
+type TrackedSocket = Socket & { [IDLE_SINCE]?: number };
+
+function trackIdle<A extends HttpAgent>(agent: A): A {
+  agent.on('free', (socket: TrackedSocket) => {
+    socket[IDLE_SINCE] = Date.now();
+  });
+  return agent;
+}
+
+/**
+ * Destroys the free connections idle for idleMs or longer. Free lists are in the order connections
+ * became free, so the stale ones lead; the agent skips destroyed sockets at the front of a list.
+ */
+function closeStale(agent: HttpAgent, idleMs: number): void {
+  const now = Date.now();
+  for (const free of Object.values(agent.freeSockets)) {
+    for (const socket of (free ?? []) as TrackedSocket[]) {
+      if (socket.destroyed) continue;
+      if (now - (socket[IDLE_SINCE] ?? now) < idleMs) break;
+      socket.destroy();
+    }
+  }
 }
 
 function requestBody(body: RequestInit['body']): Buffer | undefined {

@@ -51,7 +51,8 @@ export async function runGenerate(args: GenerateArgs, ctx: RunContext): Promise<
   const workspaceRoot = args.workspaceRoot === undefined ? defaultWorkspaceRoot() : resolve(cwd, args.workspaceRoot);
 
   const runPrompt = promptRunner({
-    client: createChatClient(endpoint),
+    // As many connections as prompts run at once: each waits on at most one model call.
+    client: createChatClient(endpoint, { maxConnections: args.concurrency }),
     endpoint: { model: identity.model, host: identity.endpoint_host, keyFingerprint: identity.key_fingerprint },
     registry,
     // Without --seed a seed is drawn, and recorded in every record, so any run can be repeated.

@@ -35,13 +35,21 @@ export async function generateStream(ctx: RunContext, options: StreamOptions): P
   let failedRetryable = 0;
   let failedOther = 0;
   const stop = new AbortController();
+  // Each prompt has a signal of its own, all aborted by one listener: hundreds of prompts listening
+  // on one shared signal would trip Node's MaxListenersExceededWarning.
+  const running = new Set<AbortController>();
   const relay = (): void => stop.abort(ctx.signal.reason);
   ctx.signal.addEventListener('abort', relay, { once: true });
+  stop.signal.addEventListener('abort', () => {
+    for (const prompt of running) prompt.abort(stop.signal.reason);
+  }, { once: true });
 
   const runOne = async ({ row, promptIndex, place }: Omit<PromptJob, 'signal'>): Promise<void> => {
     let trajectory: Trajectory;
+    const prompt = new AbortController();
+    running.add(prompt);
     try {
-      trajectory = await options.runPrompt({ row, promptIndex, place, signal: stop.signal });
+      trajectory = await options.runPrompt({ row, promptIndex, place, signal: prompt.signal });
     } catch (error) {
       if (stop.signal.aborted) {
         ctx.stats.add('prompts_interrupted');
@@ -54,6 +62,8 @@ export async function generateStream(ctx: RunContext, options: StreamOptions): P
       ctx.stats.add('prompts_failed');
       ctx.log.warn(`prompt ${promptIndex} failed, no trajectory: ${redact(failure.reason, options.secret)}`, place, 'prompt-failed');
       return;
+    } finally {
+      running.delete(prompt);
     }
     // Last line of defence: a key the agent read from a file (a copied .env) never reaches the output.
     await out.writeLine(redact(JSON.stringify(trajectory), options.secret));
