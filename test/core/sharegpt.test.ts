@@ -98,6 +98,9 @@ describe('toShareGpt walk', () => {
     ['non-ASCII written raw', 'héllo …', '"héllo …"'],
     ['an already-parsed object is embedded as is', { ok: true }, '{"ok": true}'],
     ['missing content is null', undefined, 'null'],
+    ['numbers as received: big ints, float spelling, -0.0, NaN (as Python writes them)',
+      '{"id": 12345678901234567890, "ratio": 1.0, "z": -0.0, "big": 1E400, "n": NaN, "small": 1.50}',
+      '{"id": 12345678901234567890, "ratio": 1.0, "z": -0.0, "big": Infinity, "n": NaN, "small": 1.5}'],
   ])('tool content: %s', (_name, content, expected) => {
     const turns = toShareGpt([user, calls('t'), result(content, 'c0')], 'Q', []);
     expect(turns[3]).toEqual({ from: 'tool', value: response('c0', 't', expected) });

@@ -2,15 +2,16 @@
 // blocks, the system turn's tools list) with Python's `json.dumps(value, ensure_ascii=False)`. Records
 // we produce must carry the same bytes, so training data mixes cleanly with upstream's.
 //
+// Numbers: a fragment read with parseJsonLossless keeps every number JSON.parse would change as a
+// JsonNumber, written here as Python writes it (`12345678901234567890`, `1.0`, `-0.0`, `NaN`). A plain JS
+// number is written in Python's int form when integral, since that is what JSON.parse made of an int.
+//
 // Differences we cannot reproduce, because a JS value has lost what Python still knew:
-// - Floats with an integral value: Python writes `1.0`, but JSON.parse turns `1.0` into the number 1,
-//   which we write as `1` (Python's int form).
-// - Integers beyond 2**53 lose precision when parsed in JS; we write what JS holds. Integral values of
-//   1e21 and above are written in Python's float form (`1e+21`), since JS cannot hold such an int exactly.
 // - Key order: JS objects list integer-like keys ("1", "2") first, whatever order they arrived in;
 //   Python keeps insertion order.
 // - Lone surrogates: Python writes them raw (and then fails to encode the line as UTF-8); we escape
 //   them as `\udxxx`, which keeps the line valid.
+import { JsonNumber, pythonNumber, pythonNumberToken } from './losslessJson.js';
 
 /** The text of Python's `json.dumps(value, ensure_ascii=False)` with its default separators. */
 export function pythonJsonDumps(value: unknown): string {
@@ -38,6 +39,7 @@ function dump(value: unknown, ancestors: Set<object>): string {
 }
 
 function dumpContainer(value: object, ancestors: Set<object>): string {
+  if (value instanceof JsonNumber) return pythonNumberToken(value.text);
   if (ancestors.has(value)) throw new TypeError('Circular reference detected');
   ancestors.add(value);
   let text: string;
@@ -56,17 +58,4 @@ function dumpContainer(value: object, ancestors: Set<object>): string {
 // fields left undefined behave as if they were not there.
 function isAbsent(value: unknown): boolean {
   return value === undefined || typeof value === 'function' || typeof value === 'symbol';
-}
-
-/** Python's int form for integral values, else `repr(float)`: fixed notation from 1e-4 up to 1e16, else `1.5e-05`. */
-function pythonNumber(value: number): string {
-  if (Number.isNaN(value)) return 'NaN';
-  if (value === Infinity) return 'Infinity';
-  if (value === -Infinity) return '-Infinity';
-  const magnitude = Math.abs(value);
-  if (Number.isInteger(value) && magnitude < 1e21) return String(value);
-  if (magnitude >= 1e-4 && magnitude < 1e16) return String(value);
-  // toExponential() with no argument gives the shortest round-trip digits, as Python's repr does;
-  // Python writes the exponent with at least two digits.
-  return value.toExponential().replace(/e([+-])(\d)$/, 'e$10$2');
 }

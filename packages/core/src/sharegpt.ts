@@ -1,6 +1,7 @@
 // The ShareGPT conversion of hermes-batch-format.md §4.2: the agent's OpenAI-format history becomes
 // the `conversations` of a trajectory record, byte for byte as upstream writes them.
 import type { AssistantMessage, ChatMessage, ToolDefinition, ToolMessage, Turn } from './model.js';
+import { parseJsonLossless } from './losslessJson.js';
 import { pythonJsonDumps } from './pythonJson.js';
 import { gptValueFromAssistant } from './think.js';
 import { validToolCalls } from './toolCalls.js';
@@ -80,13 +81,13 @@ function toolTurnValue(assistant: AssistantMessage, results: readonly ToolMessag
     .join('\n');
 }
 
-/** A string that looks like a JSON object or array is embedded as JSON; anything else as it is. */
+/** A string that looks like a JSON object or array is embedded as JSON (numbers as received); anything else as it is. */
 function parseJsonLookingContent(content: unknown): unknown {
   if (typeof content !== 'string') return content;
   const start = content.trim()[0];
   if (start !== '{' && start !== '[') return content;
   try {
-    return JSON.parse(content) as unknown;
+    return parseJsonLossless(content);
   } catch {
     return content;
   }

@@ -1,5 +1,6 @@
 // Reading the tool calls of an internal (OpenAI-format) assistant message the way upstream does.
 import type { AssistantMessage, ChatToolCall } from './model.js';
+import { parseJsonLossless } from './losslessJson.js';
 import { isPlainObject } from './plainObject.js';
 
 /**
@@ -13,12 +14,15 @@ export function validToolCalls(msg: AssistantMessage): ChatToolCall[] {
   );
 }
 
-/** The call's arguments as a value: a JSON string is parsed, and one that is not valid JSON becomes `{}`, as upstream. */
+/**
+ * The call's arguments as a value: a JSON string is parsed (numbers kept as received, see losslessJson.ts),
+ * and one that is not valid JSON becomes `{}`, as upstream.
+ */
 export function toolCallArguments(call: ChatToolCall): unknown {
   const args: unknown = call.function.arguments;
   if (typeof args !== 'string') return args ?? {};
   try {
-    return JSON.parse(args) as unknown;
+    return parseJsonLossless(args);
   } catch {
     return {};
   }

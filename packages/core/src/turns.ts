@@ -2,6 +2,7 @@
 // Upstream writes tool_call and tool_response blocks with Python's json.dumps, so each block holds
 // strict JSON. A block that is not strict JSON (for example model-written single-quoted pseudo-JSON
 // like the system prompt's own example) is malformed and says so in `error`.
+import { parseJsonLossless } from './losslessJson.js';
 import { isPlainObject } from './plainObject.js';
 import { splitTagBlocks } from './tagBlocks.js';
 
@@ -144,7 +145,8 @@ function offeredToolName(entry: unknown): string | null {
 function parseJsonObject(raw: string): { object: Record<string, unknown> } | { error: string } {
   let value: unknown;
   try {
-    value = JSON.parse(raw);
+    // Numbers as received: a block read here may be written again (hermes-to-atropos).
+    value = parseJsonLossless(raw);
   } catch (error) {
     return { error: `not valid JSON (${(error as Error).message})` };
   }
