@@ -1,6 +1,7 @@
 // The public surface of @hermes-datagen/core: the only way the CLIs reach it.
 export * from './model.js';
 export * from './pythonJson.js';
+export * from './losslessJson.js';
 export * from './errors.js';
 export * from './schemas.js';
 export * from './lineReader.js';
