@@ -1,4 +1,4 @@
-// Reasoning coverage for the zero-reasoning filter (hermes-batch-format.md §6.1), on the agent's
+// Reasoning coverage for the zero-reasoning filter (docs/rules.md#reasoning), on the agent's
 // internal messages or on a finished ShareGPT record.
 import type { AssistantMessage, ChatMessage, Turn } from './model.js';
 import { extractReasoning } from './think.js';

@@ -1,6 +1,6 @@
 // The tool registry: which tool names are valid (tool_stats normalisation, the hallucinated-tool
 // filter), the static toolsets and how they expand, and the toolset distributions sampled per prompt
-// (hermes-batch-format.md §8). The default ships with core; a user's file replaces it whole.
+// (docs/rules.md#toolsets-and-distributions). The default ships with core; a user's file replaces it whole.
 import { fileURLToPath } from 'node:url';
 import { UsageError, type HermesError } from './errors.js';
 import { loadOptionFile, optionFileError, type OptionFile } from './optionFile.js';

@@ -1,4 +1,4 @@
-// The ShareGPT conversion of hermes-batch-format.md §4.2: the agent's OpenAI-format history becomes
+// The ShareGPT conversion (docs/record-format.md#conversations): the agent's OpenAI-format history becomes
 // the `conversations` of a trajectory record, byte for byte as upstream writes them.
 import type { AssistantMessage, ChatMessage, ToolDefinition, ToolMessage, Turn } from './model.js';
 import { parseJsonLossless } from './losslessJson.js';

@@ -1,4 +1,4 @@
-// The <think> normalisation of hermes-batch-format.md §5: how an assistant message's reasoning and
+// The <think> normalisation (docs/rules.md#think-blocks): how an assistant message's reasoning and
 // content become one ShareGPT `gpt` value, and where reasoning is found on a provider's message.
 import type { AssistantMessage } from './model.js';
 import { pythonJsonDumps } from './pythonJson.js';
@@ -21,7 +21,7 @@ export function convertScratchpadToThink(content: string): string {
 }
 
 /**
- * The `gpt` value of one assistant message (§5 branch A with tool calls, branch B without).
+ * The `gpt` value of one assistant message (docs/rules.md#think-blocks), with tool calls or without.
  * The message is the stored one: `reasoning` is its normalised reasoning. When a raw provider message
  * arrives without it, reasoning_content / reasoning_details are used instead, so a provider that only
  * fills those does not yield empty think blocks.
@@ -65,7 +65,7 @@ export interface ExtractedReasoning {
  * the content, which are then removed from it. Moving inline reasoning out of the content means a
  * model that thinks inline is counted as reasoning by the zero-reasoning filter (B0 dropped it).
  * With structured reasoning the content is left as it is, so a scratchpad in it still becomes a
- * second think block (§5) instead of being lost.
+ * second think block instead of being lost.
  */
 export function extractReasoning(msg: AssistantMessage): ExtractedReasoning {
   const structured = joinParts(structuredReasoningParts(msg));

@@ -1,4 +1,4 @@
-// Per-tool call counts and the success/failure heuristic of hermes-batch-format.md §7.
+// Per-tool call counts and the success/failure heuristic (docs/rules.md#tool-success).
 import type { ChatMessage, ToolErrorCounts, ToolStat, ToolStats, Turn } from './model.js';
 import { isPlainObject } from './plainObject.js';
 import { validToolCalls } from './toolCalls.js';

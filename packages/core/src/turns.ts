@@ -113,7 +113,7 @@ function parseToolResponseBlock(inner: string): ParsedToolResponse {
 }
 
 /**
- * Names of the tools a system turn offers (the JSON list in its <tools> block, §4.2), or null when it has
+ * Names of the tools a system turn offers (the JSON list in its <tools> block), or null when it has
  * no readable list. Upstream's template also mentions "<tools> </tools>" in its first sentence, and a tool
  * description may itself contain "</tools>", so the list is the first <tools> that opens a JSON array, up
  * to the first </tools> after which that array parses. Entries are upstream's `{"name", ...}` or the

@@ -1,4 +1,4 @@
-// The hallucinated-tool filter (hermes-batch-format.md §6.2, requirements.md §C): a record that calls a
+// The hallucinated-tool filter (docs/rules.md#filters): a record that calls a
 // tool name outside the valid set is dropped. Calls are read from the <tool_call> blocks of gpt turns
 // and from tool_stats, so a record whose conversation was edited or compressed is still caught by its
 // stats. A tool_stats key with count 0 is normalisation over some registry, not a call, so it is not

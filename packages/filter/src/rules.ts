@@ -1,4 +1,4 @@
-// The record-level rules: reasoning coverage (hermes-batch-format.md §6.1), completion, length and tool
+// The record-level rules: reasoning coverage (docs/rules.md#reasoning), completion, length and tool
 // failure rate. Each returns why the record is dropped, or null to keep it.
 import { gptTurnHasReasoning, toolStatsFromConversations } from '@hermes-datagen/core';
 import type { TrajectoryView, Verdict } from './trajectoryView.js';
@@ -43,7 +43,8 @@ export function maxTurns(view: TrajectoryView, max: number): Verdict | null {
 
 /**
  * Failed tool results over all judged results, recomputed from the conversation with core's success
- * rule (§7), so the record's own tool_stats (possibly stale or normalised elsewhere) do not decide.
+ * rule (docs/rules.md#tool-success), so the record's own tool_stats (possibly stale or normalised
+ * elsewhere) do not decide.
  * A record with no tool result has a rate of 0.
  */
 export function maxToolFailureRate(view: TrajectoryView, maxRate: number): Verdict | null {

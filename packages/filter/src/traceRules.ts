@@ -1,4 +1,4 @@
-// The invalid-trajectory filters of requirements.md §D, read from the trace: a thought repeated
+// The invalid-trajectory filters (docs/rules.md#filters), read from the trace: a thought repeated
 // (the agent looping), a step that does nothing, and a run of failing tool calls.
 import { parseToolValue, toolCallSucceeded } from '@hermes-datagen/core';
 import { quote, turnPlace, type GptTurn, type TrajectoryView, type Verdict } from './trajectoryView.js';
@@ -32,7 +32,7 @@ export function emptyAction(view: TrajectoryView): Verdict | null {
 }
 
 /**
- * `streak` tool results in a row that fail under core's success rule (hermes-batch-format.md §7), in
+ * `streak` tool results in a row that fail under core's success rule (docs/rules.md#tool-success), in
  * conversation order across tool turns; a success ends a run. A result block that cannot be read fails.
  */
 export function toolErrorStreak(view: TrajectoryView, streak: number): Verdict | null {

@@ -5,7 +5,7 @@
 //
 // A model call that finally fails (after the client's bounded retries) throws: the prompt has no
 // trajectory, and the caller reports it (promptFailure.ts). api_calls counts answered model calls
-// of the main loop only (hermes-batch-format.md §9.1): not transport retries, not the summary call.
+// of the main loop only (docs/rules.md#completed-partial-and-api_calls): not transport retries, not the summary call.
 import type { ChatMessage, ToolDefinition, Usage } from '@hermes-datagen/core';
 import type OpenAI from 'openai';
 import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';

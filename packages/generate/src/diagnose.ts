@@ -1,5 +1,5 @@
-// What doctor concludes from one exchange with the endpoint: each failure users meet (requirements
-// §A) named with its cause and its fix. Pure functions over recorded exchanges, so every diagnosis
+// What doctor concludes from one exchange with the endpoint: each failure users meet with their
+// gateway, named with its cause and its fix. Pure functions over recorded exchanges, so every diagnosis
 // can be tested against a scripted endpoint and read without the network code around it.
 
 export type CheckStatus = 'ok' | 'warn' | 'fail';

@@ -1,4 +1,4 @@
-// What happens when a run reaches --max-turns without a final answer (hermes-batch-format.md §9.2):
+// What happens when a run reaches --max-turns without a final answer (docs/rules.md#completed-partial-and-api_calls):
 // the agent asks for a summary in a user message, makes one call without tools, and keeps the
 // answer without its think blocks. The record then has completed: false, with that human turn and
 // the summary gpt turn in its conversations.

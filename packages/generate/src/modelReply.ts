@@ -1,5 +1,5 @@
 // Reads a chat-completion response into the agent's internal assistant message. Endpoints differ in
-// where they put reasoning (hermes-batch-format.md §5): core's extractReasoning finds it and moves
+// where they put reasoning (docs/rules.md#think-blocks): core's extractReasoning finds it and moves
 // inline <think>/<REASONING_SCRATCHPAD> blocks out of the content, so every source ends up as the
 // message's `reasoning`. A body that is not a completion (an HTML page, an error object with status
 // 200) is an InvalidReplyError that says what came back.

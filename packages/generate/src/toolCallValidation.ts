@@ -1,7 +1,7 @@
 // Checks one tool call of a model reply before anything runs. A call the loop cannot run (a name not
 // offered, arguments that are not one JSON object) gets an error result the model can read and act
 // on; the run goes on, and only repeated bad turns end it (agentLoop.ts). Error results are
-// `{"error": ...}` objects, so tool_stats counts these calls as failures (hermes-batch-format.md §7),
+// `{"error": ...}` objects, so tool_stats counts these calls as failures (docs/rules.md#tool-success),
 // where newer upstream's plain-text errors count as successes.
 import { isPlainObject, type ChatToolCall } from '@hermes-datagen/core';
 

@@ -1,5 +1,5 @@
 // The trajectory record (schemas/trajectory.schema.json) of one agent run: upstream's keys in
-// upstream's order (hermes-batch-format.md §4.1) after our `id`, and our additions inside metadata.
+// upstream's order (docs/record-format.md#trajectories) after our `id`, and our additions inside metadata.
 import {
   extractToolStats,
   normaliseToolStats,

@@ -1,5 +1,5 @@
 // Percentages as upstream Hermes writes them in statistics.json: `round(part / whole * 100, 2)` in
-// Python, `0.0` when the whole is 0 (hermes-batch-format.md §3.3). Python's round() rounds the exact
+// Python, `0.0` when the whole is 0 (docs/rules.md#success-rate). Python's round() rounds the exact
 // binary value half to even, which differs from Math.round on ties (0.125 -> 0.12) and on values
 // just below a tie (2.675 -> 2.67), so it is reproduced here exactly.
 

@@ -1,4 +1,4 @@
-// The console report: upstream Hermes' end-of-run summary (hermes-batch-format.md §3.7: the tool usage
+// The console report: upstream Hermes' end-of-run summary (docs/record-format.md#the-console-report: the tool usage
 // table sorted by count, then reasoning coverage and discarded samples), extended with completion,
 // failures by tool, completion by model and the turns histogram. Rendered from the summary alone, so it
 // shows exactly the numbers `report --json` prints.

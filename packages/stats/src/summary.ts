@@ -1,4 +1,4 @@
-// The run summary: upstream's statistics.json (hermes-batch-format.md §3.3) plus hermes-stats' own
+// The run summary: upstream's statistics.json (docs/record-format.md#statistics) plus hermes-stats' own
 // numbers. A Summary holds only counts that add up (sums, exact histograms), so summaries of shards
 // merge into exactly the summary of one pass over all of them; rates and percentiles are derived
 // from those counts when the file is written, and read back by summaryFromFile for `merge`.

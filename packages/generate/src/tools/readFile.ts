@@ -1,5 +1,5 @@
-// read_file: a text file with numbered lines (`     1|text`), upstream's shape (hermes-batch-format
-// §4.3: `{"content": "     1|print('hi')\n", "total_lines": 1}`), read a window at a time.
+// read_file: a text file with numbered lines (`     1|text`), upstream's shape (its
+// read_file result: `{"content": "     1|print('hi')\n", "total_lines": 1}`), read a window at a time.
 import { optionalInteger, requiredString } from './args.js';
 import { confineToolPath } from './confine.js';
 import { ToolError } from './toolError.js';

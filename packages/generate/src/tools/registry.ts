@@ -45,7 +45,7 @@ export function toolDefinition(tool: AgentTool): ToolDefinition {
 /**
  * Runs a tool and returns the tool message content: the result's JSON text. Never throws: a
  * ToolError becomes `{"error": message}`, anything unexpected `{"error": "<tool> failed: ..."}`,
- * both counted as failures by upstream's rule (hermes-batch-format.md §7). `available` limits which
+ * both counted as failures by upstream's rule (docs/rules.md#tool-success). `available` limits which
  * tools may run (pass the offered ones); by default every implemented tool may.
  */
 export async function executeTool(

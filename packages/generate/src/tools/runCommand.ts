@@ -1,6 +1,6 @@
 // What terminal and execute_code share: run a program on the host or in the docker sandbox, within
 // the context's limits, and report it in upstream's terminal shape `{output, exit_code, error}`.
-// Upstream's success rule (hermes-batch-format.md §7) counts a non-null `error` as a failed call and
+// Upstream's success rule (docs/rules.md#tool-success) counts a non-null `error` as a failed call and
 // a non-zero exit code as a successful one, so `error` is set only when the command could not run
 // or was stopped, never for a command that ran and failed.
 import { dockerFailedMessage, dockerInvocation, dockerMissingMessage, DOCKER_RUN_FAILED, killContainer } from './docker.js';

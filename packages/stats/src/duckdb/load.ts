@@ -4,7 +4,7 @@
 // turns, tool calls and reasoning flags then come from core's own parsers (parseGptValue,
 // parseToolValue, gptTurnHasReasoning, toolCallSucceeded) and a trajectory's tool_stats from the stream
 // stage's own normaliser, so `report` gives the numbers of the stream summary and hermes-filter's rules
-// by construction; the §7 success rule and the nested/unclosed tag rules would not survive a rewrite
+// by construction; the success rule (docs/rules.md) and the nested/unclosed tag rules would not survive a rewrite
 // as regexes. Records go through core's reader, so gzip, bad lines, --on-error and --rejects behave as
 // in every other command. Memory stays bounded: one batch of records is in flight, only small rows
 // (no conversation text) reach DuckDB, and DuckDB spills past its memory limit.
