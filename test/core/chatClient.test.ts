@@ -4,7 +4,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cappedRetryHeaders, createChatClient, resolveEndpoint, retryAfterMs, type Endpoint } from '@hermes-datagen/core/endpoint';
+import { APIError, RateLimitError } from 'openai';
+import { cappedRetryHeaders, createChatClient, embeddedErrorStatus, REPLY_FAULT_HEADER, resolveEndpoint, retryAfterMs, type Endpoint } from '@hermes-datagen/core/endpoint';
 
 const KEY = 'sk-hermes-FAKE-client-5555555555';
 
@@ -152,3 +153,65 @@ describe('cappedRetryHeaders', () => {
     expect(retryAfterMs('soon', now)).toBeNaN();
   });
 });
+
+/** Answers every request with status 200 and the bodies in turn (the last one repeats). */
+async function bodiesServer(bodies: string[]): Promise<{ url: string; seen: number[] }> {
+  const seen: number[] = [];
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    req.resume();
+    req.on('end', () => {
+      seen.push(Date.now());
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(bodies[Math.min(seen.length, bodies.length) - 1]);
+    });
+  });
+  return { url: `http://127.0.0.1:${await listen(server)}/v1`, seen };
+}
+
+describe('createChatClient, a 200 that is no completion', () => {
+  const whole = JSON.stringify(COMPLETION);
+
+  it('retries a body cut short, and gets the completion', async () => {
+    const { url, seen } = await bodiesServer([whole.slice(0, 40), whole]);
+    const completion = await ping(await endpointAt(url), { maxRetries: 2 });
+    expect((completion as typeof COMPLETION).choices[0]!.message.content).toBe('pong');
+    expect(seen).toHaveLength(2);
+  });
+
+  it('gives up after the bounded retries with a 502 that says what came', async () => {
+    const { url, seen } = await bodiesServer([whole.slice(0, 40)]);
+    const error = await ping(await endpointAt(url), { maxRetries: 1 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(APIError);
+    expect((error as APIError).status).toBe(502);
+    expect((error as APIError).headers?.get(REPLY_FAULT_HEADER)).toBe('malformed');
+    expect((error as APIError).message).toMatch(/not valid JSON .*40 characters/);
+    expect(seen).toHaveLength(2);
+  });
+
+  it('treats {"error": {"code": 429}} as a rate limit: retried, then a RateLimitError', async () => {
+    const { url, seen } = await bodiesServer([JSON.stringify({ error: { code: 429, message: 'Provider returned error' } })]);
+    const error = await ping(await endpointAt(url), { maxRetries: 1 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RateLimitError);
+    expect((error as RateLimitError).message).toContain('Provider returned error');
+    expect(seen).toHaveLength(2);
+  });
+
+  it('reads the status an error body stands for', () => {
+    expect(embeddedErrorStatus({ error: { code: 429 } })).toBe(429);
+    expect(embeddedErrorStatus({ error: { code: '503', message: 'x' } })).toBe(503);
+    expect(embeddedErrorStatus({ error: { code: 'rate_limit_exceeded', status: 429 } })).toBe(429);
+    expect(embeddedErrorStatus({ error: 'something broke' })).toBe(502);
+    expect(embeddedErrorStatus({ choices: [], error: { code: 429 } })).toBeUndefined();
+    expect(embeddedErrorStatus({ id: 'x' })).toBeUndefined();
+  });
+
+  it('passes an HTML page through as text (no retry mends a base URL that points at a web page)', async () => {
+    const server = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => res.writeHead(200, { 'content-type': 'text/html' }).end('<!DOCTYPE html><html></html>'));
+    });
+    const url = `http://127.0.0.1:${await listen(server)}/v1`;
+    expect(await ping(await endpointAt(url), { maxRetries: 2 })).toBe('<!DOCTYPE html><html></html>');
+  });
+});
+

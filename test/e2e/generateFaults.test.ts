@@ -1,8 +1,11 @@
 // hermes-generate against an endpoint that fails: the client's bounded retries, failed prompts
 // reported with their place and without a record, and the exit codes a wrapper script reads.
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { validator } from '@hermes-datagen/core';
 import { startScriptedEndpoint, type Script, type ScriptedEndpoint } from '@hermes-datagen/testkit';
+import { parseJsonl } from '../util/cli.js';
 import { runGenerate } from '../util/generate.js';
 import { TEST_API_KEY } from '../util/secrets.js';
 
@@ -66,5 +69,43 @@ describe('hermes-generate, endpoint faults', () => {
     const run = await runGenerate(url, [{ prompt: 'one' }], ['--toolsets', 'todo']);
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('answered with text, not a chat completion (it starts "<!DOCTYPE html>');
+  });
+
+  it('retries a 200 whose body is cut short, and writes the record', async () => {
+    const url = await serve({ sequences: ANSWER, faults: [{ kind: 'truncated', when: { nth: [1] } }] });
+    const run = await runGenerate(url, [{ prompt: 'hello' }], ['--toolsets', 'todo']);
+    expect(run.code).toBe(0);
+    expect(run.records).toHaveLength(1);
+    expect(chatRequests()).toBe(2);
+  });
+
+  it('retries a connection reset mid-reply, and writes the record', async () => {
+    const url = await serve({ sequences: ANSWER, faults: [{ kind: 'drop', when: { nth: [1] } }] });
+    const run = await runGenerate(url, [{ prompt: 'hello' }], ['--toolsets', 'todo']);
+    expect(run.code).toBe(0);
+    expect(run.records).toHaveLength(1);
+    expect(chatRequests()).toBe(2);
+  });
+
+  it('fails only the prompt whose replies stay malformed; the others finish and -o holds them', async () => {
+    const url = await serve({ sequences: ANSWER, faults: [{ kind: 'truncated', when: { prompt: { exact: 'doomed' } } }] });
+    const prompts = [{ prompt: 'one' }, { prompt: 'doomed' }, { prompt: 'three' }];
+    const run = await runGenerate(url, prompts, ['--toolsets', 'todo', '-c', '1', '-o', 'out.jsonl']);
+    expect(run.code).toBe(4);
+    expect(run.stderr).not.toContain('internal error');
+    expect(run.stderr).toMatch(/\(at <stdin>:2\): prompt 1 failed, no trajectory: .*not valid JSON/);
+    const records = parseJsonl(readFileSync(join(run.dir, 'out.jsonl'), 'utf8')) as { conversations: { value: string }[] }[];
+    expect(records.map((r) => r.conversations[1]?.value)).toEqual(['one', 'three']);
+  });
+
+  it('keeps the finished records in the -o file when a bad input line ends the run (exit 3)', async () => {
+    const url = await serve({ sequences: ANSWER });
+    const run = await runGenerate(url, '{"prompt": "one"}\n{"prompt": \n', ['--toolsets', 'todo', '-c', '1', '-o', 'out.jsonl']);
+    expect(run.code).toBe(3);
+    expect(run.stderr).toMatch(/error \(at <stdin>:2\)/);
+    const records = parseJsonl(readFileSync(join(run.dir, 'out.jsonl'), 'utf8')) as { conversations: { value: string }[] }[];
+    expect(records.map((r) => r.conversations[1]?.value)).toEqual(['one']);
+    expect(readdirSync(run.dir).filter((name) => name.includes('.tmp-'))).toEqual([]);
+    expect(existsSync(join(run.dir, 'out.jsonl'))).toBe(true);
   });
 });

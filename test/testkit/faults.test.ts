@@ -124,6 +124,22 @@ describe('faults seen from the openai client', () => {
     expect(completion).toHaveProperty('error.message');
   });
 
+  it('a complete 200 whose JSON body is cut in half: the client cannot parse it', async () => {
+    const target = await endpoint({ script: { faults: [faultFor('truncated')] } });
+    const response = await fetch(`${target.url}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'm', messages: [user('truncated')] }) });
+    expect(response.status).toBe(200);
+    const text = await response.text();
+    expect(text).toMatch(/^\{"id":"chatcmpl-/);
+    expect(() => JSON.parse(text)).toThrow(SyntaxError);
+  });
+
+  it('an error object with its code in a 200 body, as gateways report an upstream rate limit', async () => {
+    const target = await endpoint({ script: { faults: [faultFor('error_in_200'), { kind: 'error_in_200', code: 503, when: { prompt: { exact: 'other' } } }] } });
+    const client = clientFor(target);
+    expect(await ask(client, 'error_in_200')).toMatchObject({ error: { code: 429 } });
+    expect(await ask(client, 'other')).toMatchObject({ error: { code: 503 } });
+  });
+
   it('401 as an invalid key or as an expired OAuth token', async () => {
     const target = await endpoint({ script: { faults: [faultFor('unauthorized'), faultFor('oauth_expired')] } });
     const client = clientFor(target);

@@ -1,9 +1,12 @@
 // The OpenAI client every model call uses, built from the resolved endpoint. Two things differ from a
 // plain `new OpenAI()`: nothing is read from process.env behind the endpoint's back, and a server's
-// Retry-After is honoured only up to a cap (openai@6 alone sleeps for whatever the server says).
+// Retry-After is honoured only up to a cap (openai@6 alone sleeps for whatever the server says), and
+// a 200 that is no completion is turned into the failure it stands for (surfaceReplyFaults), so the
+// client's one retry policy covers it.
 import OpenAI from 'openai';
 import { fetch as undiciFetch, ProxyAgent } from 'undici';
 import { nodeHttpFetch, type HttpFetchOptions } from './httpFetch.js';
+import { isPlainObject } from './plainObject.js';
 import type { Endpoint } from './endpoint.js';
 
 export const DEFAULT_RETRY_AFTER_CAP_MS = 30_000;
@@ -33,7 +36,7 @@ export function createChatClient(endpoint: Endpoint, options: ChatClientOptions 
     adminAPIKey: null,
     timeout: options.timeoutMs ?? DEFAULT_CHAT_TIMEOUT_MS,
     maxRetries: options.maxRetries ?? DEFAULT_CHAT_MAX_RETRIES,
-    fetch: capRetryAfter(endpointFetch(endpoint, options.maxConnections === undefined ? {} : { maxConnections: options.maxConnections }), options.retryAfterCapMs ?? DEFAULT_RETRY_AFTER_CAP_MS),
+    fetch: capRetryAfter(surfaceReplyFaults(endpointFetch(endpoint, options.maxConnections === undefined ? {} : { maxConnections: options.maxConnections })), options.retryAfterCapMs ?? DEFAULT_RETRY_AFTER_CAP_MS),
     // Its info level logs to stdout, which carries JSONL; failures reach the caller as exceptions anyway.
     logLevel: 'off',
   });
@@ -80,4 +83,56 @@ export function retryAfterMs(value: string, now: number): number {
   const trimmed = value.trim();
   if (/^\d+(\.\d+)?$/.test(trimmed)) return Number.parseFloat(trimmed) * 1000;
   return Date.parse(trimmed) - now;
+}
+
+/** The header a response rewritten by surfaceReplyFaults carries: what the endpoint really sent. */
+export const REPLY_FAULT_HEADER = 'x-hermes-reply-fault';
+
+/**
+ * fetch whose 200 replies are completions or the failure they stand for. A body cut short or not
+ * valid JSON (a connection dropped mid-body, a broken proxy) is an endpoint fault: a 502 the client
+ * retries, whose error keeps the start of what came. An error object in place of a completion
+ * (`{"error": {"code": 429, …}}`, as some gateways send) gets the status its code names, so a rate
+ * limit is retried like a 429; without a status code it is a 502. HTML and other text pass through:
+ * no retry mends a base URL that points at a web page.
+ */
+export function surfaceReplyFaults(inner: FetchLike): FetchLike {
+  return async (input, init) => {
+    const response = await inner(input, init);
+    if (response.status !== 200) return response;
+    const text = await response.text();
+    const rebuilt = (body: string, status: number, fault?: string): Response => {
+      const headers = new Headers(response.headers);
+      if (fault !== undefined) {
+        headers.set(REPLY_FAULT_HEADER, fault);
+        headers.set('x-should-retry', 'true');
+        headers.set('content-type', 'application/json');
+        headers.delete('content-length');
+      }
+      return new Response(body, { status, statusText: fault === undefined ? response.statusText : '', headers });
+    };
+    if (!/^\s*[[{]/.test(text)) return rebuilt(text, 200);
+    let value: unknown;
+    try {
+      value = JSON.parse(text) as unknown;
+    } catch (error) {
+      const message = `the endpoint answered 200 with a body that is not valid JSON (${(error as Error).message}; ${text.length} characters, it may have been cut short)`;
+      return rebuilt(JSON.stringify({ error: { message, type: 'malformed_reply', body: text.slice(0, 200) } }), 502, 'malformed');
+    }
+    const status = embeddedErrorStatus(value);
+    if (status === undefined) return rebuilt(text, 200);
+    return rebuilt(text, status, 'error-in-200');
+  };
+}
+
+/**
+ * The status a 200 body without `choices` but with an `error` object stands for: its numeric code
+ * when that is an HTTP error status (OpenRouter-style `{"error": {"code": 429}}`), else 502.
+ * Undefined for any other body.
+ */
+export function embeddedErrorStatus(body: unknown): number | undefined {
+  if (!isPlainObject(body) || Array.isArray(body['choices']) || !('error' in body) || body['error'] === null) return undefined;
+  const error = body['error'];
+  const codes = isPlainObject(error) ? [error['code'], error['status']].map(Number) : [];
+  return codes.find((code) => Number.isInteger(code) && code >= 400 && code <= 599) ?? 502;
 }

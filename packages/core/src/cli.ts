@@ -61,8 +61,12 @@ export interface RunContext {
   readonly signal: AbortSignal;
   /** Records of the command's input operands (stdin when none), under --on-error / --rejects. */
   readRecords(options?: ReadOptions): AsyncGenerator<InputRecord[]>;
-  /** A JSONL output (default: -o / stdout), committed when the run ends, dropped on an error. */
-  openOutput(target?: string): Promise<JsonlWriter>;
+  /**
+   * A JSONL output (default: -o / stdout), committed when the run ends, dropped on an error; with
+   * `keepOnError`, committed whatever the exit code (records that each stand alone, like finished
+   * trajectories that were paid for, are never thrown away).
+   */
+  openOutput(target?: string, options?: OutputOptions): Promise<JsonlWriter>;
   /** The --rejects file, opened on first use; undefined when the flag was not given. */
   rejects(): Promise<JsonlWriter | undefined>;
   /**
@@ -70,6 +74,10 @@ export interface RunContext {
    * as a bad line. Throws an InputError under fail; under skip counts, warns and writes the reject.
    */
   rejectRecord(record: InputRecord, reason: string): Promise<void>;
+}
+
+export interface OutputOptions {
+  readonly keepOnError?: boolean;
 }
 
 export interface CliCommand<A> {
@@ -217,7 +225,7 @@ async function execute(spec: CliSpec, { command, args }: Selected, io: CliIo): P
   io.signal?.addEventListener('abort', () => controller.abort(io.signal?.reason), { once: true });
   if (io.signal?.aborted) controller.abort(io.signal.reason);
 
-  const outputs: JsonlWriter[] = [];
+  const outputs: { writer: JsonlWriter; keepOnError: boolean }[] = [];
   let rejectsWriter: Promise<JsonlWriter | undefined> | undefined;
   const ctx: RunContext = {
     name: spec.name,
@@ -230,9 +238,9 @@ async function execute(spec: CliSpec, { command, args }: Selected, io: CliIo): P
       rejectsWriter ??= args.rejects === undefined ? Promise.resolve(undefined) : JsonlWriter.open(args.rejects, io.stdout, io.cwd);
       return rejectsWriter;
     },
-    openOutput: async (target = args.output) => {
+    openOutput: async (target = args.output, options = {}) => {
       const writer = await JsonlWriter.open(target, io.stdout, io.cwd);
-      outputs.push(writer);
+      outputs.push({ writer, keepOnError: options.keepOnError === true });
       return writer;
     },
     readRecords: (options = {}) => countedRecords(ctx, args, options),
@@ -254,9 +262,9 @@ async function execute(spec: CliSpec, { command, args }: Selected, io: CliIo): P
   // Outputs are kept when the run ended or was stopped (what is done is valid); dropped on an
   // error that makes them wrong (usage, bad input, a bug).
   const keep = code !== ExitCode.usage && code !== ExitCode.inputData && code !== ExitCode.internal;
-  for (const writer of outputs) {
+  for (const { writer, keepOnError } of outputs) {
     try {
-      if (keep) await writer.close();
+      if (keep || keepOnError) await writer.close();
       else await writer.discard();
     } catch (err) {
       if (!(err instanceof BrokenPipe)) code = exitCodeFor(err, log, spec.name);

@@ -1,12 +1,14 @@
 // The stream mode of hermes-generate: prompt rows in (validated with the prompt schema, bad lines
 // under the shared --on-error policy), one trajectory out per prompt as soon as it is done (so out
 // of input order; each record has its id and prompt_index). A prompt whose model calls finally fail
-// is reported on stderr with its place and counted, and has no record. When the run is stopped
+// is reported on stderr with its place and counted, and has no record; whatever goes wrong in one
+// prompt (a bug included) never ends the others, and finished records are kept whatever the exit
+// code (with -o, the file is moved into place even then). When the run is stopped
 // (SIGINT/SIGTERM), or the input fails (a bad line under --on-error fail), no new prompt starts
 // and the running ones are aborted and not written.
 import { ExitCode, redact, type ApiKey, type InputRecord, type Place, type PromptRow, type RunContext, type Trajectory } from '@hermes-datagen/core';
 import { runBounded } from './boundedPool.js';
-import { promptFailure } from './promptFailure.js';
+import { internalFailure, promptFailure } from './promptFailure.js';
 
 export interface PromptJob {
   readonly row: PromptRow;
@@ -28,12 +30,14 @@ export interface StreamOptions {
 /**
  * Returns the exit code: 0 when every prompt has a record; 4 (retryable) when the only failures are
  * ones a later run may not meet (unreachable endpoint, rate limits, server errors); 1 when a
- * failure needs a fix first (a rejected key, an unknown model, an answer that is not a completion).
+ * failure needs a fix first (a rejected key, an unknown model, an answer that is not a completion);
+ * 70 when one was a bug.
  */
 export async function generateStream(ctx: RunContext, options: StreamOptions): Promise<number> {
-  const out = await ctx.openOutput();
+  const out = await ctx.openOutput(undefined, { keepOnError: true });
   let failedRetryable = 0;
   let failedOther = 0;
+  let failedInternal = 0;
   const stop = new AbortController();
   // Each prompt has a signal of its own, all aborted by one listener: hundreds of prompts listening
   // on one shared signal would trip Node's MaxListenersExceededWarning.
@@ -55,9 +59,9 @@ export async function generateStream(ctx: RunContext, options: StreamOptions): P
         ctx.stats.add('prompts_interrupted');
         return;
       }
-      const failure = promptFailure(error);
-      if (failure === undefined) throw error;
-      if (failure.retryable) failedRetryable += 1;
+      const failure = promptFailure(error) ?? internalFailure(error);
+      if (failure.internal) failedInternal += 1;
+      else if (failure.retryable) failedRetryable += 1;
       else failedOther += 1;
       ctx.stats.add('prompts_failed');
       ctx.log.warn(`prompt ${promptIndex} failed, no trajectory: ${redact(failure.reason, options.secret)}`, place, 'prompt-failed');
@@ -81,10 +85,11 @@ export async function generateStream(ctx: RunContext, options: StreamOptions): P
     ctx.signal.removeEventListener('abort', relay);
   }
 
-  const failed = failedRetryable + failedOther;
+  const failed = failedRetryable + failedOther + failedInternal;
   if (failed === 0) return ExitCode.ok;
   const total = ctx.stats.get('trajectories_out') + failed;
   ctx.log.warn(`${failed} of ${total} prompts failed and have no trajectory (see the messages above)`, undefined, 'summary');
+  if (failedInternal > 0) return ExitCode.internal;
   return failedOther === 0 ? ExitCode.retryable : ExitCode.checksFailed;
 }
 

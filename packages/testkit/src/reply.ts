@@ -13,6 +13,8 @@ export interface AssistantMessage {
   content: string | null;
   reasoning?: string;
   reasoning_content?: string;
+  /** A top-level `thinking` field, as some providers send reasoning. */
+  thinking?: string;
   reasoning_details?: ReasoningDetail[];
   tool_calls?: WireToolCall[];
 }
@@ -58,7 +60,7 @@ export function renderMessage(reply: ScriptedReply, context: RenderContext): Ass
     const tag = INLINE_TAGS[field];
     if (tag !== undefined) message.content = `<${tag}>\n${reasoning}\n</${tag}>\n${message.content ?? ''}`;
     else if (field === 'reasoning_details') message.reasoning_details = [{ type: 'reasoning.summary', summary: reasoning }];
-    else message[field as 'reasoning' | 'reasoning_content'] = reasoning;
+    else message[field as 'reasoning' | 'reasoning_content' | 'thinking'] = reasoning;
   }
   if (reply.tool_calls && reply.tool_calls.length > 0) {
     message.tool_calls = reply.tool_calls.map((call, index) => ({

@@ -5,7 +5,8 @@
 export interface WireToolCall {
   id: string;
   type: 'function';
-  function: { name: string; arguments: string };
+  /** null only in a reply scripted to send `"name": null`. */
+  function: { name: string | null; arguments: string };
 }
 
 export interface ChatMessage {

@@ -4,19 +4,21 @@
 import { loadOptionFile, UsageError } from '@hermes-datagen/core';
 
 /** Where a reply's reasoning goes: a message field, or inline tags at the start of the content. */
-export type ReasoningField = 'reasoning' | 'reasoning_content' | 'reasoning_details' | 'inline_think' | 'inline_scratchpad';
+export type ReasoningField = 'reasoning' | 'reasoning_content' | 'reasoning_details' | 'thinking' | 'inline_think' | 'inline_scratchpad';
 export const REASONING_FIELDS: readonly ReasoningField[] = [
-  'reasoning', 'reasoning_content', 'reasoning_details', 'inline_think', 'inline_scratchpad',
+  'reasoning', 'reasoning_content', 'reasoning_details', 'thinking', 'inline_think', 'inline_scratchpad',
 ];
 
-export type FinishReason = 'stop' | 'tool_calls' | 'length' | 'content_filter';
-const FINISH_REASONS: readonly FinishReason[] = ['stop', 'tool_calls', 'length', 'content_filter'];
+/** `error` and `MALFORMED_FUNCTION_CALL` are what some providers send for a turn that went wrong. */
+export type FinishReason = 'stop' | 'tool_calls' | 'length' | 'content_filter' | 'error' | 'MALFORMED_FUNCTION_CALL';
+const FINISH_REASONS: readonly FinishReason[] = ['stop', 'tool_calls', 'length', 'content_filter', 'error', 'MALFORMED_FUNCTION_CALL'];
 
 /** Matches the text of the first user message of a request. */
 export type PromptMatch = { exact: string } | { contains: string } | { regex: string; flags?: string };
 
 export interface ScriptedToolCall {
-  name: string;
+  /** null sends `"name": null`, as a broken provider may. */
+  name: string | null;
   /** An object is sent as its JSON text; a string is sent as is (so it can be invalid JSON on purpose). */
   arguments: Record<string, unknown> | string;
   id?: string;
@@ -45,11 +47,11 @@ export interface Sequence {
 }
 
 export type FaultKind =
-  | 'rate_limit' | 'server_error' | 'unavailable' | 'slow' | 'timeout' | 'drop' | 'html' | 'no_choices'
-  | 'unauthorized' | 'oauth_expired' | 'hallucinated_tool' | 'invalid_arguments';
+  | 'rate_limit' | 'server_error' | 'unavailable' | 'slow' | 'timeout' | 'drop' | 'truncated' | 'html' | 'no_choices'
+  | 'error_in_200' | 'unauthorized' | 'oauth_expired' | 'hallucinated_tool' | 'invalid_arguments';
 export const FAULT_KINDS: readonly FaultKind[] = [
-  'rate_limit', 'server_error', 'unavailable', 'slow', 'timeout', 'drop', 'html', 'no_choices',
-  'unauthorized', 'oauth_expired', 'hallucinated_tool', 'invalid_arguments',
+  'rate_limit', 'server_error', 'unavailable', 'slow', 'timeout', 'drop', 'truncated', 'html', 'no_choices',
+  'error_in_200', 'unauthorized', 'oauth_expired', 'hallucinated_tool', 'invalid_arguments',
 ];
 
 /** Every condition given must hold. `nth` counts chat-completion requests received, from 1. */
@@ -73,6 +75,8 @@ export interface FaultRule {
   delay_ms?: number;
   /** hallucinated_tool: the name called (default web_search_v2). */
   tool_name?: string;
+  /** error_in_200: the `code` of the error object sent with status 200 (default 429). */
+  code?: number;
 }
 
 export interface PolicyOptions {
@@ -219,7 +223,7 @@ class Reader {
 
   public toolCall(value: unknown, path: string): ScriptedToolCall {
     const fields = this.object(value, path, ['name', 'arguments', 'id']);
-    const call: ScriptedToolCall = { name: this.string(fields.name, `${path}/name`), arguments: {} };
+    const call: ScriptedToolCall = { name: fields.name === null ? null : this.string(fields.name, `${path}/name`), arguments: {} };
     if (typeof fields.arguments === 'string') call.arguments = fields.arguments;
     else if (fields.arguments !== undefined) call.arguments = this.object(fields.arguments, `${path}/arguments`);
     if (fields.id !== undefined) call.id = this.string(fields.id, `${path}/id`);
@@ -227,7 +231,7 @@ class Reader {
   }
 
   public fault(value: unknown, path: string): FaultRule {
-    const fields = this.object(value, path, ['kind', 'when', 'rate', 'retry_after_s', 'retry_after_ms', 'delay_ms', 'tool_name']);
+    const fields = this.object(value, path, ['kind', 'when', 'rate', 'retry_after_s', 'retry_after_ms', 'delay_ms', 'tool_name', 'code']);
     const rule: FaultRule = { kind: this.oneOf(fields.kind, `${path}/kind`, FAULT_KINDS) };
     if (fields.when !== undefined) rule.when = this.when(fields.when, `${path}/when`);
     if (fields.rate !== undefined) rule.rate = this.number(fields.rate, `${path}/rate`, 0, 1);
@@ -235,6 +239,7 @@ class Reader {
     if (fields.retry_after_ms !== undefined) rule.retry_after_ms = this.number(fields.retry_after_ms, `${path}/retry_after_ms`, 0);
     if (fields.delay_ms !== undefined) rule.delay_ms = this.number(fields.delay_ms, `${path}/delay_ms`, 0);
     if (fields.tool_name !== undefined) rule.tool_name = this.string(fields.tool_name, `${path}/tool_name`);
+    if (fields.code !== undefined) rule.code = this.integer(fields.code, `${path}/code`, 100);
     return rule;
   }
 

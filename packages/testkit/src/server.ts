@@ -73,9 +73,12 @@ function keyMatches(header: string | undefined, apiKey: string): boolean {
   return timingSafeEqual(Buffer.from(sha256Hex(header), 'hex'), Buffer.from(sha256Hex(`Bearer ${apiKey}`), 'hex'));
 }
 
-function sendCompletion(response: ServerResponse, completion: Completion, request: ChatRequest, drop: boolean): void {
+/** drop: the connection dies mid-body; truncated: a complete response whose body is cut in half. */
+function sendCompletion(response: ServerResponse, completion: Completion, request: ChatRequest, fault: 'drop' | 'truncated' | undefined): void {
+  const drop = fault === 'drop';
   if (!request.stream) {
-    const text = JSON.stringify(completion);
+    const whole = JSON.stringify(completion);
+    const text = fault === 'truncated' ? whole.slice(0, Math.floor(whole.length / 2)) : whole;
     response.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
     if (drop) response.write(text.slice(0, Math.floor(text.length / 2)), () => response.socket?.destroy());
     else response.end(text);
@@ -85,6 +88,10 @@ function sendCompletion(response: ServerResponse, completion: Completion, reques
   response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
   if (drop) {
     response.write(frames.slice(0, 2).join(''), () => response.socket?.destroy());
+    return;
+  }
+  if (fault === 'truncated') {
+    response.end(frames.slice(0, 2).join(''));
     return;
   }
   for (const frame of frames) response.write(frame);
@@ -143,7 +150,7 @@ export async function startScriptedEndpoint(options: ScriptedEndpointOptions = {
       promptChars: JSON.stringify(request.messages).length,
       reasoningField: script.policy?.reasoning_field ?? 'reasoning',
     });
-    sendCompletion(response, completion, request, fault?.kind === 'drop');
+    sendCompletion(response, completion, request, fault?.kind === 'drop' || fault?.kind === 'truncated' ? fault.kind : undefined);
   };
 
   const handle = async (incoming: IncomingMessage, response: ServerResponse): Promise<void> => {

@@ -12,7 +12,7 @@ interface ToolCallDelta {
   index: number;
   id?: string;
   type?: 'function';
-  function: { name?: string; arguments: string };
+  function: { name?: string | null; arguments: string };
 }
 
 export interface CompletionChunk {

@@ -42,7 +42,7 @@ function readableText(content: string): { text: string; failed: boolean } {
 }
 
 export function toolResults(messages: ChatMessage[]): ToolResult[] {
-  const calls = new Map<string, { name: string; arguments: string }>();
+  const calls = new Map<string, { name: string | null; arguments: string }>();
   for (const message of messages) {
     for (const call of message.tool_calls ?? []) calls.set(call.id, call.function);
   }
