@@ -6,8 +6,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { parseToolValue, type Trajectory } from '@hermes-datagen/core';
 import { startScriptedEndpoint, type Script, type ScriptedEndpoint } from '@hermes-datagen/testkit';
 import { tempDir } from '../util/cli.js';
-import { expectNoSecret, runGenerate } from '../util/generate.js';
-import { FAKE_SECRETS, TEST_API_KEY } from '../util/secrets.js';
+import { expectNoSecret, filesUnder, runGenerate } from '../util/generate.js';
+import { FAKE_SECRETS, findSecretForms, TEST_API_KEY } from '../util/secrets.js';
 
 let endpoint: ScriptedEndpoint | undefined;
 afterEach(async () => {
@@ -56,34 +56,61 @@ describe('hermes-generate, the environment of tool processes', () => {
     ['execute_code', { language: 'python', code: 'import os\nfor k, v in sorted(os.environ.items()): print(f"{k}={v}")' }],
   ));
 
-  it('holds no secret: not the key, not a variable named like a secret, not a value that contains the key', async () => {
+  it('is an allow-list plus what the row gives: no secret, whatever its name, not even a plain host setting', async () => {
     const url = await serve(PRINT_ENV);
-    const env = { ...FAKE_SECRETS, PLAIN_SETTING: 'visible-value', LEAKY_URL: `https://user:${TEST_API_KEY}@db.example/` };
-    const run = await runGenerate(url, [{ prompt: 'print the environment' }], ['--toolsets', 'terminal,code_execution', '--keep-workspaces'], { env });
+    const env = { ...FAKE_SECRETS, PLAIN_SETTING: 'host-value', LEAKY_URL: `https://user:${TEST_API_KEY}@db.example/` };
+    const run = await runGenerate(url, [{ prompt: 'print the environment', env: { ROW_SETTING: 'row-value' } }], ['--toolsets', 'terminal,code_execution', '--keep-workspaces'], { env });
     expect(run.code).toBe(0);
     const outputs = results(run.records[0]).map((r) => (r.content as { output: string }).output);
     expect(outputs).toHaveLength(2);
     for (const output of outputs) {
-      expect(output).toContain('PLAIN_SETTING=visible-value');
+      expect(output).toContain('ROW_SETTING=row-value');
       expect(output).toMatch(/^PATH=/m);
       for (const [name, value] of Object.entries(FAKE_SECRETS)) {
         expect(output).not.toContain(name);
         expect(output).not.toContain(value);
       }
-      expect(output).not.toContain('HERMES_API_KEY');
-      expect(output).not.toContain('LEAKY_URL');
+      for (const name of ['HERMES_API_KEY', 'LEAKY_URL', 'PLAIN_SETTING']) expect(output).not.toContain(name);
     }
     // runGenerate has scanned env.txt in the kept workspace for the key as well.
-    expect(readFileSync(join(run.dir, 'workspaces', readdirSync(join(run.dir, 'workspaces'))[0] ?? '', 'env.txt'), 'utf8')).toContain('PLAIN_SETTING=visible-value');
+    expect(readFileSync(join(run.dir, 'workspaces', readdirSync(join(run.dir, 'workspaces'))[0] ?? '', 'env.txt'), 'utf8')).toContain('ROW_SETTING=row-value');
   });
 
-  it('drops the variable named by --api-key-env, whatever its name', async () => {
-    const url = await serve(PRINT_ENV);
-    const run = await runGenerate(url, [{ prompt: 'print the environment' }], ['--toolsets', 'terminal,code_execution', '--api-key-env', 'GATEWAY_AUTH'], {
-      env: { HERMES_API_KEY: '', GATEWAY_AUTH: TEST_API_KEY },
+  // What an agent can do to read hermes-generate's secrets out of /proc, and carry them out encoded.
+  const PEEK = script(calls(
+    ['terminal', { command: 'env' }],
+    ['terminal', { command: 'cat /proc/$PPID/environ; cat /proc/*/environ' }],
+    ['terminal', { command: 'ps e; ps e -A' }],
+    ['terminal', { command: 'f=/proc/$PPID/environ; base64 -w0 $f; echo; od -An -tx1 -v $f | tr -d " \\n"; echo; tr "\\0" "\\n" < $f | rev' }],
+    ['execute_code', { language: 'python', code: 'import glob\nfor f in glob.glob("/proc/[0-9]*/environ"):\n    try: print(open(f, "rb").read().hex())\n    except OSError: pass' }],
+  ));
+  const SECRETS = [TEST_API_KEY, ...Object.values(FAKE_SECRETS)];
+
+  /** Everything the run wrote: streams, and every file under its directory (records, workspaces). */
+  const everything = (run: { stdout: string; stderr: string; dir: string }): string =>
+    [run.stdout, run.stderr, ...filesUnder(run.dir).map((file) => readFileSync(file, 'utf8'))].join('\n');
+
+  for (const [sandbox, said] of [['auto', /\(--sandbox bwrap, chosen by auto\)/], ['unshare', /\(--sandbox unshare\)/]] as const) {
+    it(`keeps hermes-generate's key and secrets out of reach under --sandbox ${sandbox}: not raw, base64, hex or reversed, in any output`, async () => {
+      const url = await serve(PEEK);
+      const run = await runGenerate(url, [{ prompt: 'find the keys' }], ['--toolsets', 'terminal,code_execution', '--keep-workspaces', '--sandbox', sandbox], { env: FAKE_SECRETS });
+      expect(run.code).toBe(0);
+      expect(run.stderr).toMatch(said);
+      const outputs = results(run.records[0]).map((r) => (r.content as { output: string }).output);
+      expect(outputs).toHaveLength(5);
+      // The commands ran, and saw only their own processes.
+      expect(outputs[0]).toMatch(/^PATH=/m);
+      expect(outputs[2]).toMatch(/ps e/);
+      expect(findSecretForms(everything(run), SECRETS)).toEqual([]);
     });
+  }
+
+  it('would leak without the sandbox: the same agent finds them under --sandbox none (the check can fail)', async () => {
+    const url = await serve(PEEK);
+    const run = await runGenerate(url, [{ prompt: 'find the keys' }], ['--toolsets', 'terminal,code_execution', '--sandbox', 'none'], { env: FAKE_SECRETS, skipSecretScan: true });
     expect(run.code).toBe(0);
-    for (const result of results(run.records[0])) expect((result.content as { output: string }).output).not.toContain('GATEWAY_AUTH');
+    const found = findSecretForms(everything(run), SECRETS);
+    for (const form of ['raw', 'base64', 'hex', 'reversed']) expect(found.join('\n')).toContain(`as ${form}`);
   });
 });
 

@@ -8,6 +8,7 @@ export interface PromptRow {
   cwd?: string;
   docker_image?: string;
   image?: string;
+  env?: Record<string, string>;
   [key: string]: unknown;
 }
 

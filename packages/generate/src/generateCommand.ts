@@ -1,16 +1,19 @@
 // The default command of hermes-generate, from parsed flags to a running stream: the endpoint (once,
-// from core), the tool registry and toolset choice, the tool environment without secrets, the
-// workspace root, then generateStream with a runner per prompt.
+// from core), the tool registry and toolset choice, the sandbox and the bounded pool of tool
+// processes, the tool environment (an allow-list), the workspace root, then generateStream with a
+// runner per prompt.
 import { randomInt } from 'node:crypto';
 import { resolve } from 'node:path';
 import { loadToolRegistry, UsageError, type RunContext, type ToolsRegistryArgs } from '@hermes-datagen/core';
 import { createChatClient, endpointIdentity, resolveEndpoint, type EndpointArgs } from '@hermes-datagen/core/endpoint';
 import type { ReasoningEffort } from './agentLoop.js';
 import { generateStream } from './generateStream.js';
-import { promptRunner, type SandboxMode } from './promptRunner.js';
+import { promptRunner } from './promptRunner.js';
 import { dockerUnavailable } from './tools/docker.js';
-import { safeEnv } from './tools/safeEnv.js';
-import { defaultWorkspaceRoot, removeWorkspaceRoot } from './tools/workspace.js';
+import { chooseSandbox, type SandboxMode } from './tools/sandbox.js';
+import { toolEnv } from './tools/toolEnv.js';
+import { ToolProcesses } from './tools/toolProcesses.js';
+import { defaultWorkspaceRoot, RunWorkspaces } from './tools/workspace.js';
 
 /** Upstream cuts a tool result at 100,000 characters; tools here cap their output at this many bytes. */
 export const MAX_TOOL_OUTPUT_BYTES = 100_000;
@@ -26,11 +29,13 @@ export interface GenerateArgs extends EndpointArgs, ToolsRegistryArgs {
   keepWorkspaces: boolean;
   sandbox: SandboxMode;
   toolTimeout: number;
+  toolConcurrency: number;
 }
 
 export async function runGenerate(args: GenerateArgs, ctx: RunContext): Promise<number> {
   positiveInteger(args.concurrency, '--concurrency');
   positiveInteger(args.maxTurns, '--max-turns');
+  positiveInteger(args.toolConcurrency, '--tool-concurrency');
   if (!(args.toolTimeout > 0)) throw new UsageError(`--tool-timeout must be a number of seconds above 0, got ${String(args.toolTimeout)}`);
   if (args.seed !== undefined && !Number.isSafeInteger(args.seed)) throw new UsageError(`--seed must be an integer, got ${String(args.seed)}`);
   const { cwd, env } = ctx.io;
@@ -45,10 +50,16 @@ export async function runGenerate(args: GenerateArgs, ctx: RunContext): Promise<
     const problem = await dockerUnavailable(env);
     if (problem) throw new UsageError(problem);
   }
+  const sandbox = chooseSandbox(args.sandbox, toolEnv(env));
+  if (typeof sandbox === 'string') throw new UsageError(sandbox);
+  if (sandbox.warning !== undefined) ctx.log.warn(sandbox.warning);
+  ctx.log.info(sandbox.description);
   const endpoint = await resolveEndpoint(args, { env, cwd });
   for (const warning of endpoint.warnings) ctx.log.warn(warning.message);
   const identity = endpointIdentity(endpoint);
-  const workspaceRoot = args.workspaceRoot === undefined ? defaultWorkspaceRoot() : resolve(cwd, args.workspaceRoot);
+  const workspaces = new RunWorkspaces(args.workspaceRoot === undefined ? defaultWorkspaceRoot() : resolve(cwd, args.workspaceRoot), args.workspaceRoot === undefined);
+  const processes = new ToolProcesses({ limit: args.toolConcurrency, isolation: sandbox.host });
+  const secretValues = [endpoint.apiKey.reveal()];
 
   const runPrompt = promptRunner({
     // As many connections as prompts run at once: each waits on at most one model call.
@@ -59,21 +70,22 @@ export async function runGenerate(args: GenerateArgs, ctx: RunContext): Promise<
     toolsets: { forced, distribution: args.distribution, seed: args.seed ?? randomInt(2 ** 31) },
     maxTurns: args.maxTurns,
     reasoningEffort: args.reasoningEffort,
-    workspaceRoot,
+    workspaces,
     keepWorkspaces: args.keepWorkspaces,
     sandbox: args.sandbox,
     toolTimeoutMs: args.toolTimeout * 1000,
     maxToolOutputBytes: MAX_TOOL_OUTPUT_BYTES,
     secret: endpoint.apiKey,
-    toolEnv: safeEnv(env, { dropNames: [endpoint.apiKeyEnv], secretValues: [endpoint.apiKey.reveal()] }),
+    toolEnv: (row) => toolEnv(env, { ...(row.env === undefined ? {} : { rowEnv: row.env }), secretValues }),
+    processes,
     cwd,
     batchNum: 0,
   });
   try {
     return await generateStream(ctx, { concurrency: args.concurrency, runPrompt, secret: endpoint.apiKey });
   } finally {
-    if (args.keepWorkspaces) ctx.log.info(`workspaces kept under ${workspaceRoot}`);
-    else if (args.workspaceRoot === undefined) await removeWorkspaceRoot(workspaceRoot);
+    if (args.keepWorkspaces) ctx.log.info(`workspaces kept under ${workspaces.root}`);
+    else await workspaces.remove();
   }
 }
 

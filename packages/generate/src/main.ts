@@ -6,6 +6,8 @@ import { ENDPOINT_ENV_HELP, endpointOptions } from '@hermes-datagen/core/endpoin
 import { DEFAULT_MAX_TURNS, REASONING_EFFORTS } from './agentLoop.js';
 import { doctorCommand } from './doctor.js';
 import { runGenerate, type GenerateArgs } from './generateCommand.js';
+import { SANDBOX_HELP, SANDBOX_MODES } from './tools/sandbox.js';
+import { defaultToolConcurrency } from './tools/toolProcesses.js';
 
 // yargs types its options under their kebab-case names; GenerateArgs uses the camelCase ones it also sets.
 type GenerateArgv = ReturnType<NonNullable<CliCommand<GenerateArgs>['options']>>;
@@ -19,8 +21,10 @@ export const spec: CliSpec = {
   env: ENDPOINT_ENV_HELP,
   epilog: [
     'Input: one JSON object a line with "prompt" (required), and optionally "id", "cwd" (a directory copied into',
-    'the prompt\'s workspace), "docker_image" / "image" (used with --sandbox docker). Output: one trajectory a line',
-    '(schemas/trajectory.schema.json), in the order prompts finish; "id" and "prompt_index" say which prompt.',
+    'the prompt\'s workspace), "docker_image" / "image" (used with --sandbox docker), "env" (an object of',
+    'variables for the row\'s tool processes, which otherwise get only PATH, HOME, LANG, LC_*, TERM and TZ).',
+    'Output: one trajectory a line (schemas/trajectory.schema.json), in the order prompts finish; "id" and',
+    '"prompt_index" say which prompt.',
     '',
     'A prompt whose model calls still fail after the client\'s retries gets no trajectory: it is reported on',
     'stderr with its line, and the run exits 4 when every such failure may pass on a later run (unreachable',
@@ -41,7 +45,8 @@ export const spec: CliSpec = {
           .option('seed', { type: 'number', describe: 'seed of the toolset sampling (per prompt: seed + prompt id); drawn and recorded when not given', group: TOOLS })
           .option('workspace-root', { type: 'string', describe: 'create each prompt\'s workspace under this directory (default: a temp directory, removed at the end)', group: TOOLS })
           .option('keep-workspaces', { type: 'boolean', default: false, describe: 'keep each prompt\'s workspace after it is done', group: TOOLS })
-          .option('sandbox', { choices: ['none', 'docker'] as const, default: 'none' as const, describe: 'docker: run terminal commands and code in the row\'s docker_image, without network', group: TOOLS })
+          .option('sandbox', { choices: SANDBOX_MODES, default: 'auto' as const, describe: `where terminal commands and code run; ${SANDBOX_HELP}`, group: TOOLS })
+          .option('tool-concurrency', { type: 'number', default: defaultToolConcurrency(), describe: 'tool processes (commands, code runs) running at once across all prompts; default 2 per CPU core, at least 2', group: TOOLS })
           .option('tool-timeout', { type: 'number', default: 120, describe: 'seconds one command or code run may take before its processes are killed', group: TOOLS }) as unknown as GenerateArgv,
       examples: [
         ['cat prompts.jsonl | $0 --model my-model > trajectories.jsonl', 'generate with the endpoint from HERMES_BASE_URL / HERMES_API_KEY'],

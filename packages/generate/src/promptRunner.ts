@@ -8,12 +8,12 @@ import { runAgent, type ChatClient, type ReasoningEffort } from './agentLoop.js'
 import type { PromptJob, PromptRunner } from './generateStream.js';
 import { PromptSetupError } from './promptFailure.js';
 import { executeTool, offeredTools, toolDefinition } from './tools/registry.js';
+import type { SandboxMode } from './tools/sandbox.js';
+import type { ToolProcesses } from './tools/toolProcesses.js';
 import type { DockerSandbox, ToolContext } from './tools/types.js';
-import { createWorkspace } from './tools/workspace.js';
+import type { RunWorkspaces } from './tools/workspace.js';
 import { buildTrajectory, type EndpointFacts } from './trajectory.js';
 import { toolsetsForPrompt, type ToolsetChoice } from './toolsetSampling.js';
-
-export type SandboxMode = 'none' | 'docker';
 
 export interface PromptRunnerSettings {
   readonly client: ChatClient;
@@ -22,15 +22,17 @@ export interface PromptRunnerSettings {
   readonly toolsets: ToolsetChoice;
   readonly maxTurns: number;
   readonly reasoningEffort?: ReasoningEffort | undefined;
-  readonly workspaceRoot: string;
+  readonly workspaces: RunWorkspaces;
   readonly keepWorkspaces: boolean;
   readonly sandbox: SandboxMode;
   readonly toolTimeoutMs: number;
   readonly maxToolOutputBytes: number;
   /** The API key, redacted from every tool result. */
   readonly secret: ApiKey;
-  /** The environment of every tool process: already without secrets (tools/safeEnv.ts). */
-  readonly toolEnv: Readonly<Record<string, string>>;
+  /** The environment of the row's tool processes: an allow-list plus the row's own env (tools/toolEnv.ts). */
+  readonly toolEnv: (row: PromptRow) => Readonly<Record<string, string>>;
+  /** Starts every tool process of the run: bounded in number, in the run's sandbox. */
+  readonly processes: ToolProcesses;
   /** A row's relative cwd is taken from here. */
   readonly cwd: string;
   /** 0 in stream mode. */
@@ -47,15 +49,13 @@ export function promptRunner(settings: PromptRunnerSettings): PromptRunner {
     const sandbox = sandboxFor(row, settings.sandbox);
     const workspace = tools.every((tool) => tool.workspaceFree === true)
       ? undefined
-      : await createWorkspace({
-          root: settings.workspaceRoot,
-          ...(row.cwd !== undefined ? { copyFrom: resolve(settings.cwd, row.cwd) } : {}),
-        });
+      : await settings.workspaces.create(row.cwd === undefined ? undefined : resolve(settings.cwd, row.cwd));
     try {
       const ctx: ToolContext = {
         // No tool offered here reads it when there is no workspace.
         workspace: workspace?.path ?? '',
-        env: settings.toolEnv,
+        env: settings.toolEnv(row),
+        processes: settings.processes,
         timeoutMs: settings.toolTimeoutMs,
         maxOutputBytes: settings.maxToolOutputBytes,
         signal,
@@ -98,7 +98,7 @@ export function promptRunner(settings: PromptRunnerSettings): PromptRunner {
 
 /** `image` wins over `docker_image`, as upstream. Without --sandbox docker commands run on the host. */
 function sandboxFor(row: PromptRow, mode: SandboxMode): DockerSandbox | undefined {
-  if (mode === 'none') return undefined;
+  if (mode !== 'docker') return undefined;
   const image = row.image ?? row.docker_image;
   if (image === undefined) {
     throw new PromptSetupError('--sandbox docker runs each prompt in its row\'s image, and this row has no docker_image (or image): add one, or run without --sandbox docker');

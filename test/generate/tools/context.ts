@@ -2,7 +2,8 @@
 import { mkdtemp, readFile, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { safeEnv } from '../../../packages/generate/src/tools/safeEnv.js';
+import { toolEnv } from '../../../packages/generate/src/tools/toolEnv.js';
+import { ToolProcesses } from '../../../packages/generate/src/tools/toolProcesses.js';
 import type { ToolContext } from '../../../packages/generate/src/tools/types.js';
 
 export interface TestWorkspace {
@@ -15,7 +16,8 @@ export async function testWorkspace(overrides: Partial<ToolContext> = {}): Promi
   const dir = await realpath(await mkdtemp(join(tmpdir(), 'hermes-tools-test-')));
   const ctx: ToolContext = {
     workspace: dir,
-    env: safeEnv(process.env),
+    env: toolEnv(process.env),
+    processes: new ToolProcesses({ limit: 4, isolation: 'none' }),
     timeoutMs: 20_000,
     maxOutputBytes: 50_000,
     todo: { items: [] },

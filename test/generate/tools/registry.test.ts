@@ -2,11 +2,12 @@ import { loadToolRegistry, parseToolRegistry, UsageError } from '@hermes-datagen
 import { describe, expect, it } from 'vitest';
 import { executeTool, IMPLEMENTED_TOOLS, offeredTools, toolDefinition } from '../../../packages/generate/src/tools/registry.js';
 import { ToolError } from '../../../packages/generate/src/tools/toolError.js';
+import { ToolProcesses } from '../../../packages/generate/src/tools/toolProcesses.js';
 import type { AgentTool, ToolContext } from '../../../packages/generate/src/tools/types.js';
 
 const catalog = loadToolRegistry();
 const names = (tools: readonly AgentTool[]): string[] => tools.map((tool) => tool.name);
-const ctx: ToolContext = { workspace: '/nonexistent', env: {}, timeoutMs: 1000, maxOutputBytes: 1000, todo: { items: [] } };
+const ctx: ToolContext = { workspace: '/nonexistent', env: {}, processes: new ToolProcesses({ limit: 1, isolation: 'none' }), timeoutMs: 1000, maxOutputBytes: 1000, todo: { items: [] } };
 
 describe('tool registry (generate side)', () => {
   it('implements only names core\'s registry knows, each under its registry toolset', () => {

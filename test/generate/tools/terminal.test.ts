@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { safeEnv } from '../../../packages/generate/src/tools/safeEnv.js';
+import { toolEnv } from '../../../packages/generate/src/tools/toolEnv.js';
 import { terminalTool } from '../../../packages/generate/src/tools/terminal.js';
 import type { CommandResult, ToolContext } from '../../../packages/generate/src/tools/types.js';
 import { isProcessRunning, testWorkspace, type TestWorkspace } from './context.js';
@@ -100,10 +100,10 @@ describe('terminal', () => {
     const planted = { FAKE_API_KEY: 'sk-test-123', MY_TOKEN: 'tok-test-456', INNOCENT_NAME: 'sk-live-key-789', TAOTOKEN_API_KEY: 'sk-live-key-789' };
     Object.assign(process.env, planted);
     try {
-      const env = safeEnv(process.env, { dropNames: ['TAOTOKEN_API_KEY'], secretValues: ['sk-live-key-789'] });
+      const env = toolEnv(process.env, { secretValues: ['sk-live-key-789'] });
       const result = await run('env', { ...ws.ctx, env });
       expect(result.output).toMatch(/^PATH=/m);
-      for (const secret of ['sk-test-123', 'tok-test-456', 'sk-live-key-789', 'FAKE_API_KEY', 'MY_TOKEN']) {
+      for (const secret of ['sk-test-123', 'tok-test-456', 'sk-live-key-789', 'FAKE_API_KEY', 'MY_TOKEN', 'INNOCENT_NAME']) {
         expect(result.output).not.toContain(secret);
       }
     } finally {

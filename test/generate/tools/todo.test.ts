@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { executeTool } from '../../../packages/generate/src/tools/registry.js';
+import { ToolProcesses } from '../../../packages/generate/src/tools/toolProcesses.js';
 import type { ToolContext } from '../../../packages/generate/src/tools/types.js';
 
 describe('todo', () => {
-  const context = (): ToolContext => ({ workspace: '/nonexistent', env: {}, timeoutMs: 1000, maxOutputBytes: 1000, todo: { items: [] } });
+  const context = (): ToolContext => ({ workspace: '/nonexistent', env: {}, processes: new ToolProcesses({ limit: 1, isolation: 'none' }), timeoutMs: 1000, maxOutputBytes: 1000, todo: { items: [] } });
   const todo = async (ctx: ToolContext, args: Record<string, unknown>): Promise<unknown> => JSON.parse(await executeTool('todo', args, ctx));
 
   it('replaces, merges and reads the list of one task', async () => {

@@ -1,47 +1,47 @@
 import { describe, expect, it } from 'vitest';
-import { safeEnv } from '../../../packages/generate/src/tools/safeEnv.js';
+import { toolEnv } from '../../../packages/generate/src/tools/toolEnv.js';
 
-describe('safeEnv', () => {
+describe('toolEnv', () => {
   const parent = {
     PATH: '/usr/bin:/bin',
     HOME: '/home/user',
     LANG: 'C.UTF-8',
-    FAKE_API_KEY: 'sk-test-123',
-    MY_TOKEN: 'tok-abc',
-    github_token: 'ghp-lower',
-    AWS_SECRET_ACCESS_KEY: 'aws',
-    DB_PASSWORD: 'pw',
-    MYSQL_PASSWD: 'pw2',
-    GOOGLE_APPLICATION_CREDENTIALS: '/creds.json',
-    TAOTOKEN_API_KEY: 'sk-real-key-987',
+    LC_ALL: 'C.UTF-8',
+    TERM: 'xterm',
+    TZ: 'UTC',
+    DOCKER_HOST: 'unix:///run/user/1000/docker.sock',
+    // Names no deny-list catches: an allow-list passes none of them.
+    DB_PASS: 'db-pass-1',
+    API_AUTH: 'api-auth-2',
+    GH_PAT: 'gh-pat-3',
     OPENAI_API_KEY: 'sk-openai',
-    ANTHROPIC_API_KEY: 'sk-ant',
-    HERMES_API_KEY: 'sk-hermes',
-    INNOCENT: 'sk-real-key-987',
-    PROXY_URL: 'https://user:sk-real-key-987@gateway.example/api',
-    GATEWAY_AUTH: 'secret-but-innocent-name',
+    AWS_SECRET_ACCESS_KEY: 'aws',
+    PLAIN_SETTING: 'plain',
     UNDEFINED_ONE: undefined,
   };
 
-  it('drops every variable whose name contains a secret fragment, in any case', () => {
-    const env = safeEnv(parent);
-    for (const name of ['FAKE_API_KEY', 'MY_TOKEN', 'github_token', 'AWS_SECRET_ACCESS_KEY', 'DB_PASSWORD', 'MYSQL_PASSWD', 'GOOGLE_APPLICATION_CREDENTIALS', 'TAOTOKEN_API_KEY', 'OPENAI_API_KEY', 'ANTHROPIC_API_KEY', 'HERMES_API_KEY']) {
-      expect(env).not.toHaveProperty(name);
-    }
-    expect(env).toMatchObject({ PATH: '/usr/bin:/bin', HOME: '/home/user', LANG: 'C.UTF-8' });
+  it('passes on only the locations, locale, terminal and time zone', () => {
+    expect(toolEnv(parent)).toEqual({
+      PATH: '/usr/bin:/bin',
+      HOME: '/home/user',
+      LANG: 'C.UTF-8',
+      LC_ALL: 'C.UTF-8',
+      TERM: 'xterm',
+      TZ: 'UTC',
+      DOCKER_HOST: 'unix:///run/user/1000/docker.sock',
+    });
   });
 
-  it('drops extra names and any variable whose value contains the resolved key', () => {
-    const env = safeEnv(parent, { dropNames: ['gateway_auth'], secretValues: ['sk-real-key-987\n'] });
-    expect(env).not.toHaveProperty('GATEWAY_AUTH');
-    expect(env).not.toHaveProperty('INNOCENT');
+  it("adds what the row gives its tools, which wins over the passed value", () => {
+    const env = toolEnv(parent, { rowEnv: { PROJECT_MODE: 'test', TZ: 'Europe/Paris' } });
+    expect(env).toMatchObject({ PROJECT_MODE: 'test', TZ: 'Europe/Paris', PATH: '/usr/bin:/bin' });
+    expect(env).not.toHaveProperty('PLAIN_SETTING');
+  });
+
+  it('drops any variable whose value holds the resolved key, passed or given by the row', () => {
+    const env = toolEnv({ ...parent, HOME: '/home/sk-real-key-987' }, { rowEnv: { PROXY_URL: 'https://u:sk-real-key-987@gw/' }, secretValues: ['sk-real-key-987\n', '', '  '] });
+    expect(env).not.toHaveProperty('HOME');
     expect(env).not.toHaveProperty('PROXY_URL');
-    expect(Object.values(env).join('\n')).not.toContain('sk-');
-    expect(Object.keys(env).sort()).toEqual(['HOME', 'LANG', 'PATH']);
-  });
-
-  it('keeps innocent variables when no key value is given and ignores empty secrets', () => {
-    const env = safeEnv({ INNOCENT: 'value', EMPTY: '' }, { secretValues: ['', '  '] });
-    expect(env).toEqual({ INNOCENT: 'value', EMPTY: '' });
+    expect(env).toHaveProperty('PATH');
   });
 });

@@ -1,10 +1,11 @@
-// What terminal and execute_code share: run a program on the host or in the docker sandbox, within
-// the context's limits, and report it in upstream's terminal shape `{output, exit_code, error}`.
+// What terminal and execute_code share: run a program on the host (in the run's namespace sandbox) or
+// in the docker sandbox, within the context's limits and the run's bound on tool processes, and
+// report it in upstream's terminal shape `{output, exit_code, error}`.
 // Upstream's success rule (docs/rules.md#tool-success) counts a non-null `error` as a failed call and
 // a non-zero exit code as a successful one, so `error` is set only when the command could not run
 // or was stopped, never for a command that ran and failed.
 import { dockerFailedMessage, dockerInvocation, dockerMissingMessage, DOCKER_RUN_FAILED, killContainer } from './docker.js';
-import { runProcess, type ProcessOutcome } from './runProcess.js';
+import type { ProcessOutcome } from './runProcess.js';
 import type { CommandResult, ToolContext } from './types.js';
 
 export interface CommandPlan {
@@ -20,21 +21,22 @@ export async function runCommand(plan: CommandPlan, ctx: ToolContext): Promise<C
   const limits = { cwd: ctx.workspace, env: ctx.env, timeoutMs: plan.timeoutMs, maxOutputBytes: ctx.maxOutputBytes, ...(plan.stdin === undefined ? {} : { stdin: plan.stdin }), ...(ctx.signal ? { signal: ctx.signal } : {}) };
   if (ctx.sandbox) {
     const docker = dockerInvocation(ctx.sandbox, ctx.workspace, plan.container);
-    const outcome = await runProcess({ ...limits, file: docker.file, args: docker.args, onStop: () => killContainer(docker.containerName, ctx.env) });
+    const outcome = await ctx.processes.run({ ...limits, file: docker.file, args: docker.args, onStop: () => killContainer(docker.containerName, ctx.env) }, false);
     if (outcome.spawnError?.code === 'ENOENT') return { output: '', exit_code: null, error: dockerMissingMessage() };
     if (outcome.exitCode === DOCKER_RUN_FAILED && !outcome.timedOut && !outcome.aborted) {
       return { output: outcome.output.trimEnd(), exit_code: outcome.exitCode, error: dockerFailedMessage(ctx.sandbox, outcome.output) };
     }
     return commandResult(outcome, docker.file, plan.timeoutMs, ctx.timeoutMs);
   }
-  return commandResult(await runProcess({ ...limits, ...plan.host }), plan.host.file, plan.timeoutMs, ctx.timeoutMs);
+  return commandResult(await ctx.processes.run({ ...limits, ...plan.host }), plan.host.file, plan.timeoutMs, ctx.timeoutMs);
 }
 
 function commandResult(outcome: ProcessOutcome, file: string, timeoutMs: number, maxTimeoutMs: number): CommandResult {
   const output = outcome.output.trimEnd();
   if (outcome.spawnError) {
     const reason = outcome.spawnError.code === 'ENOENT' ? 'it was not found on PATH' : outcome.spawnError.message;
-    return { output, exit_code: null, error: `could not start ${file}: ${reason}` };
+    // The program that failed: the sandbox's (bwrap) when it is the one missing.
+    return { output, exit_code: null, error: `could not start ${outcome.spawnError.path ?? file}: ${reason}` };
   }
   if (outcome.aborted) {
     return { output, exit_code: outcome.exitCode, error: 'stopped: the run is shutting down; the command and its processes were killed' };

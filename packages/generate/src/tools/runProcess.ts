@@ -3,17 +3,20 @@
 // SIGTERM first, SIGKILL after a grace period. When the process exits by itself, what is left of
 // its group (`server &` started by the command) is killed as well: a tool call's processes never
 // outlive the call, and background children holding the output pipes cannot stall the result.
-// A process that leaves the group on its own (setsid, a daemon) escapes this; the docker sandbox
-// contains those.
-import { spawn } from 'node:child_process';
+// A process that leaves the group on its own (setsid, a daemon) escapes this; the namespace
+// sandboxes (sandbox.ts) and docker contain those.
+//
+// The result holds everything the process wrote: it is settled when both pipes have closed, never
+// by a timer that races the reading (under load the event loop can be late by seconds, and a timer
+// that gives up on the pipes then drops output that was written). The timeout bounds the process:
+// when it fires, the group is killed, and only a pipe still held open after that (by a process that
+// left the group) is cut.
+import { spawn, type ChildProcess } from 'node:child_process';
 import { constants } from 'node:os';
 import { CappedOutput } from './cappedOutput.js';
 
 /** How long a process group gets to exit after SIGTERM before SIGKILL. */
 export const KILL_GRACE_MS = 1000;
-
-/** How long to wait for the output pipes to close once the group has been killed. */
-const PIPE_DRAIN_MS = 500;
 
 export interface ProcessSpec {
   file: string;
@@ -27,6 +30,8 @@ export interface ProcessSpec {
   signal?: AbortSignal;
   /** Also run when the process is stopped early: the docker sandbox kills its container here. */
   onStop?: () => Promise<void>;
+  /** Told the process group id once the process runs, and undefined once it is gone (fast exit kills them). */
+  onGroup?: (pid: number | undefined) => void;
 }
 
 export interface ProcessOutcome {
@@ -36,7 +41,7 @@ export interface ProcessOutcome {
   exitCode: number | null;
   timedOut: boolean;
   aborted: boolean;
-  /** Set when the program could not be started (ENOENT: not on PATH). */
+  /** Set when the program could not be started (ENOENT: not on PATH; EMFILE: no file descriptor left). */
   spawnError?: NodeJS.ErrnoException;
 }
 
@@ -46,22 +51,38 @@ export function runProcess(spec: ProcessSpec): Promise<ProcessOutcome> {
     let timedOut = false;
     let aborted = false;
     let stopping = false;
+    let exited = false;
     let exitCode: number | null = null;
-    let spawnError: NodeJS.ErrnoException | undefined;
     const timers: NodeJS.Timeout[] = [];
     let settled = false;
 
-    const child = spawn(spec.file, [...spec.args], {
-      cwd: spec.cwd,
-      env: spec.env,
-      detached: true,
-      stdio: ['pipe', 'pipe', 'pipe'],
+    const finish = (spawnError?: NodeJS.ErrnoException): void => {
+      if (settled) return;
+      settled = true;
+      for (const timer of timers) clearTimeout(timer);
+      spec.signal?.removeEventListener('abort', onAbort);
+      spec.onGroup?.(undefined);
+      resolve({ output: output.text(), exitCode, timedOut, aborted, ...(spawnError ? { spawnError } : {}) });
+    };
+    const onAbort = (): void => {
+      aborted = true;
+      stop();
+    };
+
+    let child: ChildProcess;
+    try {
+      child = spawn(spec.file, [...spec.args], { cwd: spec.cwd, env: spec.env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
+    } catch (error) {
+      finish(error as NodeJS.ErrnoException);
+      return;
+    }
+    // First, before any stream is touched: a failed spawn (EMFILE, ENOENT) is reported as an
+    // 'error' event, and may come with no stdio streams at all.
+    child.on('error', (error: NodeJS.ErrnoException) => {
+      if (child.pid === undefined) finish(error);
     });
-    child.stdout.on('data', (chunk: Buffer) => output.push(chunk));
-    child.stderr.on('data', (chunk: Buffer) => output.push(chunk));
-    // A command that exits without reading its stdin closes the pipe under us: not a failure.
-    child.stdin.on('error', () => undefined);
-    child.stdin.end(spec.stdin ?? '');
+    if (child.pid === undefined) return;
+    spec.onGroup?.(child.pid);
 
     const killGroup = (signal: NodeJS.Signals): void => {
       if (child.pid === undefined) return;
@@ -71,51 +92,49 @@ export function runProcess(spec: ProcessSpec): Promise<ProcessOutcome> {
         // ESRCH: the group is already gone.
       }
     };
-    const finish = (): void => {
-      if (settled) return;
-      settled = true;
-      for (const timer of timers) clearTimeout(timer);
-      spec.signal?.removeEventListener('abort', onAbort);
-      resolve({ output: output.text(), exitCode, timedOut, aborted, ...(spawnError ? { spawnError } : {}) });
-    };
-    const stop = (): void => {
+    function stop(): void {
       if (stopping) return;
       stopping = true;
       killGroup('SIGTERM');
       void spec.onStop?.().catch(() => undefined);
-      timers.push(setTimeout(() => killGroup('SIGKILL'), KILL_GRACE_MS));
+      timers.push(
+        setTimeout(() => {
+          killGroup('SIGKILL');
+          // The group is dead; a pipe still open now is held by a process that left it.
+          if (exited) cutPipes();
+        }, KILL_GRACE_MS),
+      );
+    }
+    const cutPipes = (): void => {
+      child.stdout?.destroy();
+      child.stderr?.destroy();
+      finish();
     };
-    const onAbort = (): void => {
-      aborted = true;
-      stop();
-    };
+
+    child.stdout?.on('data', (chunk: Buffer) => output.push(chunk));
+    child.stderr?.on('data', (chunk: Buffer) => output.push(chunk));
+    // A command that exits without reading its stdin closes the pipe under us: not a failure.
+    child.stdin?.on('error', () => undefined);
+    child.stdin?.end(spec.stdin ?? '');
 
     timers.push(
       setTimeout(() => {
         timedOut = true;
-        stop();
+        if (exited) cutPipes();
+        else stop();
       }, spec.timeoutMs),
     );
     if (spec.signal?.aborted) onAbort();
     else spec.signal?.addEventListener('abort', onAbort, { once: true });
 
-    child.on('error', (error: NodeJS.ErrnoException) => {
-      if (child.pid !== undefined) return;
-      spawnError = error;
-      finish();
-    });
     child.on('exit', (code, signal) => {
+      exited = true;
       exitCode = code ?? (signal ? 128 + constants.signals[signal] : null);
+      // Background children left in the group would hold the pipes open: the call is over for them.
       killGroup('SIGKILL');
-      // A process that left the group may still hold the pipes; stop waiting for them.
-      timers.push(
-        setTimeout(() => {
-          child.stdout.destroy();
-          child.stderr.destroy();
-          finish();
-        }, PIPE_DRAIN_MS),
-      );
+      if (stopping) timers.push(setTimeout(cutPipes, KILL_GRACE_MS));
     });
-    child.on('close', finish);
+    // 'close' comes once the process has exited and both pipes have been read to their end.
+    child.on('close', () => finish());
   });
 }

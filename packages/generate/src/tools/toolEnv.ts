@@ -1,32 +1,40 @@
 // The environment of every process a tool starts. Requirement F: the agent's commands must never
-// receive the API key. Names that look secret go, whatever they hold; values that contain the
-// resolved key go, whatever their name (a key copied into FOO or embedded in a URL).
+// receive the API key, nor any other secret of the user. An allow-list, not a deny-list: no list of
+// secret-looking names is ever complete (DB_PASS, API_AUTH, GH_PAT), so a tool process gets only
+// what a program needs to run (where programs are, the home directory, the locale, the terminal
+// type, the time zone) and what the prompt row explicitly gives it. A value that contains the
+// resolved key is dropped even then (a key pasted into a row's env, or an odd PATH).
 
-/** Case-insensitive fragments; a variable whose name contains one of them is never passed on. */
-export const SECRET_NAME_FRAGMENTS: readonly string[] = ['KEY', 'TOKEN', 'SECRET', 'PASSWORD', 'PASSWD', 'CREDENTIAL'];
+/**
+ * The variables passed on from hermes-generate's own environment, when set. The DOCKER_ ones say
+ * where the docker CLI of --sandbox docker finds its daemon; locations, not secrets, and the
+ * container itself gets no variable of the host.
+ */
+export const PASSED_VARIABLES: readonly string[] = [
+  'PATH', 'HOME', 'LANG', 'LANGUAGE', 'TERM', 'TZ',
+  'DOCKER_HOST', 'DOCKER_CONTEXT', 'DOCKER_CONFIG', 'DOCKER_CERT_PATH', 'DOCKER_TLS_VERIFY',
+];
+/** Locale categories (LC_ALL, LC_CTYPE, ...) are passed on as well. */
+const LOCALE_PREFIX = 'LC_';
 
-/** Key variables of the clients hermes-generate knows; dropped even if the fragments ever change. */
-export const KNOWN_KEY_VARIABLES: readonly string[] = ['OPENAI_API_KEY', 'ANTHROPIC_API_KEY', 'HERMES_API_KEY'];
-
-export interface SafeEnvOptions {
-  /** Further names to drop, such as the configured api_key_env (TAOTOKEN_API_KEY). */
-  dropNames?: readonly string[];
+export interface ToolEnvOptions {
+  /** Variables the prompt row sets for its tools (its `env`); they win over the passed ones. */
+  rowEnv?: Readonly<Record<string, string>>;
   /** Secret values (the resolved API key): any variable whose value contains one is dropped. */
   secretValues?: readonly string[];
 }
 
-export function safeEnv(parent: Readonly<Record<string, string | undefined>>, options: SafeEnvOptions = {}): Record<string, string> {
-  const dropped = new Set([...KNOWN_KEY_VARIABLES, ...(options.dropNames ?? [])].map((name) => name.toUpperCase()));
+export function toolEnv(parent: Readonly<Record<string, string | undefined>>, options: ToolEnvOptions = {}): Record<string, string> {
   // Why trim: a key read from a .env file may carry the trailing newline the variable still holds.
   const secrets = (options.secretValues ?? []).map((value) => value.trim()).filter((value) => value !== '');
   const env: Record<string, string> = {};
-  for (const [name, value] of Object.entries(parent)) {
-    if (value === undefined) continue;
-    const upper = name.toUpperCase();
-    if (dropped.has(upper)) continue;
-    if (SECRET_NAME_FRAGMENTS.some((fragment) => upper.includes(fragment))) continue;
-    if (secrets.some((secret) => value.includes(secret))) continue;
+  const take = (name: string, value: string | undefined): void => {
+    if (value === undefined || secrets.some((secret) => value.includes(secret))) return;
     env[name] = value;
+  };
+  for (const [name, value] of Object.entries(parent)) {
+    if (PASSED_VARIABLES.includes(name) || name.startsWith(LOCALE_PREFIX)) take(name, value);
   }
+  for (const [name, value] of Object.entries(options.rowEnv ?? {})) take(name, value);
   return env;
 }

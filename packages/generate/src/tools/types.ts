@@ -1,5 +1,6 @@
 // The contract between hermes-generate's agent loop and the tools it offers the model.
 import type { ToolArgs } from './args.js';
+import type { ToolProcesses } from './toolProcesses.js';
 
 /** A JSON Schema object as offered to the model in the tool definition. */
 export type JsonSchema = Readonly<Record<string, unknown>>;
@@ -26,8 +27,10 @@ export interface DockerSandbox {
 export interface ToolContext {
   /** Absolute path of the prompt's own workspace; file tools never reach outside it. */
   workspace: string;
-  /** Environment of every process a tool starts; already stripped of secrets (see safeEnv.ts). */
+  /** Environment of every process a tool starts: an allow-list, no secret in it (see toolEnv.ts). */
   env: Readonly<Record<string, string>>;
+  /** The run's one way to start tool processes: bounded in number, in the run's sandbox. */
+  processes: ToolProcesses;
   /** Upper bound on one command or code run; the model may ask for less, never for more. */
   timeoutMs: number;
   /** Upper bound on the command output (and on read_file content) kept in one result. */

@@ -9,6 +9,7 @@
 // keep working in the copy). Links that lead out of it (absolute, or through "..") are left out and
 // listed in `skippedLinks`: they would give the agent a way back into the user's files. Sockets,
 // FIFOs and devices are left out too.
+import { rmSync } from 'node:fs';
 import { chmod, cp, lstat, mkdir, mkdtemp, readdir, readlink, realpath, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
@@ -63,6 +64,45 @@ export function removeWorkspaceRoot(root: string = defaultWorkspaceRoot()): Prom
   return removeTree(root);
 }
 
+/**
+ * The workspaces of one run, under one root. It knows which exist right now, so that a forced exit
+ * (a second Ctrl-C), which has no time for the prompts' own cleanup, still removes them all, and
+ * the root as well when the run made it (the default temp root).
+ */
+export class RunWorkspaces {
+  private readonly live = new Set<string>();
+
+  public constructor(
+    public readonly root: string,
+    /** The run made the root (no --workspace-root): it is removed with everything in it. */
+    private readonly ownsRoot: boolean,
+  ) {}
+
+  public async create(copyFrom?: string): Promise<PromptWorkspace> {
+    const workspace = await createWorkspace({ root: this.root, ...(copyFrom === undefined ? {} : { copyFrom }) });
+    this.live.add(workspace.path);
+    return {
+      path: workspace.path,
+      skipped: workspace.skipped,
+      cleanup: async () => {
+        await workspace.cleanup();
+        this.live.delete(workspace.path);
+      },
+    };
+  }
+
+  /** At the end of a run: the root goes if the run made it (the prompts removed their own workspaces). */
+  public async remove(): Promise<void> {
+    if (this.ownsRoot) await removeWorkspaceRoot(this.root);
+  }
+
+  /** Synchronous, for a forced exit: every workspace that still exists, and the root if the run made it. */
+  public removeNow(): void {
+    for (const path of this.ownsRoot ? [this.root] : this.live) removeTreeNow(path);
+    this.live.clear();
+  }
+}
+
 async function sourceDirectory(cwd: string): Promise<string> {
   try {
     const real = await realpath(resolve(cwd));
@@ -104,6 +144,15 @@ async function removeTree(path: string): Promise<void> {
     if (errorCode(error) !== 'EACCES' && errorCode(error) !== 'EPERM') throw error;
     await makeWritable(path);
     await rm(path, { recursive: true, force: true });
+  }
+}
+
+function removeTreeNow(path: string): void {
+  try {
+    // Retries: a process killed a moment ago may still be creating files in it.
+    rmSync(path, { recursive: true, force: true, maxRetries: 3 });
+  } catch {
+    // A directory a command made read-only stays: a forced exit does not stop to change modes.
   }
 }
 

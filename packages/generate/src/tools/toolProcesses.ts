@@ -1,0 +1,101 @@
+// Every process a tool starts goes through one ToolProcesses per run. It bounds how many run at
+// once (--tool-concurrency), separately from how many prompts run at once: each spawn() blocks the
+// event loop while the process is forked, and hundreds in a row stall it for seconds, which starves
+// the model calls and every pipe being read. It also keeps file descriptor use (three pipes a
+// process) within the limit when prompts run by the hundred. And it knows which process groups are
+// alive, so a forced exit can kill them before it removes their workspaces.
+import { availableParallelism } from 'node:os';
+import { runProcess, type ProcessOutcome, type ProcessSpec } from './runProcess.js';
+import { isolatedCommand, type HostIsolation } from './sandbox.js';
+
+const TRANSIENT_SPAWN_ERRORS: ReadonlySet<string> = new Set(['EMFILE', 'ENFILE', 'EAGAIN']);
+
+/** Two processes a core: one can run while the other is being forked or read. */
+export function defaultToolConcurrency(): number {
+  return Math.max(2, 2 * availableParallelism());
+}
+
+export interface ToolProcessesOptions {
+  /** Most tool processes running at once. */
+  readonly limit: number;
+  /** The namespace sandbox host commands run in. */
+  readonly isolation: HostIsolation;
+}
+
+export class ToolProcesses {
+  private running = 0;
+  private readonly waiting: (() => void)[] = [];
+  private readonly groups = new Set<number>();
+
+  public constructor(private readonly options: ToolProcessesOptions) {}
+
+  /**
+   * Runs the process when a slot is free, inside the sandbox unless `isolate` is false (the docker
+   * CLI). The timeout starts when the process does. Aborted while waiting, it never starts. A spawn
+   * that failed for want of file descriptors or processes (EMFILE, ENFILE, EAGAIN) is tried once
+   * more when the next slot is free; a second failure is the outcome (a tool error result).
+   */
+  public async run(spec: ProcessSpec, isolate = true): Promise<ProcessOutcome> {
+    const command = isolate ? isolatedCommand(this.options.isolation, spec.file, spec.args, spec.cwd) : { file: spec.file, args: [...spec.args] };
+    let outcome = await this.runInSlot({ ...spec, ...command });
+    if (outcome.spawnError && TRANSIENT_SPAWN_ERRORS.has(outcome.spawnError.code ?? '')) outcome = await this.runInSlot({ ...spec, ...command });
+    return outcome;
+  }
+
+  /** Synchronously SIGKILLs every tool process group still running: the last thing before a forced exit. */
+  public killAll(): void {
+    for (const group of this.groups) {
+      try {
+        process.kill(-group, 'SIGKILL');
+      } catch {
+        // ESRCH: gone already.
+      }
+    }
+    this.groups.clear();
+  }
+
+  private async runInSlot(spec: ProcessSpec): Promise<ProcessOutcome> {
+    if (!(await this.slot(spec.signal))) return { output: '', exitCode: null, timedOut: false, aborted: true };
+    let group: number | undefined;
+    try {
+      return await runProcess({
+        ...spec,
+        onGroup: (pid) => {
+          if (group !== undefined) this.groups.delete(group);
+          group = pid;
+          if (pid !== undefined) this.groups.add(pid);
+        },
+      });
+    } finally {
+      this.release();
+    }
+  }
+
+  private slot(signal: AbortSignal | undefined): Promise<boolean> {
+    if (signal?.aborted) return Promise.resolve(false);
+    if (this.running < this.options.limit) {
+      this.running += 1;
+      return Promise.resolve(true);
+    }
+    return new Promise((resolve) => {
+      const onAbort = (): void => {
+        const index = this.waiting.indexOf(grant);
+        if (index >= 0) this.waiting.splice(index, 1);
+        resolve(false);
+      };
+      // The slot is handed over by release(): running stays the same.
+      const grant = (): void => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve(true);
+      };
+      this.waiting.push(grant);
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  private release(): void {
+    const next = this.waiting.shift();
+    if (next) next();
+    else this.running -= 1;
+  }
+}

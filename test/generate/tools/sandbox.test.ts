@@ -1,0 +1,109 @@
+// The namespace sandboxes: a tool command sees no process but its own, so no other process's
+// environment; it still runs in the workspace on the host's filesystem; and whatever it leaves
+// running, even out of its process group, ends with it.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { chooseSandbox, isolationWorks, type HostIsolation } from '../../../packages/generate/src/tools/sandbox.js';
+import { terminalTool } from '../../../packages/generate/src/tools/terminal.js';
+import { toolEnv } from '../../../packages/generate/src/tools/toolEnv.js';
+import { ToolProcesses } from '../../../packages/generate/src/tools/toolProcesses.js';
+import type { CommandResult, ToolContext } from '../../../packages/generate/src/tools/types.js';
+import { testWorkspace, type TestWorkspace } from './context.js';
+
+const CANARY = 'canary-7d1e0b5a93c2f846';
+
+/** Processes of this machine whose command line holds `marker` (what escaped a sandbox). */
+function processesWith(marker: string): number[] {
+  return readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .filter((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(marker);
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+
+describe('namespace sandboxes', () => {
+  let ws: TestWorkspace;
+  // Another process of the user with a secret in its environment, as hermes-generate holds the key.
+  let holder: ChildProcess;
+  beforeEach(async () => {
+    holder = spawn('sleep', ['60'], { env: { PATH: process.env['PATH'] ?? '', SECRET_HOLDER: CANARY }, stdio: 'ignore' });
+    ws = await testWorkspace();
+  });
+  afterEach(async () => {
+    holder.kill('SIGKILL');
+    await ws.cleanup();
+  });
+
+  const run = (isolation: HostIsolation, command: string): Promise<CommandResult> =>
+    terminalTool.run({ command }, { ...ws.ctx, processes: new ToolProcesses({ limit: 2, isolation }) } satisfies ToolContext) as Promise<CommandResult>;
+
+  const peek = (): string => `cat /proc/${holder.pid}/environ; cat /proc/$PPID/environ; cat /proc/*/environ; ps e -A`;
+
+  it('without one, a command reads the environment of the process that started it (what the sandboxes prevent)', async () => {
+    expect((await run('none', peek())).output).toContain(CANARY);
+  });
+
+  for (const isolation of ['bwrap', 'unshare'] as const) {
+    describe(isolation, () => {
+      it('works on this machine (make setup installs bubblewrap)', () => {
+        expect(isolationWorks(isolation, toolEnv(process.env))).toBe(true);
+      });
+
+      it('shows the command no process but its own, so no environment but its own', async () => {
+        const result = await run(isolation, `${peek()}; echo; ps -A -o comm=`);
+        expect(result.output).not.toContain(CANARY);
+        expect(result.output).toContain(`/proc/${holder.pid}/environ: No such file or directory`);
+        const commands = result.output.slice(result.output.lastIndexOf('\n\n') + 2).split('\n');
+        expect(commands.filter((name) => !['bwrap', 'bash', 'ps', 'cat'].includes(name))).toEqual([]);
+      });
+
+      it('runs in the workspace, on the host filesystem', async () => {
+        const result = await run(isolation, 'pwd; echo made > made.txt; test -x /bin/sh && echo host-fs');
+        expect(result).toEqual({ output: `${ws.dir}\nhost-fs`, exit_code: 0, error: null });
+        expect(readFileSync(join(ws.dir, 'made.txt'), 'utf8')).toBe('made\n');
+      });
+
+      it('ends every process the command left behind, even one that left its process group', async () => {
+        const marker = `${isolation === 'bwrap' ? 3001 : 3002}.${process.pid}`;
+        const result = await run(isolation, `setsid sleep ${marker} & sleep 0.1; echo started`);
+        expect(result).toEqual({ output: 'started', exit_code: 0, error: null });
+        // The namespace's first process has exited, so the kernel has killed the rest.
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        expect(processesWith(`sleep\0${marker}`)).toEqual([]);
+      });
+    });
+  }
+});
+
+describe('chooseSandbox', () => {
+  const env = toolEnv(process.env);
+
+  it('auto takes bwrap where it works', () => {
+    expect(chooseSandbox('auto', env)).toMatchObject({ host: 'bwrap', docker: false, description: expect.stringContaining('--sandbox bwrap, chosen by auto') });
+  });
+
+  it('auto falls back to unshare without bwrap, and to none with a warning without either', () => {
+    const onlyUnshare = mkdtempSync(join(tmpdir(), 'hermes-path-'));
+    symlinkSync('/usr/bin/unshare', join(onlyUnshare, 'unshare'));
+    try {
+      expect(chooseSandbox('auto', { ...env, PATH: onlyUnshare })).toMatchObject({ host: 'unshare', description: expect.stringContaining('--sandbox unshare, chosen by auto') });
+    } finally {
+      rmSync(onlyUnshare, { recursive: true, force: true });
+    }
+    expect(chooseSandbox('auto', { ...env, PATH: '/nonexistent' })).toMatchObject({ host: 'none', warning: expect.stringContaining('install bubblewrap') });
+  });
+
+  it('a sandbox asked for by name that cannot run here is a message for a usage error', () => {
+    expect(chooseSandbox('bwrap', { ...env, PATH: '/nonexistent' })).toMatch(/^--sandbox bwrap cannot run a command on this machine; install bubblewrap/);
+    expect(chooseSandbox('none', env)).toMatchObject({ host: 'none', docker: false });
+    expect(chooseSandbox('docker', env)).toMatchObject({ host: 'none', docker: true });
+  });
+});

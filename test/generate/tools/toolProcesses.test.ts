@@ -1,0 +1,75 @@
+// The run's one door for tool processes: every byte a process wrote is in its result, however late
+// it arrives; no more than --tool-concurrency processes run at once; a forced exit kills them all.
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { terminalTool } from '../../../packages/generate/src/tools/terminal.js';
+import { ToolProcesses } from '../../../packages/generate/src/tools/toolProcesses.js';
+import type { CommandResult, ToolContext } from '../../../packages/generate/src/tools/types.js';
+import { testWorkspace, type TestWorkspace } from './context.js';
+
+describe('ToolProcesses', () => {
+  let ws: TestWorkspace;
+  beforeEach(async () => {
+    ws = await testWorkspace();
+  });
+  afterEach(async () => {
+    await ws.cleanup();
+  });
+
+  const run = (command: string, ctx: ToolContext = ws.ctx): Promise<CommandResult> => terminalTool.run({ command }, ctx) as Promise<CommandResult>;
+
+  it('waits for the pipes to close: output written after the command exited is in the result', async () => {
+    // A process that left the group writes after the shell has exited (and longer after than any
+    // fixed drain delay). No sandbox here, so nothing kills it on the way.
+    const result = await run(`setsid sh -c ': > left-group; sleep 1.2; echo late' & until [ -e left-group ]; do sleep 0.01; done; echo early`);
+    expect(result).toEqual({ output: 'early\nlate', exit_code: 0, error: null });
+  });
+
+  it('keeps every byte of hundreds of runs while the event loop is blocked for seconds', async () => {
+    const runs = Array.from({ length: 200 }, (_, i) => run(`echo token-${i}; head -c ${1000 + i * 100} /dev/zero | tr '\\0' a`));
+    // What hundreds of spawn() calls did to a busy run: the loop stalls while the processes run and exit.
+    for (let stall = 0; stall < 4; stall += 1) {
+      await new Promise((resolve) => setImmediate(resolve));
+      const until = Date.now() + 700;
+      while (Date.now() < until);
+    }
+    const results = await Promise.all(runs);
+    results.forEach((result, i) => expect(result).toEqual({ output: `token-${i}\n${'a'.repeat(1000 + i * 100)}`, exit_code: 0, error: null }));
+  });
+
+  it('runs at most its limit of processes at once', async () => {
+    await mkdir(join(ws.dir, 'running'));
+    const ctx: ToolContext = { ...ws.ctx, processes: new ToolProcesses({ limit: 2, isolation: 'none' }) };
+    const results = await Promise.all(Array.from({ length: 8 }, (_, i) => run(`touch running/${i}; sleep 0.2; ls running | wc -l; rm running/${i}`, ctx)));
+    const seen = results.map((result) => Number(result.output));
+    expect(Math.max(...seen)).toBeLessThanOrEqual(2);
+    expect(Math.min(...seen)).toBeGreaterThanOrEqual(1);
+  });
+
+  it('never starts a process whose call was aborted while it waited for a slot', async () => {
+    const ctx: ToolContext = { ...ws.ctx, processes: new ToolProcesses({ limit: 1, isolation: 'none' }) };
+    const controller = new AbortController();
+    const first = run('sleep 0.5; echo first', ctx);
+    const second = run('echo second > second.txt', { ...ctx, signal: controller.signal });
+    controller.abort();
+    expect(await second).toEqual({ output: '', exit_code: null, error: expect.stringMatching(/^stopped/) });
+    expect(await first).toEqual({ output: 'first', exit_code: 0, error: null });
+    const { existsSync } = await import('node:fs');
+    expect(existsSync(join(ws.dir, 'second.txt'))).toBe(false);
+  });
+
+  it('kills every running process group at once on a forced exit', async () => {
+    const processes = new ToolProcesses({ limit: 4, isolation: 'none' });
+    const ctx: ToolContext = { ...ws.ctx, processes };
+    const running = [run('sleep 30', ctx), run('sleep 30 & wait', ctx)];
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    processes.killAll();
+    for (const result of await Promise.all(running)) expect(result).toEqual({ output: '', exit_code: 137, error: null });
+  });
+
+  it('reports a program that cannot be started as a tool error, not a crash', async () => {
+    const result = await run('echo hi', { ...ws.ctx, env: { ...ws.ctx.env, PATH: '/nonexistent' }, processes: new ToolProcesses({ limit: 1, isolation: 'bwrap' }) });
+    expect(result).toEqual({ output: '', exit_code: null, error: 'could not start bwrap: it was not found on PATH' });
+  });
+});
