@@ -26,5 +26,6 @@ export * from './rng.js';
 export * from './registry.js';
 export * from './toolsRegistryOption.js';
 export * from './optionFile.js';
+export * from './tokenizer.js';
 export * from './secrets.js';
 export * from './secretPatterns.js';
