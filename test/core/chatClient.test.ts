@@ -3,7 +3,7 @@
 // back, and a proxy variable is honoured.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { APIError, RateLimitError } from 'openai';
 import { cappedRetryHeaders, createChatClient, embeddedErrorStatus, REPLY_FAULT_HEADER, resolveEndpoint, retryAfterMs, type Endpoint } from '@hermes-datagen/core/endpoint';
 
@@ -64,26 +64,64 @@ function ping(endpoint: Endpoint, options: Parameters<typeof createChatClient>[1
   return createChatClient(endpoint, options).chat.completions.create({ model: endpoint.model, messages: [{ role: 'user', content: 'ping' }], max_tokens: 1 });
 }
 
+/**
+ * The client's waits between attempts, on fake timers: each setTimeout other than the per-attempt
+ * timeout is a retry wait. The waits are what is asserted, so no wall-clock bound can be missed on a
+ * busy machine; the test releases each wait by advancing the fake clock.
+ */
+function recordRetryWaits(attemptTimeoutMs: number): { waits: number[]; nextWait(): Promise<number> } {
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+  const fake = globalThis.setTimeout;
+  const waits: number[] = [];
+  const waiting: ((ms: number) => void)[] = [];
+  vi.spyOn(globalThis, 'setTimeout').mockImplementation(((callback: () => void, ms?: number) => {
+    if (ms !== attemptTimeoutMs) {
+      waits.push(ms ?? 0);
+      waiting.shift()?.(ms ?? 0);
+    }
+    return fake(callback, ms);
+  }) as typeof setTimeout);
+  return { waits, nextWait: () => new Promise((resolve) => waiting.push(resolve)) };
+}
+
 describe('createChatClient', () => {
+  afterEach(() => {
+    vi.restoreAllMocks();
+    vi.useRealTimers();
+  });
+
   it('waits the cap, not the hour a retry-after: 3600 asks for', async () => {
     const { url, seen } = await throttlingServer(1, { 'retry-after': '3600' });
-    const started = Date.now();
-    const completion = await ping(await endpointAt(url), { retryAfterCapMs: 1000, maxRetries: 2 });
-    const elapsed = Date.now() - started;
-    expect((completion as typeof COMPLETION).choices[0]!.message.content).toBe('pong');
+    const endpoint = await endpointAt(url);
+    const { waits, nextWait } = recordRetryWaits(10_000);
+    const wait = nextWait();
+    const completion = ping(endpoint, { retryAfterCapMs: 1000, maxRetries: 2, timeoutMs: 10_000 });
+    expect(await wait).toBe(1000);
+    expect(seen).toHaveLength(1);
+    // Just short of the cap nothing is sent; at the cap the retry goes out.
+    await vi.advanceTimersByTimeAsync(999);
+    expect(seen).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(((await completion) as typeof COMPLETION).choices[0]!.message.content).toBe('pong');
     expect(seen).toHaveLength(2);
-    const gap = seen[1]!.at - seen[0]!.at;
-    expect(gap).toBeGreaterThanOrEqual(950);
-    expect(gap).toBeLessThan(2500);
-    expect(elapsed).toBeLessThan(3000);
+    expect(waits).toEqual([1000]);
   });
 
   it('caps retry-after-ms and an HTTP-date too', async () => {
     const future = new Date(Date.now() + 3_600_000).toUTCString();
     const { url, seen } = await throttlingServer(2, { 'retry-after-ms': '600000', 'retry-after': future });
-    await ping(await endpointAt(url), { retryAfterCapMs: 300, maxRetries: 2 });
+    const endpoint = await endpointAt(url);
+    const { waits, nextWait } = recordRetryWaits(10_000);
+    let wait = nextWait();
+    const completion = ping(endpoint, { retryAfterCapMs: 300, maxRetries: 2, timeoutMs: 10_000 });
+    expect(await wait).toBe(300);
+    wait = nextWait();
+    await vi.advanceTimersByTimeAsync(300);
+    expect(await wait).toBe(300);
+    await vi.advanceTimersByTimeAsync(300);
+    await completion;
     expect(seen).toHaveLength(3);
-    for (const [a, b] of [[0, 1], [1, 2]] as const) expect(seen[b]!.at - seen[a]!.at).toBeLessThan(1500);
+    expect(waits).toEqual([300, 300]);
   });
 
   it('sends the key as a Bearer token to base URL + /chat/completions, and nothing from OPENAI_ORG_ID', async () => {

@@ -193,14 +193,13 @@ describe('hermes-generate, input', () => {
   });
 
   it('on a bad line under --on-error fail stops the prompts already running instead of waiting for them', async () => {
-    const url = await serve({ faults: [{ kind: 'slow', delay_ms: 30_000 }] });
-    const started = Date.now();
+    // An answer slower than the test may take: waiting for it instead of stopping would never end.
+    const url = await serve({ faults: [{ kind: 'slow', delay_ms: 600_000 }] });
     // file tools: the prompt gets a workspace, which must be gone afterwards.
     const run = await runGenerate(url, '{"prompt": "slow to answer"}\n{"prompt": \n', ['--toolsets', 'todo,file']);
     expect(run.code).toBe(3);
     expect(run.stderr).toMatch(/<stdin>:2.*invalid JSON/);
     expect(run.stdout).toBe('');
-    expect(Date.now() - started).toBeLessThan(15_000);
     expect(readdirSync(join(run.dir, 'workspaces'))).toEqual([]);
   });
 

@@ -22,8 +22,9 @@ describe('hermes-generate, stopped by a signal', () => {
         apiKey: TEST_API_KEY,
         script: {
           sequences: [{ match: { regex: '.' }, replies: [{ content: 'done' }] }],
-          // Every prompt but the first waits 30 s for its answer: the run is mid-way when stopped.
-          faults: [{ kind: 'slow', delay_ms: 30_000, when: { prompt: { regex: '^slow' } } }],
+          // Every prompt but the first waits far longer than the test may take: the run is mid-way when
+          // stopped, and a run that waited for them instead of aborting them would never end.
+          faults: [{ kind: 'slow', delay_ms: 600_000, when: { prompt: { regex: '^slow' } } }],
         },
       });
       const dir = tempDir('hermes-generate-stop-');
@@ -44,12 +45,10 @@ describe('hermes-generate, stopped by a signal', () => {
       await until(() => stdout.includes('"quick"'));
       // All four slots hold slow prompts now: the quick one and four slow ones were sent.
       await until(() => (endpoint?.requests.length ?? 0) >= 5);
-      const stoppedAt = Date.now();
       child.kill(signal);
       const status = await exited;
 
       expect(status).toBe(code);
-      expect(Date.now() - stoppedAt).toBeLessThan(10_000);
       expect((parseJsonl(stdout) as { id: string }[]).map((r) => r.id)).toEqual(['quick']);
       expect(stderr).not.toContain('failed');
       // No new prompt started after the signal.

@@ -239,10 +239,9 @@ describe('not an OpenAI-compatible answer ("reading choices")', () => {
 describe('rate limited', () => {
   it("429 with the server's own Retry-After, and the cap a run applies", async () => {
     const target = await endpoint({ script: { faults: [{ kind: 'rate_limit', retry_after_s: 3600 }] } });
-    const started = Date.now();
     const { text, report } = await doctor(['--base-url', target.url, '--model', 'm']);
-    expect(Date.now() - started).toBeLessThan(10_000);
     expect(text.code).toBe(4);
+    // Reported, not waited for: a doctor that slept the hour would never reach this line.
     const failure = theFailure(report, 'rate-limited');
     expect(failure.message).toContain('answered 429 Too Many Requests');
     expect(failure.message).toContain('it asks to wait 3600 s (Retry-After) (hermes-generate waits at most 30 s before a retry)');
@@ -273,9 +272,7 @@ describe('unreachable: exit 4', () => {
     await new Promise<void>((done) => silent.listen(0, '127.0.0.1', done));
     open.push({ close: () => new Promise<void>((done) => { silent.closeAllConnections(); silent.close(() => done()); }) });
     const port = (silent.address() as AddressInfo).port;
-    const started = Date.now();
     const result = await runInProcess(spec, ['doctor', '--timeout', '0.5', '--json', '--base-url', `http://127.0.0.1:${port}/v1`, '--model', 'm'], { env: { HERMES_API_KEY: TEST_API_KEY } });
-    expect(Date.now() - started).toBeLessThan(5000);
     expect(result.code).toBe(4);
     const report = JSON.parse(result.stdout) as Report;
     const failure = theFailure(report, 'timeout');

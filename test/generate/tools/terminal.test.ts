@@ -46,10 +46,9 @@ describe('terminal', () => {
     expect(await run('cat; echo done')).toEqual({ output: 'done', exit_code: 0, error: null });
   });
 
+  // A sleep far beyond the test timeout: a group left alive would hang the test, so no clock is read.
   it('kills the whole process group on timeout, grandchildren included', async () => {
-    const started = Date.now();
-    const result = await run('sleep 30 & echo $! > grandchild.pid; echo started; wait', { ...ws.ctx, timeoutMs: 1000 });
-    expect(Date.now() - started).toBeLessThan(5000);
+    const result = await run('sleep 300 & echo $! > grandchild.pid; echo started; wait', { ...ws.ctx, timeoutMs: 1000 });
     expect(result.output).toBe('started');
     expect(result.error).toMatch(/^timed out after 1 s; the command and every process it started were killed/);
     const grandchild = Number(await readFile(join(ws.dir, 'grandchild.pid'), 'utf8'));
@@ -58,9 +57,7 @@ describe('terminal', () => {
   });
 
   it('escalates to SIGKILL when the group ignores SIGTERM', async () => {
-    const started = Date.now();
-    const result = await run(`trap '' TERM; sleep 30 & echo $! > grandchild.pid; wait`, { ...ws.ctx, timeoutMs: 500 });
-    expect(Date.now() - started).toBeLessThan(5000);
+    const result = await run(`trap '' TERM; sleep 300 & echo $! > grandchild.pid; wait`, { ...ws.ctx, timeoutMs: 500 });
     expect(result.error).toMatch(/timed out/);
     expect(result.exit_code).toBe(137);
     expect(await isProcessRunning(Number(await readFile(join(ws.dir, 'grandchild.pid'), 'utf8')))).toBe(false);
@@ -74,9 +71,7 @@ describe('terminal', () => {
   });
 
   it('stops background processes when the command returns', async () => {
-    const started = Date.now();
-    const result = await run('sleep 30 & echo $! > background.pid; echo left');
-    expect(Date.now() - started).toBeLessThan(5000);
+    const result = await run('sleep 300 & echo $! > background.pid; echo left');
     expect(result).toEqual({ output: 'left', exit_code: 0, error: null });
     expect(await isProcessRunning(Number(await readFile(join(ws.dir, 'background.pid'), 'utf8')))).toBe(false);
   });
