@@ -47,6 +47,10 @@ export interface TrajectoryMetadata {
   trace_id?: string;
   seed?: number | null;
   unknown_tools?: string[];
+  /** hermes-generate --run-name, --samples and the dataset row's content hash (16 hex). */
+  run_name?: string;
+  sample?: number;
+  row_hash?: string;
   /** Set by a compression stage: the conversation's token count before and after it. */
   compression?: { tokens_before: number; tokens_after: number };
   [key: string]: unknown;
@@ -99,6 +103,8 @@ export interface CheckpointEntry {
   status: 'written' | 'discarded';
   reason?: string;
   shard?: string;
+  sample?: number;
+  row_hash?: string;
 }
 
 // ---- OpenAI chat-completions messages: the agent's internal history, input of the ShareGPT converter.

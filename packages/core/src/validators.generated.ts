@@ -155,13 +155,14 @@ return errors === 0;
 validate20.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const trajectory = validate21;
-const schema32 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://hermes-datagen.local/schemas/trajectory.schema.json","title":"Trajectory","description":"The Hermes batch record (hermes-agent batch_runner, batch_N.jsonl / trajectories.jsonl), field for field, plus a top-level `id`. Every other addition of hermes-datagen lives inside `metadata`, so files stay loadable by consumers of upstream Hermes records. Key sets and types are fixed: HF datasets / Arrow rejects drift between rows.","type":"object","required":["prompt_index","conversations","metadata","completed","partial","api_calls","toolsets_used","tool_stats","tool_error_counts"],"properties":{"id":{"type":"string","minLength":1,"description":"Stable, unique per trajectory. Absent only in records made by upstream Hermes."},"prompt_index":{"type":"integer","minimum":0,"description":"Position of the prompt among the dataset's valid rows, from 0."},"conversations":{"type":"array","items":{"$ref":"#/$defs/turn"}},"metadata":{"$ref":"#/$defs/metadata"},"completed":{"type":"boolean"},"partial":{"type":"boolean"},"api_calls":{"type":"integer","minimum":0},"toolsets_used":{"type":"array","items":{"type":"string"}},"tool_stats":{"type":"object","additionalProperties":{"$ref":"#/$defs/toolStat"}},"tool_error_counts":{"type":"object","additionalProperties":{"type":"integer","minimum":0}}},"additionalProperties":false,"$defs":{"turn":{"type":"object","required":["from","value"],"properties":{"from":{"enum":["system","human","gpt","tool"]},"value":{"type":"string"}},"additionalProperties":false},"toolStat":{"type":"object","required":["count","success","failure"],"properties":{"count":{"type":"integer","minimum":0},"success":{"type":"integer","minimum":0},"failure":{"type":"integer","minimum":0}},"additionalProperties":false},"usage":{"type":"object","required":["prompt_tokens","completion_tokens","total_tokens"],"properties":{"prompt_tokens":{"type":"integer","minimum":0},"completion_tokens":{"type":"integer","minimum":0},"total_tokens":{"type":"integer","minimum":0}},"additionalProperties":false},"metadata":{"type":"object","description":"Upstream keys (batch_num, timestamp, model) plus hermes-datagen's own, each with a fixed type. Keys other tools add are allowed but should be declared here.","required":["batch_num","timestamp","model"],"properties":{"batch_num":{"type":"integer","minimum":0},"timestamp":{"type":"string","description":"When the trajectory finished (ISO 8601)."},"model":{"type":"string"},"endpoint_host":{"type":"string","description":"Host (and port) of the endpoint; never the key."},"key_fingerprint":{"type":"string","pattern":"^[0-9a-f]{8}$","description":"First 8 hex digits of SHA-256 of the API key."},"usage":{"$ref":"#/$defs/usage"},"wall_time_s":{"type":"number","minimum":0},"trace_id":{"type":"string"},"seed":{"type":["integer","null"]},"unknown_tools":{"type":"array","items":{"type":"string"},"description":"Tool names the model called that are not in the registry."},"compression":{"type":"object","description":"Set by a compression stage: the conversation's token count before and after it (hermes-stats report shows the totals).","required":["tokens_before","tokens_after"],"properties":{"tokens_before":{"type":"integer","minimum":0},"tokens_after":{"type":"integer","minimum":0}},"additionalProperties":true}},"additionalProperties":true}}};
+const schema32 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://hermes-datagen.local/schemas/trajectory.schema.json","title":"Trajectory","description":"The Hermes batch record (hermes-agent batch_runner, batch_N.jsonl / trajectories.jsonl), field for field, plus a top-level `id`. Every other addition of hermes-datagen lives inside `metadata`, so files stay loadable by consumers of upstream Hermes records. Key sets and types are fixed: HF datasets / Arrow rejects drift between rows.","type":"object","required":["prompt_index","conversations","metadata","completed","partial","api_calls","toolsets_used","tool_stats","tool_error_counts"],"properties":{"id":{"type":"string","minLength":1,"description":"Stable, unique per trajectory. Absent only in records made by upstream Hermes."},"prompt_index":{"type":"integer","minimum":0,"description":"Position of the prompt among the dataset's valid rows, from 0."},"conversations":{"type":"array","items":{"$ref":"#/$defs/turn"}},"metadata":{"$ref":"#/$defs/metadata"},"completed":{"type":"boolean"},"partial":{"type":"boolean"},"api_calls":{"type":"integer","minimum":0},"toolsets_used":{"type":"array","items":{"type":"string"}},"tool_stats":{"type":"object","additionalProperties":{"$ref":"#/$defs/toolStat"}},"tool_error_counts":{"type":"object","additionalProperties":{"type":"integer","minimum":0}}},"additionalProperties":false,"$defs":{"turn":{"type":"object","required":["from","value"],"properties":{"from":{"enum":["system","human","gpt","tool"]},"value":{"type":"string"}},"additionalProperties":false},"toolStat":{"type":"object","required":["count","success","failure"],"properties":{"count":{"type":"integer","minimum":0},"success":{"type":"integer","minimum":0},"failure":{"type":"integer","minimum":0}},"additionalProperties":false},"usage":{"type":"object","required":["prompt_tokens","completion_tokens","total_tokens"],"properties":{"prompt_tokens":{"type":"integer","minimum":0},"completion_tokens":{"type":"integer","minimum":0},"total_tokens":{"type":"integer","minimum":0}},"additionalProperties":false},"metadata":{"type":"object","description":"Upstream keys (batch_num, timestamp, model) plus hermes-datagen's own, each with a fixed type. Keys other tools add are allowed but should be declared here.","required":["batch_num","timestamp","model"],"properties":{"batch_num":{"type":"integer","minimum":0},"timestamp":{"type":"string","description":"When the trajectory finished (ISO 8601)."},"model":{"type":"string"},"endpoint_host":{"type":"string","description":"Host (and port) of the endpoint; never the key."},"key_fingerprint":{"type":"string","pattern":"^[0-9a-f]{8}$","description":"First 8 hex digits of SHA-256 of the API key."},"usage":{"$ref":"#/$defs/usage"},"wall_time_s":{"type":"number","minimum":0},"trace_id":{"type":"string"},"seed":{"type":["integer","null"]},"unknown_tools":{"type":"array","items":{"type":"string"},"description":"Tool names the model called that are not in the registry."},"run_name":{"type":"string","description":"hermes-generate --run-name: the run directory the record was written to."},"sample":{"type":"integer","minimum":0,"description":"Which of the prompt's --samples this record is, from 0."},"row_hash":{"type":"string","pattern":"^[0-9a-f]{16}$","description":"First 16 hex of SHA-256 of the dataset row, so a resume can tell that the row changed."},"compression":{"type":"object","description":"Set by a compression stage: the conversation's token count before and after it (hermes-stats report shows the totals).","required":["tokens_before","tokens_after"],"properties":{"tokens_before":{"type":"integer","minimum":0},"tokens_after":{"type":"integer","minimum":0}},"additionalProperties":true}},"additionalProperties":true}}};
 const schema33 = {"type":"object","required":["from","value"],"properties":{"from":{"enum":["system","human","gpt","tool"]},"value":{"type":"string"}},"additionalProperties":false};
 const schema36 = {"type":"object","required":["count","success","failure"],"properties":{"count":{"type":"integer","minimum":0},"success":{"type":"integer","minimum":0},"failure":{"type":"integer","minimum":0}},"additionalProperties":false};
 const func1 = Object.prototype.hasOwnProperty;
-const schema34 = {"type":"object","description":"Upstream keys (batch_num, timestamp, model) plus hermes-datagen's own, each with a fixed type. Keys other tools add are allowed but should be declared here.","required":["batch_num","timestamp","model"],"properties":{"batch_num":{"type":"integer","minimum":0},"timestamp":{"type":"string","description":"When the trajectory finished (ISO 8601)."},"model":{"type":"string"},"endpoint_host":{"type":"string","description":"Host (and port) of the endpoint; never the key."},"key_fingerprint":{"type":"string","pattern":"^[0-9a-f]{8}$","description":"First 8 hex digits of SHA-256 of the API key."},"usage":{"$ref":"#/$defs/usage"},"wall_time_s":{"type":"number","minimum":0},"trace_id":{"type":"string"},"seed":{"type":["integer","null"]},"unknown_tools":{"type":"array","items":{"type":"string"},"description":"Tool names the model called that are not in the registry."},"compression":{"type":"object","description":"Set by a compression stage: the conversation's token count before and after it (hermes-stats report shows the totals).","required":["tokens_before","tokens_after"],"properties":{"tokens_before":{"type":"integer","minimum":0},"tokens_after":{"type":"integer","minimum":0}},"additionalProperties":true}},"additionalProperties":true};
+const schema34 = {"type":"object","description":"Upstream keys (batch_num, timestamp, model) plus hermes-datagen's own, each with a fixed type. Keys other tools add are allowed but should be declared here.","required":["batch_num","timestamp","model"],"properties":{"batch_num":{"type":"integer","minimum":0},"timestamp":{"type":"string","description":"When the trajectory finished (ISO 8601)."},"model":{"type":"string"},"endpoint_host":{"type":"string","description":"Host (and port) of the endpoint; never the key."},"key_fingerprint":{"type":"string","pattern":"^[0-9a-f]{8}$","description":"First 8 hex digits of SHA-256 of the API key."},"usage":{"$ref":"#/$defs/usage"},"wall_time_s":{"type":"number","minimum":0},"trace_id":{"type":"string"},"seed":{"type":["integer","null"]},"unknown_tools":{"type":"array","items":{"type":"string"},"description":"Tool names the model called that are not in the registry."},"run_name":{"type":"string","description":"hermes-generate --run-name: the run directory the record was written to."},"sample":{"type":"integer","minimum":0,"description":"Which of the prompt's --samples this record is, from 0."},"row_hash":{"type":"string","pattern":"^[0-9a-f]{16}$","description":"First 16 hex of SHA-256 of the dataset row, so a resume can tell that the row changed."},"compression":{"type":"object","description":"Set by a compression stage: the conversation's token count before and after it (hermes-stats report shows the totals).","required":["tokens_before","tokens_after"],"properties":{"tokens_before":{"type":"integer","minimum":0},"tokens_after":{"type":"integer","minimum":0}},"additionalProperties":true}},"additionalProperties":true};
 const schema35 = {"type":"object","required":["prompt_tokens","completion_tokens","total_tokens"],"properties":{"prompt_tokens":{"type":"integer","minimum":0},"completion_tokens":{"type":"integer","minimum":0},"total_tokens":{"type":"integer","minimum":0}},"additionalProperties":false};
 const pattern4 = new RegExp("^[0-9a-f]{8}$", "u");
+const pattern5 = new RegExp("^[0-9a-f]{16}$", "u");
 
 function validate22(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -434,54 +435,108 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.compression !== undefined){
-let data14 = data.compression;
+if(data.run_name !== undefined){
 const _errs32 = errors;
-if(errors === _errs32){
-if(data14 && typeof data14 == "object" && !Array.isArray(data14)){
+if(typeof data.run_name !== "string"){
+validate22.errors = [{instancePath:instancePath+"/run_name",schemaPath:"#/properties/run_name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs32 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.sample !== undefined){
+let data15 = data.sample;
+const _errs34 = errors;
+if(!(((typeof data15 == "number") && (!(data15 % 1) && !isNaN(data15))) && (isFinite(data15)))){
+validate22.errors = [{instancePath:instancePath+"/sample",schemaPath:"#/properties/sample/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs34){
+if((typeof data15 == "number") && (isFinite(data15))){
+if(data15 < 0 || isNaN(data15)){
+validate22.errors = [{instancePath:instancePath+"/sample",schemaPath:"#/properties/sample/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+var valid0 = _errs34 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.row_hash !== undefined){
+let data16 = data.row_hash;
+const _errs36 = errors;
+if(errors === _errs36){
+if(typeof data16 === "string"){
+if(!pattern5.test(data16)){
+validate22.errors = [{instancePath:instancePath+"/row_hash",schemaPath:"#/properties/row_hash/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{16}$"},message:"must match pattern \""+"^[0-9a-f]{16}$"+"\""}];
+return false;
+}
+}
+else {
+validate22.errors = [{instancePath:instancePath+"/row_hash",schemaPath:"#/properties/row_hash/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs36 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.compression !== undefined){
+let data17 = data.compression;
+const _errs38 = errors;
+if(errors === _errs38){
+if(data17 && typeof data17 == "object" && !Array.isArray(data17)){
 let missing2;
-if(((data14.tokens_before === undefined) && (missing2 = "tokens_before")) || ((data14.tokens_after === undefined) && (missing2 = "tokens_after"))){
+if(((data17.tokens_before === undefined) && (missing2 = "tokens_before")) || ((data17.tokens_after === undefined) && (missing2 = "tokens_after"))){
 validate22.errors = [{instancePath:instancePath+"/compression",schemaPath:"#/properties/compression/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
-if(data14.tokens_before !== undefined){
-let data15 = data14.tokens_before;
-const _errs35 = errors;
-if(!(((typeof data15 == "number") && (!(data15 % 1) && !isNaN(data15))) && (isFinite(data15)))){
+if(data17.tokens_before !== undefined){
+let data18 = data17.tokens_before;
+const _errs41 = errors;
+if(!(((typeof data18 == "number") && (!(data18 % 1) && !isNaN(data18))) && (isFinite(data18)))){
 validate22.errors = [{instancePath:instancePath+"/compression/tokens_before",schemaPath:"#/properties/compression/properties/tokens_before/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
-if(errors === _errs35){
-if((typeof data15 == "number") && (isFinite(data15))){
-if(data15 < 0 || isNaN(data15)){
+if(errors === _errs41){
+if((typeof data18 == "number") && (isFinite(data18))){
+if(data18 < 0 || isNaN(data18)){
 validate22.errors = [{instancePath:instancePath+"/compression/tokens_before",schemaPath:"#/properties/compression/properties/tokens_before/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
 }
-var valid4 = _errs35 === errors;
+var valid4 = _errs41 === errors;
 }
 else {
 var valid4 = true;
 }
 if(valid4){
-if(data14.tokens_after !== undefined){
-let data16 = data14.tokens_after;
-const _errs37 = errors;
-if(!(((typeof data16 == "number") && (!(data16 % 1) && !isNaN(data16))) && (isFinite(data16)))){
+if(data17.tokens_after !== undefined){
+let data19 = data17.tokens_after;
+const _errs43 = errors;
+if(!(((typeof data19 == "number") && (!(data19 % 1) && !isNaN(data19))) && (isFinite(data19)))){
 validate22.errors = [{instancePath:instancePath+"/compression/tokens_after",schemaPath:"#/properties/compression/properties/tokens_after/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
-if(errors === _errs37){
-if((typeof data16 == "number") && (isFinite(data16))){
-if(data16 < 0 || isNaN(data16)){
+if(errors === _errs43){
+if((typeof data19 == "number") && (isFinite(data19))){
+if(data19 < 0 || isNaN(data19)){
 validate22.errors = [{instancePath:instancePath+"/compression/tokens_after",schemaPath:"#/properties/compression/properties/tokens_after/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
 }
-var valid4 = _errs37 === errors;
+var valid4 = _errs43 === errors;
 }
 else {
 var valid4 = true;
@@ -494,10 +549,13 @@ validate22.errors = [{instancePath:instancePath+"/compression",schemaPath:"#/pro
 return false;
 }
 }
-var valid0 = _errs32 === errors;
+var valid0 = _errs38 === errors;
 }
 else {
 var valid0 = true;
+}
+}
+}
 }
 }
 }
@@ -1066,8 +1124,8 @@ return errors === 0;
 validate24.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const checkpoint = validate25;
-const schema38 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://hermes-datagen.local/schemas/checkpoint.schema.json","title":"Checkpoint","description":"Resume state of a hermes-generate run, keyed by record id (not by prompt text, which collapses duplicate prompts: upstream Hermes #86523, #95322). Written atomically (temp file + rename). It can always be rebuilt from the run's output files; it only makes resume fast.","type":"object","required":["version","run_name","done","last_updated"],"properties":{"version":{"const":1},"run_name":{"type":"string","minLength":1},"dataset":{"type":"object","description":"Identity of the dataset the run started from, so resume can refuse a different one.","required":["path","valid_rows"],"properties":{"path":{"type":"string"},"valid_rows":{"type":"integer","minimum":0},"sha256":{"type":"string","pattern":"^[0-9a-f]{64}$"}},"additionalProperties":false},"endpoint":{"type":"object","description":"Where the run's model calls went; the key appears only as its fingerprint.","required":["host","model","key_fingerprint"],"properties":{"host":{"type":"string"},"model":{"type":"string"},"key_fingerprint":{"type":["string","null"],"pattern":"^[0-9a-f]{8}$"}},"additionalProperties":false},"done":{"type":"object","description":"Record id -> what became of it. Failed attempts are absent, so resume retries them.","additionalProperties":{"type":"object","required":["prompt_index","status"],"properties":{"prompt_index":{"type":"integer","minimum":0},"status":{"enum":["written","discarded"]},"reason":{"type":"string"},"shard":{"type":"string","description":"The output file that holds the row."}},"additionalProperties":false}},"last_updated":{"type":"string","description":"ISO 8601 with time zone."}},"additionalProperties":false};
-const pattern5 = new RegExp("^[0-9a-f]{64}$", "u");
+const schema38 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://hermes-datagen.local/schemas/checkpoint.schema.json","title":"Checkpoint","description":"Resume state of a hermes-generate run, keyed by record id (not by prompt text, which collapses duplicate prompts: upstream Hermes #86523, #95322). Written atomically (temp file + rename). It can always be rebuilt from the run's output files; it only makes resume fast.","type":"object","required":["version","run_name","done","last_updated"],"properties":{"version":{"const":1},"run_name":{"type":"string","minLength":1},"dataset":{"type":"object","description":"Identity of the dataset the run started from, so resume can refuse a different one.","required":["path","valid_rows"],"properties":{"path":{"type":"string"},"valid_rows":{"type":"integer","minimum":0},"sha256":{"type":"string","pattern":"^[0-9a-f]{64}$"}},"additionalProperties":false},"endpoint":{"type":"object","description":"Where the run's model calls went; the key appears only as its fingerprint.","required":["host","model","key_fingerprint"],"properties":{"host":{"type":"string"},"model":{"type":"string"},"key_fingerprint":{"type":["string","null"],"pattern":"^[0-9a-f]{8}$"}},"additionalProperties":false},"done":{"type":"object","description":"Record id -> what became of it. Failed attempts are absent, so resume retries them.","additionalProperties":{"type":"object","required":["prompt_index","status"],"properties":{"prompt_index":{"type":"integer","minimum":0},"status":{"enum":["written","discarded"]},"reason":{"type":"string"},"shard":{"type":"string","description":"The output file that holds the row."},"sample":{"type":"integer","minimum":0,"description":"Which of the prompt's --samples this record is, from 0."},"row_hash":{"type":"string","pattern":"^[0-9a-f]{16}$","description":"First 16 hex of SHA-256 of the dataset row the record was made from."}},"additionalProperties":false}},"last_updated":{"type":"string","description":"ISO 8601 with time zone."}},"additionalProperties":false};
+const pattern6 = new RegExp("^[0-9a-f]{64}$", "u");
 
 function validate25(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://hermes-datagen.local/schemas/checkpoint.schema.json" */;
@@ -1188,7 +1246,7 @@ let data5 = data2.sha256;
 const _errs12 = errors;
 if(errors === _errs12){
 if(typeof data5 === "string"){
-if(!pattern5.test(data5)){
+if(!pattern6.test(data5)){
 validate25.errors = [{instancePath:instancePath+"/dataset/sha256",schemaPath:"#/properties/dataset/properties/sha256/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{64}$"},message:"must match pattern \""+"^[0-9a-f]{64}$"+"\""}];
 return false;
 }
@@ -1317,7 +1375,7 @@ return false;
 else {
 const _errs28 = errors;
 for(const key4 in data11){
-if(!((((key4 === "prompt_index") || (key4 === "status")) || (key4 === "reason")) || (key4 === "shard"))){
+if(!((((((key4 === "prompt_index") || (key4 === "status")) || (key4 === "reason")) || (key4 === "shard")) || (key4 === "sample")) || (key4 === "row_hash"))){
 validate25.errors = [{instancePath:instancePath+"/done/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/done/additionalProperties/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"}];
 return false;
 break;
@@ -1381,6 +1439,50 @@ var valid4 = _errs34 === errors;
 else {
 var valid4 = true;
 }
+if(valid4){
+if(data11.sample !== undefined){
+let data16 = data11.sample;
+const _errs36 = errors;
+if(!(((typeof data16 == "number") && (!(data16 % 1) && !isNaN(data16))) && (isFinite(data16)))){
+validate25.errors = [{instancePath:instancePath+"/done/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/sample",schemaPath:"#/properties/done/additionalProperties/properties/sample/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs36){
+if((typeof data16 == "number") && (isFinite(data16))){
+if(data16 < 0 || isNaN(data16)){
+validate25.errors = [{instancePath:instancePath+"/done/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/sample",schemaPath:"#/properties/done/additionalProperties/properties/sample/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+var valid4 = _errs36 === errors;
+}
+else {
+var valid4 = true;
+}
+if(valid4){
+if(data11.row_hash !== undefined){
+let data17 = data11.row_hash;
+const _errs38 = errors;
+if(errors === _errs38){
+if(typeof data17 === "string"){
+if(!pattern5.test(data17)){
+validate25.errors = [{instancePath:instancePath+"/done/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/row_hash",schemaPath:"#/properties/done/additionalProperties/properties/row_hash/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{16}$"},message:"must match pattern \""+"^[0-9a-f]{16}$"+"\""}];
+return false;
+}
+}
+else {
+validate25.errors = [{instancePath:instancePath+"/done/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/row_hash",schemaPath:"#/properties/done/additionalProperties/properties/row_hash/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid4 = _errs38 === errors;
+}
+else {
+var valid4 = true;
+}
+}
+}
 }
 }
 }
@@ -1410,12 +1512,12 @@ var valid0 = true;
 }
 if(valid0){
 if(data.last_updated !== undefined){
-const _errs36 = errors;
+const _errs40 = errors;
 if(typeof data.last_updated !== "string"){
 validate25.errors = [{instancePath:instancePath+"/last_updated",schemaPath:"#/properties/last_updated/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid0 = _errs36 === errors;
+var valid0 = _errs40 === errors;
 }
 else {
 var valid0 = true;
@@ -1442,7 +1544,7 @@ export const statistics = validate26;
 const schema39 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://hermes-datagen.local/schemas/statistics.schema.json","title":"Statistics","description":"The statistics.json of a run: upstream Hermes' shape (batch_runner §3.3) plus hermes-stats' extensions. The extensions are optional so that upstream files validate; a file with \"format\": \"hermes-stats-summary/1\" must have all of them, because `hermes-stats merge` reads its counts and histograms back.","type":"object","required":["tool_statistics","reasoning_statistics"],"properties":{"run_name":{"type":"string"},"distribution":{"type":"string"},"total_prompts":{"type":"integer","minimum":0},"total_batches":{"type":"integer","minimum":0},"batch_size":{"type":"integer","minimum":0},"model":{"type":"string"},"completed_at":{"type":"string"},"duration_seconds":{"type":"number","minimum":0},"tool_statistics":{"type":"object","additionalProperties":{"type":"object","required":["count","success","failure","success_rate","failure_rate"],"properties":{"count":{"type":"integer","minimum":0},"success":{"type":"integer","minimum":0},"failure":{"type":"integer","minimum":0},"success_rate":{"type":"number","minimum":0,"maximum":100},"failure_rate":{"type":"number","minimum":0,"maximum":100}}}},"reasoning_statistics":{"type":"object","required":["total_assistant_turns","turns_with_reasoning","turns_without_reasoning"],"properties":{"total_assistant_turns":{"type":"integer","minimum":0},"turns_with_reasoning":{"type":"integer","minimum":0},"turns_without_reasoning":{"type":"integer","minimum":0}}},"discarded_no_reasoning":{"type":"integer","minimum":0},"format":{"const":"hermes-stats-summary/1","description":"Written by hermes-stats (--summary or merge)."},"trajectories":{"type":"integer","minimum":0,"description":"Trajectory records; tombstones are counted in `discarded` instead."},"completed":{"type":"integer","minimum":0},"completed_rate":{"$ref":"#/$defs/rate"},"partial":{"type":"integer","minimum":0},"partial_rate":{"$ref":"#/$defs/rate"},"tool_calls":{"type":"integer","minimum":0,"description":"Sum of tool_statistics count."},"tool_failures":{"type":"integer","minimum":0,"description":"Sum of tool_statistics failure."},"discarded":{"type":"object","description":"Tombstones per discard reason.","additionalProperties":{"type":"integer","minimum":0}},"turns":{"$ref":"#/$defs/distribution","description":"Conversation turns per trajectory (conversations.length)."},"api_calls":{"$ref":"#/$defs/distribution","description":"api_calls per trajectory."},"usage":{"$ref":"#/$defs/usageTotals"},"by_model":{"type":"object","description":"Per metadata.model.","additionalProperties":{"$ref":"#/$defs/group"}},"by_toolset":{"type":"object","description":"Per entry of toolsets_used: a trajectory counts once in each of its toolsets.","additionalProperties":{"$ref":"#/$defs/group"}}},"additionalProperties":true,"dependentRequired":{"format":["trajectories","completed","completed_rate","partial","partial_rate","tool_calls","tool_failures","discarded_no_reasoning","discarded","turns","api_calls","usage","by_model","by_toolset"]},"$defs":{"count":{"type":"integer","minimum":0},"rate":{"type":"number","minimum":0,"maximum":100,"description":"Percent: Python's round(part / whole * 100, 2); 0 when the whole is 0."},"usageTotals":{"type":"object","description":"Token sums over the trajectories that have metadata.usage.","required":["trajectories","prompt_tokens","completion_tokens","total_tokens"],"properties":{"trajectories":{"type":"integer","minimum":0,"description":"Trajectories that had metadata.usage."},"prompt_tokens":{"$ref":"#/$defs/count"},"completion_tokens":{"$ref":"#/$defs/count"},"total_tokens":{"$ref":"#/$defs/count"}},"additionalProperties":false},"distribution":{"type":"object","description":"Derived from the exact histogram: quantiles interpolate linearly between ranks (numpy's default, DuckDB's quantile_cont / median); null when there are no values.","required":["min","median","p90","max","total","histogram"],"properties":{"min":{"type":["integer","null"]},"median":{"type":["number","null"]},"p90":{"type":["number","null"]},"max":{"type":["integer","null"]},"total":{"type":"integer","minimum":0,"description":"Sum of all values."},"histogram":{"type":"object","description":"value -> number of trajectories with it, keys ascending.","propertyNames":{"pattern":"^(0|[1-9][0-9]*)$"},"additionalProperties":{"type":"integer","minimum":1}}},"additionalProperties":false},"group":{"type":"object","required":["trajectories","completed","completed_rate","partial","partial_rate","api_calls_total","tool_calls","tool_failures","usage"],"properties":{"trajectories":{"$ref":"#/$defs/count"},"completed":{"$ref":"#/$defs/count"},"completed_rate":{"$ref":"#/$defs/rate"},"partial":{"$ref":"#/$defs/count"},"partial_rate":{"$ref":"#/$defs/rate"},"api_calls_total":{"$ref":"#/$defs/count"},"tool_calls":{"$ref":"#/$defs/count"},"tool_failures":{"$ref":"#/$defs/count"},"usage":{"$ref":"#/$defs/usageTotals"}},"additionalProperties":false}}};
 const schema40 = {"type":"number","minimum":0,"maximum":100,"description":"Percent: Python's round(part / whole * 100, 2); 0 when the whole is 0."};
 const schema42 = {"type":"object","description":"Derived from the exact histogram: quantiles interpolate linearly between ranks (numpy's default, DuckDB's quantile_cont / median); null when there are no values.","required":["min","median","p90","max","total","histogram"],"properties":{"min":{"type":["integer","null"]},"median":{"type":["number","null"]},"p90":{"type":["number","null"]},"max":{"type":["integer","null"]},"total":{"type":"integer","minimum":0,"description":"Sum of all values."},"histogram":{"type":"object","description":"value -> number of trajectories with it, keys ascending.","propertyNames":{"pattern":"^(0|[1-9][0-9]*)$"},"additionalProperties":{"type":"integer","minimum":1}}},"additionalProperties":false};
-const pattern7 = new RegExp("^(0|[1-9][0-9]*)$", "u");
+const pattern9 = new RegExp("^(0|[1-9][0-9]*)$", "u");
 const schema44 = {"type":"object","description":"Token sums over the trajectories that have metadata.usage.","required":["trajectories","prompt_tokens","completion_tokens","total_tokens"],"properties":{"trajectories":{"type":"integer","minimum":0,"description":"Trajectories that had metadata.usage."},"prompt_tokens":{"$ref":"#/$defs/count"},"completion_tokens":{"$ref":"#/$defs/count"},"total_tokens":{"$ref":"#/$defs/count"}},"additionalProperties":false};
 const schema45 = {"type":"integer","minimum":0};
 
@@ -2557,7 +2659,7 @@ if(data36 && typeof data36 == "object" && !Array.isArray(data36)){
 for(const key3 in data36){
 const _errs81 = errors;
 if(typeof key3 === "string"){
-if(!pattern7.test(key3)){
+if(!pattern9.test(key3)){
 const err0 = {instancePath:instancePath+"/turns/histogram",schemaPath:"#/$defs/distribution/properties/histogram/propertyNames/pattern",keyword:"pattern",params:{pattern: "^(0|[1-9][0-9]*)$"},message:"must match pattern \""+"^(0|[1-9][0-9]*)$"+"\"",propertyName:key3};
 if(vErrors === null){
 vErrors = [err0];
@@ -2737,7 +2839,7 @@ if(data44 && typeof data44 == "object" && !Array.isArray(data44)){
 for(const key6 in data44){
 const _errs101 = errors;
 if(typeof key6 === "string"){
-if(!pattern7.test(key6)){
+if(!pattern9.test(key6)){
 const err2 = {instancePath:instancePath+"/api_calls/histogram",schemaPath:"#/$defs/distribution/properties/histogram/propertyNames/pattern",keyword:"pattern",params:{pattern: "^(0|[1-9][0-9]*)$"},message:"must match pattern \""+"^(0|[1-9][0-9]*)$"+"\"",propertyName:key6};
 if(vErrors === null){
 vErrors = [err2];

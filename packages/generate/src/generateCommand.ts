@@ -4,21 +4,26 @@
 // runner per prompt.
 import { randomInt } from 'node:crypto';
 import { resolve } from 'node:path';
-import { loadToolRegistry, UsageError, type RunContext, type ToolsRegistryArgs } from '@hermes-datagen/core';
+import { loadToolRegistry, UsageError, type RunContext, type StreamArgs, type ToolsRegistryArgs } from '@hermes-datagen/core';
 import { createChatClient, endpointIdentity, resolveEndpoint, type EndpointArgs } from '@hermes-datagen/core/endpoint';
 import type { ReasoningEffort } from './agentLoop.js';
 import { generateStream } from './generateStream.js';
 import { promptRunner } from './promptRunner.js';
+import { runBatch } from './run/batchRun.js';
+import { openRun, recordedFlags, runSettings, type RunArgs } from './run/runMode.js';
 import { dockerUnavailable } from './tools/docker.js';
 import { chooseSandbox, type SandboxMode } from './tools/sandbox.js';
 import { toolEnv } from './tools/toolEnv.js';
 import { ToolProcesses } from './tools/toolProcesses.js';
 import { defaultWorkspaceRoot, RunWorkspaces } from './tools/workspace.js';
 
+/** A run's checkpoint is rewritten at most this often (and at its end). */
+const CHECKPOINT_INTERVAL_MS = 2_000;
+
 /** Upstream cuts a tool result at 100,000 characters; tools here cap their output at this many bytes. */
 export const MAX_TOOL_OUTPUT_BYTES = 100_000;
 
-export interface GenerateArgs extends EndpointArgs, ToolsRegistryArgs {
+export interface GenerateArgs extends EndpointArgs, ToolsRegistryArgs, RunArgs {
   concurrency: number;
   maxTurns: number;
   reasoningEffort?: ReasoningEffort;
@@ -32,13 +37,14 @@ export interface GenerateArgs extends EndpointArgs, ToolsRegistryArgs {
   toolConcurrency: number;
 }
 
-export async function runGenerate(args: GenerateArgs, ctx: RunContext): Promise<number> {
+export async function runGenerate(args: GenerateArgs & Pick<StreamArgs, 'files'>, ctx: RunContext): Promise<number> {
   positiveInteger(args.concurrency, '--concurrency');
   positiveInteger(args.maxTurns, '--max-turns');
   positiveInteger(args.toolConcurrency, '--tool-concurrency');
   if (!(args.toolTimeout > 0)) throw new UsageError(`--tool-timeout must be a number of seconds above 0, got ${String(args.toolTimeout)}`);
   if (args.seed !== undefined && !Number.isSafeInteger(args.seed)) throw new UsageError(`--seed must be an integer, got ${String(args.seed)}`);
   const { cwd, env } = ctx.io;
+  const settings = args.runName === undefined ? undefined : runSettings(args);
 
   const registry = loadToolRegistry(args.toolsRegistry, cwd);
   const forced = args.toolsets?.split(',').map((name) => name.trim()).filter((name) => name !== '');
@@ -57,17 +63,23 @@ export async function runGenerate(args: GenerateArgs, ctx: RunContext): Promise<
   const endpoint = await resolveEndpoint(args, { env, cwd });
   for (const warning of endpoint.warnings) ctx.log.warn(warning.message);
   const identity = endpointIdentity(endpoint);
+  const endpointFacts = { host: identity.endpoint_host, model: identity.model, key_fingerprint: identity.key_fingerprint ?? null };
+  const run = args.runName === undefined
+    ? undefined
+    : await openRun({ ...args, runName: args.runName }, ctx, { files: args.files, endpoint: endpointFacts, registry, seed: args.seed, settings: recordedFlags(args as unknown as Record<string, unknown>) });
+  const concurrency = settings?.concurrency ?? args.concurrency;
   const workspaces = new RunWorkspaces(args.workspaceRoot === undefined ? defaultWorkspaceRoot() : resolve(cwd, args.workspaceRoot), args.workspaceRoot === undefined);
   const processes = new ToolProcesses({ limit: args.toolConcurrency, isolation: sandbox.host });
   const secretValues = [endpoint.apiKey.reveal()];
 
   const runPrompt = promptRunner({
     // As many connections as prompts run at once: each waits on at most one model call.
-    client: createChatClient(endpoint, { maxConnections: args.concurrency }),
+    client: createChatClient(endpoint, { maxConnections: concurrency }),
     endpoint: { model: identity.model, host: identity.endpoint_host, keyFingerprint: identity.key_fingerprint },
     registry,
     // Without --seed a seed is drawn, and recorded in every record, so any run can be repeated.
-    toolsets: { forced, distribution: args.distribution, seed: args.seed ?? randomInt(2 ** 31) },
+    // A resumed run keeps the seed its manifest recorded.
+    toolsets: { forced, distribution: args.distribution, seed: run?.seed ?? args.seed ?? randomInt(2 ** 31) },
     maxTurns: args.maxTurns,
     reasoningEffort: args.reasoningEffort,
     workspaces,
@@ -82,7 +94,18 @@ export async function runGenerate(args: GenerateArgs, ctx: RunContext): Promise<
     batchNum: 0,
   });
   try {
-    return await generateStream(ctx, { concurrency: args.concurrency, runPrompt, secret: endpoint.apiKey });
+    if (run === undefined || settings === undefined) return await generateStream(ctx, { concurrency, runPrompt, secret: endpoint.apiKey });
+    return await runBatch(ctx, {
+      ...settings,
+      run,
+      runName: run.manifest.run_name,
+      discardNoReasoning: args.discardNoReasoning,
+      distribution: forced === undefined ? args.distribution : forced.join(','),
+      model: identity.model,
+      runPrompt,
+      secret: endpoint.apiKey,
+      checkpointIntervalMs: CHECKPOINT_INTERVAL_MS,
+    });
   } finally {
     if (args.keepWorkspaces) ctx.log.info(`workspaces kept under ${workspaces.root}`);
     else await workspaces.remove();

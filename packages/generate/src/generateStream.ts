@@ -16,6 +16,9 @@ export interface PromptJob {
   readonly promptIndex: number;
   readonly place: Place;
   readonly signal: AbortSignal;
+  /** Run mode (--run-name): the record's id (row and sample) and its batch file's number. */
+  readonly recordId?: string;
+  readonly batchNum?: number;
 }
 
 export type PromptRunner = (job: PromptJob) => Promise<Trajectory>;

@@ -6,6 +6,8 @@ import { ENDPOINT_ENV_HELP, endpointOptions } from '@hermes-datagen/core/endpoin
 import { DEFAULT_MAX_TURNS, REASONING_EFFORTS } from './agentLoop.js';
 import { doctorCommand } from './doctor.js';
 import { runGenerate, type GenerateArgs } from './generateCommand.js';
+import { listDistributionsCommand } from './run/listDistributions.js';
+import { runOptions } from './run/runMode.js';
 import { SANDBOX_HELP, SANDBOX_MODES } from './tools/sandbox.js';
 import { defaultToolConcurrency } from './tools/toolProcesses.js';
 
@@ -29,6 +31,13 @@ export const spec: CliSpec = {
     'A prompt whose model calls still fail after the client\'s retries gets no trajectory: it is reported on',
     'stderr with its line, and the run exits 4 when every such failure may pass on a later run (unreachable',
     'endpoint, rate limits, server errors), 1 when one needs a fix first (a rejected key, an unknown model).',
+    '',
+    'With --run-name the run also goes to <output-root>/<run-name>/: batch_N.jsonl (each record fsynced before it',
+    'counts), checkpoint.json, failures.jsonl, run.json (dataset, endpoint, key fingerprint, flags, invocations),',
+    'and, at the end of every invocation, trajectories.jsonl and statistics.json over the whole run. --resume runs',
+    'each (row, sample) that has no record or tombstone yet, by record id, never by prompt text; it refuses (exit 2)',
+    'a different dataset, model, endpoint or key unless --force-resume. On SIGINT/SIGTERM no new prompt starts, running',
+    'ones get --grace seconds, and the run ends resumably (130/143); a second signal exits at once, still resumable.',
   ].join('\n'),
   commands: [
     defineCommand<GenerateArgs>({
@@ -36,10 +45,10 @@ export const spec: CliSpec = {
       describe: 'run every prompt and write its trajectory when it finishes',
       stream: true,
       options: (y) =>
-        toolsRegistryOption(endpointOptions(y), TOOLS)
+        runOptions(toolsRegistryOption(endpointOptions(y), TOOLS))
           .option('concurrency', { alias: 'c', type: 'number', default: 4, describe: 'prompts run at the same time', group: GENERATION })
           .option('max-turns', { type: 'number', default: DEFAULT_MAX_TURNS, describe: 'model calls per prompt; at the limit one more call asks for a summary (completed: false)', group: GENERATION })
-          .option('reasoning-effort', { choices: REASONING_EFFORTS, describe: 'sent to the endpoint as reasoning_effort (not sent when not given)', group: GENERATION })
+          .option('reasoning-effort', { alias: 'reasoning_effort', choices: REASONING_EFFORTS, describe: 'sent to the endpoint as reasoning_effort (not sent when not given)', group: GENERATION })
           .option('toolsets', { type: 'string', describe: 'give every prompt exactly these toolsets, comma-separated (e.g. terminal,file)', group: TOOLS })
           .option('distribution', { type: 'string', default: 'default', describe: 'sample each prompt\'s toolsets from this distribution of the tool registry', group: TOOLS })
           .option('seed', { type: 'number', describe: 'seed of the toolset sampling (per prompt: seed + prompt id); drawn and recorded when not given', group: TOOLS })
@@ -52,10 +61,13 @@ export const spec: CliSpec = {
         ['cat prompts.jsonl | $0 --model my-model > trajectories.jsonl', 'generate with the endpoint from HERMES_BASE_URL / HERMES_API_KEY'],
         ['$0 prompts.jsonl -o out.jsonl --toolsets terminal,file --seed 7 -c 8', 'fixed toolsets, 8 prompts at a time'],
         ['$0 prompts.jsonl --config hermes.yaml --model taotoken/gpt-5 --reasoning-effort high', 'a provider from the config file'],
+        ['$0 prompts.jsonl --run-name rl_coding_20250612 --batch-size 10 --num-workers 4 > /dev/null', 'a resumable run in data/rl_coding_20250612/'],
+        ['$0 prompts.jsonl --run-name rl_coding_20250612 --resume', 'continue it after a crash or Ctrl-C: finished records are never run again'],
       ],
       run: runGenerate,
     }),
     doctorCommand,
+    listDistributionsCommand,
   ],
 };
 

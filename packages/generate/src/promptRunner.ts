@@ -41,9 +41,9 @@ export interface PromptRunnerSettings {
 
 export function promptRunner(settings: PromptRunnerSettings): PromptRunner {
   const knownToolNames = new Set(settings.registry.names);
-  return async ({ row, promptIndex, signal }: PromptJob): Promise<Trajectory> => {
+  return async ({ row, promptIndex, signal, recordId, batchNum }: PromptJob): Promise<Trajectory> => {
     const started = performance.now();
-    const id = promptId(row, promptIndex);
+    const id = recordId ?? promptId(row, promptIndex);
     const toolsets = toolsetsForPrompt(settings.registry, settings.toolsets, id);
     const tools = offeredTools(toolsets, settings.registry);
     const sandbox = sandboxFor(row, settings.sandbox);
@@ -83,7 +83,7 @@ export function promptRunner(settings: PromptRunnerSettings): PromptRunner {
         offeredTools: offered,
         toolsets,
         registry: settings.registry,
-        batchNum: settings.batchNum,
+        batchNum: batchNum ?? settings.batchNum,
         endpoint: settings.endpoint,
         wallTimeS: (performance.now() - started) / 1000,
         traceId: randomUUID(),

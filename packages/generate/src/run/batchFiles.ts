@@ -1,0 +1,137 @@
+// The batch_N.jsonl files of a run directory: found by number (batch_10 after batch_9, not after
+// batch_1 as upstream's lexicographic glob), read back line by line, repaired when the last line
+// was cut by a kill, and appended to with fsync so that a record counts as done only once it is on disk.
+// Each invocation writes new numbers only, after the highest one present, so no file is ever
+// reopened for writing (upstream #95322: renumbered batches appended into old files).
+import { open, readdir, readFile, truncate, type FileHandle } from 'node:fs/promises';
+import { join } from 'node:path';
+import { InputError, type Place } from '@hermes-datagen/core';
+
+const BATCH_FILE = /^batch_(\d+)\.jsonl$/;
+
+export interface BatchFile {
+  readonly num: number;
+  readonly path: string;
+  readonly name: string;
+}
+
+/** The batch files of `dir` in number order. */
+export async function listBatchFiles(dir: string): Promise<BatchFile[]> {
+  const names = await readdir(dir);
+  return names
+    .map((name) => ({ name, match: BATCH_FILE.exec(name) }))
+    .filter((entry): entry is { name: string; match: RegExpExecArray } => entry.match !== null)
+    .map(({ name, match }) => ({ num: Number(match[1]), name, path: join(dir, name) }))
+    .sort((a, b) => a.num - b.num);
+}
+
+export interface BatchLine {
+  readonly value: Record<string, unknown>;
+  /** The line as written, without its newline. */
+  readonly text: string;
+  readonly place: Place;
+}
+
+export interface TornLine {
+  readonly file: BatchFile;
+  /** Bytes after the last newline, which were removed. */
+  readonly bytes: number;
+}
+
+/**
+ * Cuts a file back to its last newline: a record is written in one piece ending in `\n`, so bytes
+ * after the last one are a record a kill interrupted, which was never counted as done.
+ */
+export async function repairTornTail(file: BatchFile): Promise<TornLine | undefined> {
+  const content = await readFile(file.path);
+  const end = content.lastIndexOf(0x0a) + 1;
+  if (end === content.length) return undefined;
+  await truncate(file.path, end);
+  return { file, bytes: content.length - end };
+}
+
+/**
+ * Every line of one batch file, parsed. A line that is not a JSON object can only be damage from
+ * outside (the writer writes whole lines): it is an input error naming its place.
+ */
+export async function readBatchFile(file: BatchFile): Promise<BatchLine[]> {
+  const text = await readFile(file.path, 'utf8');
+  const lines: BatchLine[] = [];
+  let start = 0;
+  let lineNo = 0;
+  while (start < text.length) {
+    let end = text.indexOf('\n', start);
+    if (end === -1) end = text.length;
+    lineNo += 1;
+    const line = text.slice(start, end);
+    start = end + 1;
+    if (line.trim() === '') continue;
+    const place = { source: file.path, line: lineNo };
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch (error) {
+      throw new InputError(`a line of the run directory is not JSON (${(error as Error).message}); move the file away or repair it, then resume`, place);
+    }
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+      throw new InputError('a line of the run directory is not a JSON object; move the file away or repair it, then resume', place);
+    }
+    lines.push({ value: value as Record<string, unknown>, text: line, place });
+  }
+  return lines;
+}
+
+/**
+ * One new batch file, appended to by many prompts at once. Lines are written in order, one write
+ * each; concurrent appends share one fsync (group commit), and append resolves only when its line is
+ * on disk.
+ */
+export class BatchAppender {
+  private chain: Promise<void> = Promise.resolve();
+  private syncing: Promise<void> | undefined;
+  /** Lines written, and how many of them the last finished fsync covers. */
+  private written = 0;
+  private synced = 0;
+
+  private constructor(
+    public readonly file: BatchFile,
+    private readonly handle: FileHandle,
+  ) {}
+
+  /** Creates the file; fails if it exists, so nothing is ever overwritten or mixed. */
+  public static async create(dir: string, num: number): Promise<BatchAppender> {
+    const name = `batch_${num}.jsonl`;
+    const path = join(dir, name);
+    return new BatchAppender({ num, name, path }, await open(path, 'ax'));
+  }
+
+  public async append(line: string): Promise<void> {
+    const written = this.chain.then(async () => {
+      await this.handle.write(`${line}\n`);
+      this.written += 1;
+      return this.written;
+    });
+    this.chain = written.then(() => undefined, () => undefined);
+    await this.syncUpTo(await written);
+  }
+
+  public async close(): Promise<void> {
+    await this.chain;
+    await this.syncUpTo(this.written);
+    await this.handle.close();
+  }
+
+  private async syncUpTo(line: number): Promise<void> {
+    while (this.synced < line) {
+      if (!this.syncing) {
+        const covers = this.written;
+        this.syncing = this.handle.sync().then(() => {
+          this.synced = Math.max(this.synced, covers);
+        }).finally(() => {
+          this.syncing = undefined;
+        });
+      }
+      await this.syncing;
+    }
+  }
+}

@@ -1,0 +1,341 @@
+// The run mode of hermes-generate (--run-name): every (row, sample) not yet done in the run directory
+// runs through the agent; each result is appended to a batch file and fsynced before it counts as
+// done and before it goes to stdout, so a kill at any moment loses at most the prompts in flight,
+// which the next --resume runs again. A prompt without reasoning leaves a tombstone (it is done and
+// never re-run, upstream #9950/#93527); a failed one goes to failures.jsonl and is re-run on resume.
+//
+// Stopping: on SIGINT/SIGTERM no new prompt starts, the running ones get --grace seconds to finish,
+// then they are aborted unwritten. At the end of every invocation, stopped or not, the checkpoint,
+// failures.jsonl, trajectories.jsonl, statistics.json and run.json are brought up to date.
+import { join } from 'node:path';
+import {
+  conversationReasoningStats,
+  ExitCode,
+  promptId,
+  redact,
+  type ApiKey,
+  type InputRecord,
+  type Place,
+  type PromptRow,
+  type RunContext,
+  type Tombstone,
+  type Trajectory,
+} from '@hermes-datagen/core';
+import { runBounded } from '../boundedPool.js';
+import type { PromptRunner } from '../generateStream.js';
+import { promptFailure } from '../promptFailure.js';
+import { BatchAppender, listBatchFiles } from './batchFiles.js';
+import { CHECKPOINT_FILE, CheckpointState } from './checkpoint.js';
+import { FailureLog, type FailureRecord } from './failureLog.js';
+import { MANIFEST_FILE, writeManifest } from './manifest.js';
+import { recordId, rowHash } from './recordId.js';
+import type { RunDirectory } from './runDirectory.js';
+import { writeRunOutputs } from './runOutputs.js';
+import { inShard, type Shard } from './shard.js';
+
+export interface BatchRunOptions {
+  readonly run: RunDirectory;
+  readonly runName: string;
+  readonly samples: number;
+  /** Only the first N valid rows of the dataset. */
+  readonly maxSamples?: number | undefined;
+  readonly shard?: Shard | undefined;
+  readonly batchSize: number;
+  readonly concurrency: number;
+  /** Wall-clock budget of one prompt; over it the prompt fails (and runs again on resume). */
+  readonly promptTimeoutMs?: number | undefined;
+  /** How long running prompts may take to finish after a stop signal. */
+  readonly graceMs: number;
+  readonly discardNoReasoning: boolean;
+  readonly distribution: string;
+  readonly model: string;
+  readonly runPrompt: PromptRunner;
+  readonly secret: ApiKey;
+  /** Least time between two checkpoint writes during the run. */
+  readonly checkpointIntervalMs: number;
+}
+
+interface Job {
+  readonly row: PromptRow;
+  readonly promptIndex: number;
+  readonly place: Place;
+  readonly id: string;
+  readonly sample: number;
+  readonly rowHash: string;
+  readonly batch: number;
+}
+
+class PromptTimeout extends Error {
+  public constructor(seconds: number) {
+    super(`the prompt ran longer than --prompt-timeout ${seconds}s and was stopped; it runs again on --resume`);
+    this.name = 'PromptTimeout';
+  }
+}
+
+export async function runBatch(ctx: RunContext, options: BatchRunOptions): Promise<number> {
+  const { run } = options;
+  const started = Date.now();
+  const out = await ctx.openOutput();
+  const failures = new FailureLog(run.dir);
+  await failures.load();
+  const { dataset, endpoint } = run.manifest;
+  // valid_rows is known once the input is read; the final write has it.
+  const datasetFacts = { path: dataset.paths.join(' '), valid_rows: 0, ...(dataset.sha256 !== null ? { sha256: dataset.sha256 } : {}) };
+  const checkpoint = new CheckpointState(join(run.dir, CHECKPOINT_FILE), { run_name: options.runName, endpoint, dataset: datasetFacts }, options.checkpointIntervalMs);
+  for (const [id, entry] of run.done) checkpoint.set(id, entry);
+  const batches = new Batches(run.dir, (run.files.at(-1)?.num ?? -1) + 1, options.batchSize);
+  const tally = { written: 0, tombstones: 0, skipped: 0, failedRetryable: 0, failedOther: 0, interrupted: 0, rows: 0, records: 0 };
+
+  // Intake stops at once on a signal; the prompts' own signals only after the grace period.
+  const intake = new AbortController();
+  const stop = new AbortController();
+  const running = new Set<AbortController>();
+  stop.signal.addEventListener('abort', () => {
+    for (const prompt of running) prompt.abort(stop.signal.reason);
+  }, { once: true });
+  let grace: NodeJS.Timeout | undefined;
+  const onSignal = (): void => {
+    intake.abort(ctx.signal.reason);
+    ctx.log.info(`stopping: no new prompt starts; ${running.size} running get ${options.graceMs / 1000}s to finish (a second signal exits at once; --resume continues)`);
+    grace = setTimeout(() => stop.abort(ctx.signal.reason), options.graceMs);
+  };
+  ctx.signal.addEventListener('abort', onSignal, { once: true });
+
+  async function* jobs(): AsyncGenerator<Job> {
+    let promptIndex = 0;
+    let sequence = 0;
+    try {
+      for await (const batch of ctx.readRecords({ schema: 'prompt' })) {
+        for (const record of batch as InputRecord<PromptRow>[]) {
+          if (options.maxSamples !== undefined && promptIndex >= options.maxSamples) return;
+          const index = promptIndex;
+          promptIndex += 1;
+          const row = record.value;
+          const prompt = promptId(row, index);
+          if (!inShard(prompt, options.shard)) continue;
+          tally.rows += 1;
+          const hash = rowHash(row);
+          for (let sample = 0; sample < options.samples; sample += 1) {
+            tally.records += 1;
+            const id = recordId(prompt, sample);
+            const done = run.done.get(id);
+            if (done) {
+              tally.skipped += 1;
+              if (done.row_hash !== undefined && done.row_hash !== hash) {
+                ctx.log.warn(`the row of record ${id} changed since the record was written; the record is kept and the row not run again (use a new --run-name for the new dataset)`, record.place, 'row-changed');
+              }
+              continue;
+            }
+            yield { row, promptIndex: index, place: record.place, id, sample, rowHash: hash, batch: batches.assign(sequence) };
+            sequence += 1;
+          }
+        }
+      }
+    } catch (error) {
+      stop.abort(error);
+      throw error;
+    } finally {
+      datasetFacts.valid_rows = promptIndex;
+      batches.intakeEnded();
+    }
+  }
+
+  const runOne = async (job: Job): Promise<void> => {
+    const prompt = new AbortController();
+    running.add(prompt);
+    const timer = options.promptTimeoutMs === undefined
+      ? undefined
+      : setTimeout(() => prompt.abort(new PromptTimeout(options.promptTimeoutMs! / 1000)), options.promptTimeoutMs);
+    let trajectory: Trajectory | undefined;
+    try {
+      trajectory = await options.runPrompt({ row: job.row, promptIndex: job.promptIndex, place: job.place, signal: prompt.signal, recordId: job.id, batchNum: job.batch });
+    } catch (error) {
+      if (stop.signal.aborted) tally.interrupted += 1;
+      else await recordFailure(job, prompt.signal.reason instanceof PromptTimeout ? prompt.signal.reason : error);
+    } finally {
+      clearTimeout(timer);
+      running.delete(prompt);
+    }
+    try {
+      if (trajectory) await write(job, trajectory);
+    } finally {
+      await batches.settle(job.batch);
+    }
+  };
+
+  const recordFailure = async (job: Job, error: unknown): Promise<void> => {
+    const failure = error instanceof PromptTimeout ? { retryable: true, reason: error.message, errorClass: 'prompt_timeout' } : classified(error);
+    if (failure.retryable) tally.failedRetryable += 1;
+    else tally.failedOther += 1;
+    ctx.stats.add('prompts_failed');
+    const reason = redact(failure.reason, options.secret);
+    ctx.log.warn(`prompt ${job.id} failed, no record (it runs again on --resume): ${reason}`, job.place, 'prompt-failed');
+    const record: FailureRecord = {
+      id: job.id,
+      prompt_index: job.promptIndex,
+      sample: job.sample,
+      source: job.place.source,
+      line: job.place.line,
+      error_class: failure.errorClass,
+      retryable: failure.retryable,
+      reason,
+      failed_at: new Date().toISOString(),
+    };
+    await failures.add(record);
+  };
+
+  const write = async (job: Job, trajectory: Trajectory): Promise<void> => {
+    trajectory.metadata.run_name = options.runName;
+    trajectory.metadata.sample = job.sample;
+    trajectory.metadata.row_hash = job.rowHash;
+    const discard = options.discardNoReasoning && conversationReasoningStats(trajectory.conversations).turns_with_reasoning === 0;
+    const record: Trajectory | Tombstone = discard ? tombstone(job, trajectory) : trajectory;
+    // Last line of defence: a key the agent read from a file (a copied .env) never reaches the output.
+    const line = redact(JSON.stringify(record), options.secret);
+    const file = await batches.appender(job.batch);
+    await file.append(line);
+    checkpoint.set(job.id, {
+      prompt_index: job.promptIndex,
+      status: discard ? 'discarded' : 'written',
+      ...(discard ? { reason: 'no_reasoning' } : {}),
+      shard: file.file.name,
+      sample: job.sample,
+      row_hash: job.rowHash,
+    });
+    if (discard) {
+      tally.tombstones += 1;
+      ctx.stats.add('tombstones_written');
+    } else {
+      tally.written += 1;
+      ctx.stats.add('trajectories_out');
+      ctx.stats.add('api_calls', trajectory.api_calls);
+      await out.writeLine(line);
+      // Each record goes out when it is done, not when the writer's buffer fills.
+      await out.flush();
+    }
+    await checkpoint.maybeWrite();
+  };
+
+  try {
+    await runBounded(jobs(), options.concurrency, runOne, intake.signal);
+  } finally {
+    clearTimeout(grace);
+    ctx.signal.removeEventListener('abort', onSignal);
+    await batches.closeAll();
+    await finish();
+  }
+
+  async function finish(): Promise<void> {
+    const unresolved = await failures.settle((id) => checkpoint.get(id) !== undefined);
+    await checkpoint.write();
+    const files = await listBatchFiles(run.dir);
+    const invocation = run.invocation;
+    invocation.ended_at = new Date().toISOString();
+    invocation.records_written = tally.written;
+    invocation.tombstones_written = tally.tombstones;
+    invocation.prompts_failed = tally.failedRetryable + tally.failedOther;
+    const merged = await writeRunOutputs(run.dir, files, {
+      run_name: options.runName,
+      distribution: options.distribution,
+      total_prompts: tally.records,
+      batch_size: options.batchSize,
+      model: options.model,
+      duration_seconds: runDuration(run, started),
+    });
+    await writeManifest(join(run.dir, MANIFEST_FILE), run.manifest);
+    const parts = [
+      `${tally.written} trajectories and ${tally.tombstones} tombstones written`,
+      `${tally.skipped} already done`,
+      ...(unresolved.length > 0 ? [`${unresolved.length} failed (listed in ${join(run.dir, 'failures.jsonl')}; --resume runs them again)`] : []),
+      ...(tally.interrupted > 0 ? [`${tally.interrupted} stopped unwritten`] : []),
+    ];
+    ctx.log.info(`${parts.join(', ')}; the run now has ${merged.trajectories} trajectories and ${merged.tombstones} tombstones in ${files.length} batch files (${run.dir})`);
+  }
+
+  if (ctx.signal.aborted) return ExitCode.ok;
+  const failed = tally.failedRetryable + tally.failedOther;
+  if (failed === 0) return ExitCode.ok;
+  return tally.failedOther === 0 ? ExitCode.retryable : ExitCode.checksFailed;
+}
+
+function classified(error: unknown): { retryable: boolean; reason: string; errorClass: string } {
+  const failure = promptFailure(error);
+  if (failure === undefined) throw error;
+  return { ...failure, errorClass: failure.retryable ? 'retryable' : 'needs_fix' };
+}
+
+/** upstream's tombstone (hermes-batch-format.md §3.1) with our id; the trajectory is kept inside, nothing is lost. */
+function tombstone(job: Job, trajectory: Trajectory): Tombstone {
+  return {
+    id: job.id,
+    prompt_index: job.promptIndex,
+    discarded: 'no_reasoning',
+    prompt: job.row.prompt.trim(),
+    metadata: { run_name: trajectory.metadata.run_name, sample: job.sample, row_hash: job.rowHash, trajectory },
+  };
+}
+
+/** Seconds of every earlier invocation plus this one. */
+function runDuration(run: RunDirectory, started: number): number {
+  let seconds = (Date.now() - started) / 1000;
+  for (const invocation of run.manifest.invocations) {
+    if (invocation === run.invocation || invocation.ended_at === undefined) continue;
+    seconds += (Date.parse(invocation.ended_at) - Date.parse(invocation.started_at)) / 1000;
+  }
+  return seconds;
+}
+
+/**
+ * Batch numbers for this invocation's prompts, batch_size consecutive prompts a batch, after the
+ * highest existing file. A batch's file is created with its first record and closed once its last
+ * prompt is settled.
+ */
+class Batches {
+  private readonly open = new Map<number, Promise<BatchAppender>>();
+  private readonly pending = new Map<number, number>();
+  private lastAssigned = -1;
+  private ended = false;
+
+  public constructor(
+    private readonly dir: string,
+    private readonly first: number,
+    private readonly size: number,
+  ) {}
+
+  public assign(sequence: number): number {
+    const batch = this.first + Math.floor(sequence / this.size);
+    this.pending.set(batch, (this.pending.get(batch) ?? 0) + 1);
+    this.lastAssigned = batch;
+    return batch;
+  }
+
+  public appender(batch: number): Promise<BatchAppender> {
+    let file = this.open.get(batch);
+    if (!file) {
+      file = BatchAppender.create(this.dir, batch);
+      this.open.set(batch, file);
+    }
+    return file;
+  }
+
+  public intakeEnded(): void {
+    this.ended = true;
+  }
+
+  public async settle(batch: number): Promise<void> {
+    const left = (this.pending.get(batch) ?? 1) - 1;
+    this.pending.set(batch, left);
+    // The batch still being filled stays open for the prompts intake has not assigned yet.
+    if (left > 0 || (batch === this.lastAssigned && !this.ended)) return;
+    this.pending.delete(batch);
+    const file = this.open.get(batch);
+    this.open.delete(batch);
+    await (await file)?.close();
+  }
+
+  public async closeAll(): Promise<void> {
+    const files = [...this.open.values()];
+    this.open.clear();
+    for (const file of files) await (await file).close();
+  }
+}

@@ -1,0 +1,83 @@
+// failures.jsonl: every prompt that failed after the client's retries, with its place, id, class
+// and reason. Appended (and fsynced) as failures happen, so a killed run still shows them; at the
+// end of an invocation it is rewritten to the prompts that still have no record (the latest failure
+// of each), which are exactly what the next --resume runs again.
+import { open, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { writeFileAtomic } from '@hermes-datagen/core';
+
+export const FAILURES_FILE = 'failures.jsonl';
+
+export interface FailureRecord {
+  readonly id: string;
+  readonly prompt_index: number;
+  readonly sample: number;
+  /** Where the prompt's row is: input name and 1-based line. */
+  readonly source: string;
+  readonly line: number;
+  /** What kind of failure: retryable ones may pass on a later run; the others need a fix first. */
+  readonly error_class: string;
+  readonly retryable: boolean;
+  readonly reason: string;
+  readonly failed_at: string;
+}
+
+export class FailureLog {
+  private readonly path: string;
+  private readonly latest = new Map<string, FailureRecord>();
+  private chain: Promise<void> = Promise.resolve();
+
+  public constructor(dir: string) {
+    this.path = join(dir, FAILURES_FILE);
+  }
+
+  /** Failures of earlier invocations; a line cut by a kill is ignored (the prompt runs again anyway). */
+  public async load(): Promise<number> {
+    let text: string;
+    try {
+      text = await readFile(this.path, 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 0;
+      throw error;
+    }
+    for (const line of text.split('\n')) {
+      try {
+        const record = JSON.parse(line) as FailureRecord;
+        if (typeof record.id === 'string') this.latest.set(record.id, record);
+      } catch {
+        // A torn last line.
+      }
+    }
+    return this.latest.size;
+  }
+
+  public has(id: string): boolean {
+    return this.latest.has(id);
+  }
+
+  public async add(record: FailureRecord): Promise<void> {
+    this.latest.set(record.id, record);
+    const appended = this.chain.then(() => appendLine(this.path, JSON.stringify(record)));
+    this.chain = appended.catch(() => undefined);
+    await appended;
+  }
+
+  /** Keeps the failures of prompts that are still not done; returns them. */
+  public async settle(isDone: (id: string) => boolean): Promise<FailureRecord[]> {
+    await this.chain;
+    for (const id of [...this.latest.keys()]) if (isDone(id)) this.latest.delete(id);
+    const unresolved = [...this.latest.values()].sort((a, b) => a.prompt_index - b.prompt_index || a.sample - b.sample);
+    await writeFileAtomic(this.path, unresolved.map((record) => `${JSON.stringify(record)}\n`).join(''));
+    return unresolved;
+  }
+}
+
+async function appendLine(path: string, line: string): Promise<void> {
+  const handle = await open(path, 'a');
+  try {
+    await handle.write(`${line}\n`);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}

@@ -1,0 +1,120 @@
+// The flags of run mode (--run-name and what goes with it), declared once for --help, and the step
+// from parsed flags to an open run directory. Upstream's snake_case spellings are aliases, so
+// upstream batch_runner commands work unchanged.
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { UsageError, type RunContext, type ToolRegistry } from '@hermes-datagen/core';
+import type { Argv } from 'yargs';
+import type { DatasetIdentity, EndpointIdentity } from './manifest.js';
+import { datasetHash } from './manifest.js';
+import { openRunDirectory, type RunDirectory } from './runDirectory.js';
+import { parseShard, type Shard } from './shard.js';
+
+const RUN = 'Run directory (--run-name):';
+
+export interface RunArgs {
+  runName?: string | undefined;
+  outputRoot: string;
+  resume: boolean;
+  forceResume: boolean;
+  samples: number;
+  maxSamples?: number | undefined;
+  batchSize: number;
+  numWorkers: number;
+  maxConcurrency?: number | undefined;
+  shard?: string | undefined;
+  promptTimeout?: number | undefined;
+  grace: number;
+  discardNoReasoning: boolean;
+}
+
+export function runOptions<T>(y: Argv<T>): Argv<T & RunArgs> {
+  return y
+    .option('run-name', { alias: 'run_name', type: 'string', describe: 'write the run to <output-root>/<run-name>/ (batch files, checkpoint, statistics, manifest), resumable; records still go to stdout', group: RUN })
+    .option('output-root', { alias: 'output_root', type: 'string', default: 'data', describe: 'directory that holds run directories', group: RUN })
+    .option('resume', { type: 'boolean', default: false, describe: 'continue the run: skip every (row, sample) already written or discarded, run failed and unfinished ones again', group: RUN })
+    .option('force-resume', { alias: 'force_resume', type: 'boolean', default: false, describe: 'resume even though the dataset, model, endpoint or key differ from the run\'s manifest', group: RUN })
+    .option('samples', { type: 'number', default: 1, describe: 'trajectories per prompt; the record id says which (the row id, then <id>#s1, <id>#s2...)', group: RUN })
+    .option('max-samples', { alias: 'max_samples', type: 'number', describe: 'run only the first N valid rows of the dataset', group: RUN })
+    .option('batch-size', { alias: 'batch_size', type: 'number', default: 10, describe: 'prompts per batch file; with --num-workers sets how many prompts run at once', group: RUN })
+    .option('num-workers', { alias: 'num_workers', type: 'number', default: 4, describe: 'workers; num-workers x batch-size prompts run at once (4 x 10 = 40)', group: RUN })
+    .option('max-concurrency', { alias: 'max_concurrency', type: 'number', describe: 'cap on the prompts run at once, whatever num-workers x batch-size', group: RUN })
+    .option('shard', { type: 'string', describe: 'i/N: run only the rows whose id hashes to shard i of N (N machines, one command each, no coordination)', group: RUN })
+    .option('prompt-timeout', { alias: 'prompt_timeout', type: 'number', describe: 'seconds one prompt may take in all; over it the prompt fails and runs again on --resume', group: RUN })
+    .option('grace', { type: 'number', default: 30, describe: 'seconds running prompts get to finish after SIGINT/SIGTERM before they are stopped unwritten', group: RUN })
+    .option('discard-no-reasoning', { type: 'boolean', default: true, describe: 'a trajectory without any reasoning becomes a tombstone (done, not re-run, left out of trajectories.jsonl; the trajectory is kept inside it), as upstream', group: RUN }) as unknown as Argv<T & RunArgs>;
+}
+
+export interface RunSettings {
+  readonly samples: number;
+  readonly maxSamples?: number | undefined;
+  readonly batchSize: number;
+  readonly concurrency: number;
+  readonly shard?: Shard | undefined;
+  readonly promptTimeoutMs?: number | undefined;
+  readonly graceMs: number;
+}
+
+/** Checks the run flags; the number of prompts run at once is num-workers x batch-size, capped. */
+export function runSettings(args: RunArgs): RunSettings {
+  wholeNumber(args.samples, '--samples', 1);
+  wholeNumber(args.batchSize, '--batch-size', 1);
+  wholeNumber(args.numWorkers, '--num-workers', 1);
+  if (args.maxSamples !== undefined) wholeNumber(args.maxSamples, '--max-samples', 0);
+  if (args.maxConcurrency !== undefined) wholeNumber(args.maxConcurrency, '--max-concurrency', 1);
+  seconds(args.grace, '--grace', true);
+  if (args.promptTimeout !== undefined) seconds(args.promptTimeout, '--prompt-timeout', false);
+  return {
+    samples: args.samples,
+    maxSamples: args.maxSamples,
+    batchSize: args.batchSize,
+    concurrency: Math.min(args.numWorkers * args.batchSize, args.maxConcurrency ?? Infinity),
+    shard: args.shard === undefined ? undefined : parseShard(args.shard),
+    promptTimeoutMs: args.promptTimeout === undefined ? undefined : args.promptTimeout * 1000,
+    graceMs: args.grace * 1000,
+  };
+}
+
+export interface RunIdentity {
+  readonly files: readonly string[];
+  readonly endpoint: EndpointIdentity;
+  readonly registry: ToolRegistry;
+  readonly seed?: number | undefined;
+  /** The flags, for the manifest. */
+  readonly settings: Readonly<Record<string, unknown>>;
+}
+
+export async function openRun(args: RunArgs & { runName: string }, ctx: RunContext, identity: RunIdentity): Promise<RunDirectory> {
+  const { cwd } = ctx.io;
+  const dataset: DatasetIdentity = { paths: identity.files.length === 0 ? ['-'] : [...identity.files], sha256: await datasetHash(identity.files, (path) => resolve(cwd, path)) };
+  return openRunDirectory(
+    {
+      outputRoot: resolve(cwd, args.outputRoot),
+      runName: args.runName,
+      resume: args.resume,
+      forceResume: args.forceResume,
+      dataset,
+      endpoint: identity.endpoint,
+      toolRegistrySha256: createHash('sha256').update(readFileSync(identity.registry.source)).digest('hex'),
+      seed: identity.seed,
+      settings: identity.settings,
+    },
+    ctx.log,
+  );
+}
+
+/** The flags as given, in camelCase, without yargs' own keys: what the manifest records. */
+export function recordedFlags(args: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(args).filter(([key, value]) => key !== '_' && key !== '$0' && !key.includes('-') && !key.includes('_') && value !== undefined));
+}
+
+function wholeNumber(value: number, flag: string, least: number): void {
+  if (!Number.isInteger(value) || value < least) throw new UsageError(`${flag} must be a whole number from ${least} up, got ${String(value)}`);
+}
+
+function seconds(value: number, flag: string, zeroAllowed: boolean): void {
+  if (!(zeroAllowed ? value >= 0 : value > 0) || !Number.isFinite(value)) {
+    throw new UsageError(`${flag} must be a number of seconds ${zeroAllowed ? 'from 0' : 'above 0'} up, got ${String(value)}`);
+  }
+}

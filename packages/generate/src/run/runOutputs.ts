@@ -1,0 +1,74 @@
+// What a run directory holds besides its batch files, rebuilt from them at the end of every
+// invocation (even a stopped one), so they always agree with the records: trajectories.jsonl (every
+// trajectory of every batch file, tombstones left out, lines unchanged, as upstream's merge) and
+// statistics.json (upstream's shape plus hermes-stats' mergeable summary, over the whole run, so
+// `hermes-stats merge` combines shards' files).
+import { open, rename, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { writeJsonAtomic, type Tombstone, type Trajectory } from '@hermes-datagen/core';
+import { addTombstone, addTrajectory, emptySummary, finaliseSummary } from '@hermes-datagen/stats/dist/summary.js';
+import { readBatchFile, type BatchFile } from './batchFiles.js';
+
+export const TRAJECTORIES_FILE = 'trajectories.jsonl';
+export const STATISTICS_FILE = 'statistics.json';
+
+export interface RunFacts {
+  readonly run_name: string;
+  readonly distribution: string;
+  /** Records the run is to make: rows (after --max-samples and --shard) times --samples. */
+  readonly total_prompts: number;
+  readonly batch_size: number;
+  readonly model: string;
+  /** Wall time of all invocations so far. */
+  readonly duration_seconds: number;
+}
+
+export interface MergeResult {
+  readonly trajectories: number;
+  readonly tombstones: number;
+}
+
+export async function writeRunOutputs(dir: string, files: readonly BatchFile[], facts: RunFacts): Promise<MergeResult> {
+  const summary = emptySummary();
+  const target = join(dir, TRAJECTORIES_FILE);
+  const temp = join(dir, `.${TRAJECTORIES_FILE}.tmp-${process.pid}`);
+  const out = await open(temp, 'w');
+  let trajectories = 0;
+  let tombstones = 0;
+  try {
+    for (const file of files) {
+      const lines = await readBatchFile(file);
+      const kept: string[] = [];
+      for (const { value, text } of lines) {
+        if ('discarded' in value) {
+          addTombstone(summary, value as unknown as Tombstone);
+          tombstones += 1;
+          continue;
+        }
+        addTrajectory(summary, value as unknown as Trajectory);
+        kept.push(text);
+      }
+      trajectories += kept.length;
+      if (kept.length > 0) await out.write(`${kept.join('\n')}\n`);
+    }
+    await out.sync();
+  } catch (error) {
+    await out.close();
+    await rm(temp, { force: true });
+    throw error;
+  }
+  await out.close();
+  await rename(temp, target);
+  await writeJsonAtomic(join(dir, STATISTICS_FILE), {
+    run_name: facts.run_name,
+    distribution: facts.distribution,
+    total_prompts: facts.total_prompts,
+    total_batches: files.length,
+    batch_size: facts.batch_size,
+    model: facts.model,
+    completed_at: new Date().toISOString(),
+    duration_seconds: Math.round(facts.duration_seconds * 100) / 100,
+    ...finaliseSummary(summary),
+  });
+  return { trajectories, tombstones };
+}

@@ -1,0 +1,111 @@
+// hermes-generate --run-name: the run directory, exactly-once resume by record id, tombstones,
+// failures.jsonl, the manifest and the refusals, against the scripted endpoint with the real bin.
+import { appendFileSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startScriptedEndpoint, type ScriptedEndpoint } from '@hermes-datagen/testkit';
+import { jsonl, tempDir, writeFiles } from '../util/cli.js';
+import { runGenerate } from '../util/generate.js';
+import { expectRunInvariants, readRun } from '../util/runDirectory.js';
+
+let endpoint: ScriptedEndpoint | undefined;
+afterEach(async () => {
+  await endpoint?.close();
+  endpoint = undefined;
+});
+
+const SCRIPT = {
+  sequences: [
+    // No reasoning at all: upstream discards it, and so does a run (a tombstone).
+    { match: { contains: 'no thinking' }, replies: [{ content: 'answer without reasoning' }] },
+    { match: { regex: '.' }, replies: [{ reasoning: 'Plan it.', tool_calls: [{ name: 'todo', arguments: { todos: [{ id: '1', content: 'x', status: 'completed' }] } }] }, { reasoning: 'Done.', content: 'finished' }] },
+  ],
+  faults: [{ kind: 'unauthorized' as const, when: { prompt: { contains: '[fail]' } } }],
+};
+
+const PROMPTS = [
+  { prompt: 'repeat me' },
+  { prompt: 'repeat me' },
+  { prompt: 'no thinking please' },
+  { prompt: 'this one will [fail]' },
+  { prompt: 'repeat me' },
+  { prompt: 'unique task' },
+];
+
+/** A scratch directory holding prompts.jsonl (the dataset must be a file for run.json to hash it). */
+function withDataset(prompts: readonly unknown[], dir = tempDir('hermes-run-')): string {
+  writeFiles(dir, { 'prompts.jsonl': jsonl(prompts) });
+  return dir;
+}
+
+const RUN = ['--run-name', 'r', '--toolsets', 'todo', '--batch-size', '2', '--num-workers', '2'];
+
+describe('hermes-generate --run-name', () => {
+  it('writes every (row, sample) once, tombstones the discarded, lists the failed, and streams the records', async () => {
+    endpoint = await startScriptedEndpoint({ script: SCRIPT });
+    const dir = withDataset(PROMPTS);
+    const result = await runGenerate(endpoint.url, PROMPTS, ['prompts.jsonl', ...RUN], { dir });
+    expect(result.code, result.stderr).toBe(1);
+    const run = expectRunInvariants(join(dir, 'data', 'r'));
+    // The three repeated prompts are three records: resume keys are ids, not prompt text (upstream #86523).
+    expect(run.records.filter((r) => !('discarded' in r)).map((r) => r['prompt_index']).sort()).toEqual([0, 1, 4, 5]);
+    expect(run.records.filter((r) => 'discarded' in r)).toMatchObject([{ prompt_index: 2, discarded: 'no_reasoning', prompt: 'no thinking please' }]);
+    expect(run.failures).toMatchObject([{ id: expect.stringMatching(/^p3-/), error_class: 'needs_fix', line: 4 }]);
+    // stdout has the trajectories, as stream mode would.
+    expect(result.records.map((r) => r.id).sort()).toEqual(run.trajectories.map((line) => (JSON.parse(line) as { id: string }).id).sort());
+    expect(run.statistics).toMatchObject({ run_name: 'r', total_prompts: 6, batch_size: 2, trajectories: 4, discarded_no_reasoning: 1 });
+    expect(run.manifest).toMatchObject({ run_name: 'r', dataset: { paths: ['prompts.jsonl'] }, endpoint: { model: 'test-model' } });
+    expect(run.records.every((r) => (r['metadata'] as { row_hash?: string }).row_hash?.length === 16)).toBe(true);
+  });
+
+  it('on --resume runs only the failed and the unfinished, and numbers new batch files after the old ones', async () => {
+    endpoint = await startScriptedEndpoint({ script: SCRIPT });
+    const dir = withDataset(PROMPTS);
+    await runGenerate(endpoint.url, PROMPTS, ['prompts.jsonl', ...RUN], { dir });
+    const runDir = join(dir, 'data', 'r');
+    const before = readRun(runDir);
+    const oldBytes = before.batchFiles.map((name) => readFileSync(join(runDir, name)));
+    // A kill mid-write left half a record at the end of the last file.
+    appendFileSync(join(runDir, before.batchFiles.at(-1)!), '{"id":"p9-half","conversations":[');
+    const requests = endpoint.requests.length;
+
+    const again = await runGenerate(endpoint.url, PROMPTS, ['prompts.jsonl', ...RUN, '--resume'], { dir });
+    expect(again.code, again.stderr).toBe(1);
+    expect(again.stderr).toMatch(/its last line was cut off \(33 bytes/);
+    // Only the failing prompt was sent again (401 is not retried).
+    expect(endpoint.requests.length - requests).toBe(1);
+    const after = expectRunInvariants(runDir);
+    expect(after.batchFiles.slice(0, before.batchFiles.length)).toEqual(before.batchFiles);
+    before.batchFiles.forEach((name, i) => expect(readFileSync(join(runDir, name))).toEqual(oldBytes[i]));
+    expect(after.records).toHaveLength(before.records.length);
+    expect(after.failures).toHaveLength(1);
+    expect(after.manifest.invocations).toHaveLength(2);
+    expect(after.manifest.invocations[1]).toMatchObject({ resumed: true, records_written: 0, prompts_failed: 1 });
+  });
+
+  it('adds samples on --resume --samples 3 and keeps the first ones', async () => {
+    endpoint = await startScriptedEndpoint({ script: SCRIPT });
+    const prompts = [{ prompt: 'a', id: 'a' }, { prompt: 'b', id: 'b' }];
+    const dir = withDataset(prompts);
+    await runGenerate(endpoint.url, prompts, ['prompts.jsonl', ...RUN], { dir });
+    const more = await runGenerate(endpoint.url, prompts, ['prompts.jsonl', ...RUN, '--resume', '--samples', '3'], { dir });
+    expect(more.code, more.stderr).toBe(0);
+    expect(more.records.map((r) => r.id).sort()).toEqual(['a#s1', 'a#s2', 'b#s1', 'b#s2']);
+    const run = expectRunInvariants(join(dir, 'data', 'r'));
+    expect(Object.fromEntries(run.records.map((r) => [r['id'], (r['metadata'] as { sample: number }).sample]))).toEqual({ a: 0, 'a#s1': 1, 'a#s2': 2, b: 0, 'b#s1': 1, 'b#s2': 2 });
+  });
+
+  it('refuses the same run name without --resume, and a resume with another key, with exit 2', async () => {
+    endpoint = await startScriptedEndpoint({ script: SCRIPT });
+    const prompts = [{ prompt: 'a' }];
+    const dir = withDataset(prompts);
+    await runGenerate(endpoint.url, prompts, ['prompts.jsonl', ...RUN], { dir });
+    const again = await runGenerate(endpoint.url, prompts, ['prompts.jsonl', ...RUN], { dir });
+    expect(again.code).toBe(2);
+    expect(again.stderr).toMatch(/exists already: add --resume/);
+    const other = await runGenerate(endpoint.url, prompts, ['prompts.jsonl', ...RUN, '--resume'], { dir, env: { HERMES_API_KEY: 'sk-another-key-0000' } });
+    expect(other.code).toBe(2);
+    expect(other.stderr).toMatch(/--resume refused: .*the API key \(fingerprint [0-9a-f]{8}, not [0-9a-f]{8}\)/);
+    expect(readRun(join(dir, 'data', 'r')).manifest.invocations).toHaveLength(1);
+  });
+});

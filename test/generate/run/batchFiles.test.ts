@@ -1,0 +1,68 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { InputError } from '@hermes-datagen/core';
+import { BatchAppender, listBatchFiles, readBatchFile, repairTornTail } from '../../../packages/generate/src/run/batchFiles.js';
+import { tempDir, writeFiles } from '../../util/cli.js';
+
+describe('batch files', () => {
+  it('are listed in number order, batch_10 after batch_9 (upstream sorted them as text)', async () => {
+    const dir = tempDir();
+    writeFiles(dir, { 'batch_10.jsonl': '', 'batch_9.jsonl': '', 'batch_1.jsonl': '', 'trajectories.jsonl': '', 'batch_x.jsonl': '', 'batch_2.jsonl.tmp': '' });
+    expect((await listBatchFiles(dir)).map((file) => file.num)).toEqual([1, 9, 10]);
+  });
+
+  it('cut a torn last line back to the last newline and say how much went', async () => {
+    const dir = tempDir();
+    writeFiles(dir, { 'batch_0.jsonl': '{"id":"a"}\n{"id":"b","conv' });
+    const [file] = await listBatchFiles(dir);
+    expect(await repairTornTail(file!)).toEqual({ file, bytes: 15 });
+    expect(readFileSync(join(dir, 'batch_0.jsonl'), 'utf8')).toBe('{"id":"a"}\n');
+    expect(await repairTornTail(file!)).toBeUndefined();
+  });
+
+  it('treat a whole JSON line without its newline as torn too: it was never counted as done', async () => {
+    const dir = tempDir();
+    writeFiles(dir, { 'batch_3.jsonl': '{"id":"a"}' });
+    const [file] = await listBatchFiles(dir);
+    expect((await repairTornTail(file!))?.bytes).toBe(10);
+    expect(await readBatchFile(file!)).toEqual([]);
+  });
+
+  it('report a damaged line in the middle with its file and line', async () => {
+    const dir = tempDir();
+    writeFiles(dir, { 'batch_0.jsonl': '{"id":"a"}\nnot json\n' });
+    const [file] = await listBatchFiles(dir);
+    const error = await readBatchFile(file!).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(InputError);
+    expect((error as InputError).place).toEqual({ source: join(dir, 'batch_0.jsonl'), line: 2 });
+  });
+
+  it('are created new: an existing number is never opened for writing', async () => {
+    const dir = tempDir();
+    writeFiles(dir, { 'batch_0.jsonl': 'old\n' });
+    await expect(BatchAppender.create(dir, 0)).rejects.toMatchObject({ code: 'EEXIST' });
+    expect(readFileSync(join(dir, 'batch_0.jsonl'), 'utf8')).toBe('old\n');
+  });
+
+  it('take many concurrent appends as whole lines, each on disk when its append resolves', async () => {
+    const dir = tempDir();
+    const file = await BatchAppender.create(dir, 4);
+    const lines = Array.from({ length: 200 }, (_, i) => JSON.stringify({ id: `r${i}`, pad: 'x'.repeat(i * 37) }));
+    await Promise.all(lines.map(async (line) => {
+      await file.append(line);
+      // Resolved means written: the line is in the file now.
+      expect(readFileSync(join(dir, 'batch_4.jsonl'), 'utf8')).toContain(line);
+    }));
+    await file.close();
+    const read = await readBatchFile({ num: 4, name: 'batch_4.jsonl', path: join(dir, 'batch_4.jsonl') });
+    expect(read.map((line) => line.text).sort()).toEqual([...lines].sort());
+  });
+
+  it('keep blank lines out of what is read', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'batch_0.jsonl'), '{"id":"a"}\n\n{"id":"b"}\n');
+    const read = await readBatchFile((await listBatchFiles(dir))[0]!);
+    expect(read.map((line) => [line.value['id'], line.place.line])).toEqual([['a', 1], ['b', 3]]);
+  });
+});

@@ -1,0 +1,153 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { Logger, UsageError } from '@hermes-datagen/core';
+import { CheckpointState } from '../../../packages/generate/src/run/checkpoint.js';
+import { FailureLog, type FailureRecord } from '../../../packages/generate/src/run/failureLog.js';
+import { datasetHash, manifestDifferences, type Manifest } from '../../../packages/generate/src/run/manifest.js';
+import { openRunDirectory, type OpenRunOptions } from '../../../packages/generate/src/run/runDirectory.js';
+import { tempDir, writeFiles } from '../../util/cli.js';
+
+function logger(): { log: Logger; text: () => string } {
+  const stream = new PassThrough();
+  let text = '';
+  stream.on('data', (chunk: Buffer) => (text += chunk.toString()));
+  return { log: new Logger('test', stream, { color: false }), text: () => text };
+}
+
+const endpoint = { host: 'gw:443', model: 'm', key_fingerprint: 'abcdef01' };
+
+function options(root: string, more: Partial<OpenRunOptions> = {}): OpenRunOptions {
+  return {
+    outputRoot: root,
+    runName: 'run1',
+    resume: false,
+    forceResume: false,
+    dataset: { paths: ['p.jsonl'], sha256: 'a'.repeat(64) },
+    endpoint,
+    toolRegistrySha256: 'b'.repeat(64),
+    settings: { batchSize: 10 },
+    ...more,
+  };
+}
+
+describe('the run directory', () => {
+  it('is created with a manifest of one invocation, and a drawn seed when none is given', async () => {
+    const root = tempDir();
+    const run = await openRunDirectory(options(root), logger().log);
+    const manifest = JSON.parse(readFileSync(join(root, 'run1', 'run.json'), 'utf8')) as Manifest;
+    expect(manifest).toMatchObject({ version: 1, run_name: 'run1', endpoint, dataset: { paths: ['p.jsonl'] }, seed: run.seed });
+    expect(manifest.invocations).toHaveLength(1);
+    expect(manifest.invocations[0]).toMatchObject({ resumed: false, settings: { batchSize: 10 } });
+  });
+
+  it('exists already: an error without --resume, never a silent mix', async () => {
+    const root = tempDir();
+    await openRunDirectory(options(root), logger().log);
+    await expect(openRunDirectory(options(root), logger().log)).rejects.toThrow(/exists already: add --resume/);
+  });
+
+  it('resumed: appends an invocation, keeps the first one and the seed, and reads what is done from the batch files', async () => {
+    const root = tempDir();
+    const first = await openRunDirectory(options(root, { seed: 7 }), logger().log);
+    writeFiles(first.dir, {
+      'batch_0.jsonl': `${JSON.stringify({ id: 'a', prompt_index: 0, metadata: { sample: 0, row_hash: '0123456789abcdef' } })}\n${JSON.stringify({ id: 'b', prompt_index: 1, discarded: 'no_reasoning', prompt: 'x' })}\n{"id":"c","pro`,
+    });
+    const { log, text } = logger();
+    const again = await openRunDirectory(options(root, { resume: true, seed: 9 }), log);
+    expect(again.seed).toBe(7);
+    expect(again.manifest.invocations).toHaveLength(2);
+    expect(again.manifest.invocations[0]).toEqual(first.invocation);
+    expect([...again.done.keys()]).toEqual(['a', 'b']);
+    expect(again.done.get('a')).toEqual({ prompt_index: 0, status: 'written', shard: 'batch_0.jsonl', sample: 0, row_hash: '0123456789abcdef' });
+    expect(again.done.get('b')).toMatchObject({ status: 'discarded', reason: 'no_reasoning' });
+    expect(text()).toMatch(/batch_0.jsonl: its last line was cut off \(14 bytes/);
+    expect(text()).toMatch(/--seed 9 ignored/);
+  });
+
+  it('refuses a resume with another dataset, model, endpoint or key, saying what differs, unless forced', async () => {
+    const root = tempDir();
+    await openRunDirectory(options(root), logger().log);
+    const other = { dataset: { paths: ['q.jsonl'], sha256: 'c'.repeat(64) }, endpoint: { host: 'other:80', model: 'm2', key_fingerprint: '12345678' } };
+    const refused = await openRunDirectory(options(root, { resume: true, ...other }), logger().log).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(UsageError);
+    for (const what of ["the dataset's content", 'the model (m2, not m)', 'the endpoint (other:80, not gw:443)', 'the API key (fingerprint 12345678, not abcdef01)']) {
+      expect((refused as Error).message).toContain(what);
+    }
+    const forced = await openRunDirectory(options(root, { resume: true, forceResume: true, ...other }), logger().log);
+    expect(forced.invocation).toMatchObject({ forced: true });
+    expect(forced.invocation.differences).toHaveLength(4);
+    // The run keeps what it started with.
+    expect(forced.manifest.endpoint).toEqual(endpoint);
+  });
+
+  it('compares dataset content only where both sides could hash it (stdin cannot be read twice)', () => {
+    const started = { dataset: { paths: ['-'], sha256: null }, endpoint } as unknown as Manifest;
+    expect(manifestDifferences(started, { dataset: { paths: ['p'], sha256: 'a'.repeat(64) }, endpoint })).toEqual([]);
+  });
+
+  it('refuses a run name that is not one directory name', async () => {
+    for (const runName of ['a/b', '..', '', 'a b']) {
+      await expect(openRunDirectory(options(tempDir(), { runName }), logger().log)).rejects.toThrow(UsageError);
+    }
+  });
+});
+
+describe('datasetHash', () => {
+  it('hashes the files in order and is null for stdin', async () => {
+    const dir = tempDir();
+    writeFiles(dir, { a: 'x', b: 'y' });
+    const at = (path: string): string => join(dir, path);
+    expect(await datasetHash(['a', 'b'], at)).toBe(await datasetHash(['a', 'b'], at));
+    expect(await datasetHash(['a', 'b'], at)).not.toBe(await datasetHash(['b', 'a'], at));
+    expect(await datasetHash(['-'], at)).toBeNull();
+    await expect(datasetHash(['missing'], at)).rejects.toThrow(/cannot read missing: no such file/);
+  });
+});
+
+describe('the checkpoint', () => {
+  it('is written whole (temp + rename), at most once per interval, and always when asked', async () => {
+    const dir = tempDir();
+    let now = 10_000;
+    const path = join(dir, 'checkpoint.json');
+    const state = new CheckpointState(path, { run_name: 'r' }, 5_000, () => now);
+    state.set('a', { prompt_index: 0, status: 'written', shard: 'batch_0.jsonl' });
+    await state.maybeWrite();
+    expect(JSON.parse(readFileSync(path, 'utf8'))).toMatchObject({ version: 1, run_name: 'r', done: { a: { status: 'written' } } });
+    state.set('b', { prompt_index: 1, status: 'discarded', reason: 'no_reasoning' });
+    now += 1_000;
+    await state.maybeWrite();
+    expect(Object.keys((JSON.parse(readFileSync(path, 'utf8')) as { done: object }).done)).toEqual(['a']);
+    now += 5_000;
+    await state.maybeWrite();
+    expect(Object.keys((JSON.parse(readFileSync(path, 'utf8')) as { done: object }).done)).toEqual(['a', 'b']);
+    state.set('c', { prompt_index: 2, status: 'written' });
+    await state.write();
+    expect(Object.keys((JSON.parse(readFileSync(path, 'utf8')) as { done: object }).done)).toEqual(['a', 'b', 'c']);
+  });
+});
+
+describe('failures.jsonl', () => {
+  const failure = (id: string, reason: string): FailureRecord => ({ id, prompt_index: 0, sample: 0, source: 'p.jsonl', line: 1, error_class: 'retryable', retryable: true, reason, failed_at: 't' });
+
+  it('keeps, per prompt still not done, its latest failure; a torn line is ignored', async () => {
+    const dir = tempDir();
+    const log = new FailureLog(dir);
+    await log.add(failure('a', 'first'));
+    await log.add(failure('b', 'b'));
+    writeFileSync(join(dir, 'failures.jsonl'), `${readFileSync(join(dir, 'failures.jsonl'), 'utf8')}{"id":"c","pro`);
+    const again = new FailureLog(dir);
+    expect(await again.load()).toBe(2);
+    await again.add(failure('a', 'second'));
+    const left = await again.settle((id) => id === 'b');
+    expect(left.map((f) => [f.id, f.reason])).toEqual([['a', 'second']]);
+    expect(readFileSync(join(dir, 'failures.jsonl'), 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as FailureRecord).id)).toEqual(['a']);
+  });
+
+  it('is not created by loading', async () => {
+    const dir = tempDir();
+    expect(await new FailureLog(dir).load()).toBe(0);
+    expect(existsSync(join(dir, 'failures.jsonl'))).toBe(false);
+  });
+});
