@@ -70,7 +70,7 @@ describe('hermes-filter (the built bin)', () => {
     expect(rejectsText.split('\n').some((line) => line.startsWith(`${JSON.stringify(noReasoning).slice(0, -1)},"reason":`))).toBe(true);
     const stats = JSON.parse(readFileSync(join(dir, 'stats.json'), 'utf8')) as { exit_code: number; counters: Record<string, number> };
     expect(stats.exit_code).toBe(0);
-    expect(stats.counters).toEqual({ records_in: 3, rejected_lines: 2, kept: 1, dropped: 2, 'dropped.zero_reasoning': 1, 'dropped.tombstone': 1 });
+    expect(stats.counters).toEqual({ records_in: 3, rejected_lines: 2, blank_lines: 0, kept: 1, dropped: 2, 'dropped.zero_reasoning': 1, 'dropped.tombstone': 1 });
   });
 
   it('--invert writes the dropped records, with reason and detail, instead of the kept ones', async () => {

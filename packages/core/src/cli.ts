@@ -293,6 +293,8 @@ async function execute(spec: CliSpec, { command, args }: Selected, io: CliIo): P
 }
 
 async function* countedRecords(ctx: RunContext, args: StreamArgs, options: ReadOptions): AsyncGenerator<InputRecord[]> {
+  // Present even when 0, so every --stats-out file of a command has the same keys.
+  for (const counter of ['records_in', 'rejected_lines', 'blank_lines']) ctx.stats.add(counter, 0);
   const batches = readRecords(args.files ?? [], ctx.io.stdin, ctx.io.cwd, {
     ...options,
     onError: args.onError ?? 'fail',
