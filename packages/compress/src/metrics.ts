@@ -1,23 +1,7 @@
 // Upstream's metrics, field for field and in upstream's key order (hermes-compression.md §2.10, §2.11):
 // `compression_metrics` on each compressed record, and the aggregate of the --metrics-file, to which
 // this project adds counts by status and reason.
-
-/** TrajectoryMetrics.to_dict(). */
-export interface CompressionMetrics {
-  original_tokens: number;
-  compressed_tokens: number;
-  tokens_saved: number;
-  compression_ratio: number;
-  original_turns: number;
-  compressed_turns: number;
-  turns_removed: number;
-  compression_region: { start_idx: number; end_idx: number; turns_count: number };
-  was_compressed: boolean;
-  still_over_limit: boolean;
-  skipped_under_target: boolean;
-  summarization_api_calls: number;
-  summarization_errors: number;
-}
+import type { CompressionMetrics } from '@hermes-datagen/core';
 
 export interface MetricsInput {
   originalTokens: number;

@@ -95,8 +95,9 @@ function truncateToolOutputs({ draft, window, config, fits }: ReduceContext): bo
     const responses = plainResults(turn.value, config.protectErrors);
     if (!responses) continue;
     // Shrink by the share the turn is over, a little more each try: token density varies along a text.
-    for (let attempt = 1; attempt <= 3 && (draft.tokens[i] as number) > max; attempt++) {
-      const share = (max / (draft.tokens[i] as number)) * (1 - 0.1 * attempt);
+    const tokens = draft.tokens[i] as number;
+    for (let attempt = 1; attempt <= 5 && (draft.tokens[i] as number) > max; attempt++) {
+      const share = (max / tokens) * (1 - 0.1 * attempt);
       const cut = responses.map((r) => ({ ...r, content: cutMiddle(typeof r.content === 'string' ? r.content : pythonJsonDumps(r.content), share) }));
       if (draft.shrink(i, toolValue(cut))) changed = true;
     }

@@ -1,0 +1,13 @@
+// Shared by the hermes-compress tests: upstream's test stub counter (4 characters a token) and the
+// default settings with overrides.
+import type { TokenCounter } from '@hermes-datagen/core';
+import { DEFAULTS, type CompressConfig } from '../../packages/compress/src/config.js';
+
+/** upstream tests' tokenizer stub: len(text) // 4 (code points). */
+export const quarterCounter: TokenCounter = { name: 'len/4', count: (text) => Math.floor(Array.from(text).length / 4) };
+
+export function settings(overrides: Partial<CompressConfig> = {}): CompressConfig {
+  return { ...DEFAULTS, ...overrides };
+}
+
+export const NEVER: AbortSignal = new AbortController().signal;
