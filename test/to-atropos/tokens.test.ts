@@ -43,6 +43,11 @@ describe('a ChatML (Hermes 3) template from a tokenizer directory', () => {
     expect(masks.filter((m) => m !== -100 && m < 0)).toEqual([]);
   });
 
+  it('refuses structured turns this template cannot render: the tool call would vanish from the tokens', () => {
+    const refused = trainerTokens(chatml, toAtroposMessages(conversation, 'structured').messages, 'all-assistant');
+    expect(refused).toEqual({ problem: 'the chat template does not render the tool call terminal {"command": "ls"} (the tokens would lose it): render the raw turns (--render raw)' });
+  });
+
   it('--mask last-assistant trains only the last turn', async () => {
     const tokenizer = chatml;
     const { tokens, masks } = tokensOf(trainerTokens(tokenizer, toAtroposMessages(conversation, 'raw').messages, 'last-assistant'));

@@ -15,6 +15,8 @@ export type Emit = 'sft' | 'dpo' | 'scored';
 export interface ExportOptions {
   readonly emit: Emit;
   readonly messages: MessagesMode;
+  /** scored: which rendering of the turns the chat template tokenizes. */
+  readonly render: MessagesMode;
   readonly groupSize: GroupSize;
   readonly keepUniform: boolean;
   readonly select: SelectOptions;
@@ -57,7 +59,8 @@ export class Exporter {
     if (options.emit === 'scored') {
       const kept: number[] = [];
       for (const [i, member] of members.entries()) {
-        const result = trainerTokens(options.tokenizer as ChatTokenizer, messagesAt(i), options.mask);
+        const chat = options.render === options.messages ? messagesAt(i) : this.messagesOf(member, options.render);
+        const result = trainerTokens(options.tokenizer as ChatTokenizer, chat, options.mask);
         if ('problem' in result) {
           stats.add('sequences_untokenizable');
           await this.ctx.rejectRecord(asInput(member), `cannot build tokens and masks: ${result.problem}`);
@@ -124,8 +127,8 @@ export class Exporter {
     if (this.pending.length > 0) await this.post();
   }
 
-  private messagesOf(member: Member): AtroposMessage[] {
-    const { messages, rawFallbacks } = toAtroposMessages(member.record.conversations, this.options.messages);
+  private messagesOf(member: Member, mode = this.options.messages): AtroposMessage[] {
+    const { messages, rawFallbacks } = toAtroposMessages(member.record.conversations, mode);
     if (rawFallbacks > 0) this.ctx.stats.add('turns_kept_raw', rawFallbacks);
     return messages;
   }

