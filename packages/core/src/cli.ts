@@ -5,10 +5,11 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import yargs, { type Argv } from 'yargs';
-import { writeJsonAtomic } from './atomicFile.js';
+import { writeJsonAtomic, writeJsonAtomicSync } from './atomicFile.js';
 import { Counters } from './counters.js';
 import { BrokenPipe, EXIT_CODES_HELP, ExitCode, HermesError, InputError, UsageError } from './errors.js';
 import { DEFAULT_MAX_LINE_BYTES } from './lineReader.js';
+import { onForcedExit, runForcedExitHooks } from './forcedExit.js';
 import { Logger, wantsColor } from './logger.js';
 import type { Reject } from './model.js';
 import { peakRssMb } from './peakRss.js';
@@ -250,12 +251,25 @@ async function execute(spec: CliSpec, { command, args }: Selected, io: CliIo): P
     },
   };
 
+  const statsReport = (exitCode: number): Record<string, unknown> => ({
+    command: spec.name,
+    version: VERSION,
+    exit_code: exitCode,
+    duration_s: Math.round((Date.now() - started) / 10) / 100,
+    // This process's peak: meaningful for a real run, not for one inside a test process.
+    peak_rss_mb: peakRssMb(),
+    counters: stats.toJSON(),
+  });
+  // A forced exit (a second Ctrl-C) still leaves --stats-out, with what was counted until then.
+  const statsTarget = args.statsOut === undefined ? undefined : resolve(io.cwd, args.statsOut);
+  const forgetForcedExit = statsTarget === undefined ? undefined : onForcedExit((exitCode) => writeJsonAtomicSync(statsTarget, statsReport(exitCode)));
   let code: number;
   try {
     code = (await command.run(args, ctx)) ?? ExitCode.ok;
   } catch (err) {
     code = exitCodeFor(err, log, spec.name);
   }
+  forgetForcedExit?.();
   if (controller.signal.aborted && code === ExitCode.ok) {
     code = controller.signal.reason === 'SIGTERM' ? ExitCode.terminated : ExitCode.interrupted;
   }
@@ -275,16 +289,7 @@ async function execute(spec: CliSpec, { command, args }: Selected, io: CliIo): P
   progress.done();
   summarise(ctx, args);
   if (args.statsOut !== undefined) {
-    const report = {
-      command: spec.name,
-      version: VERSION,
-      exit_code: code,
-      duration_s: Math.round((Date.now() - started) / 10) / 100,
-      // This process's peak: meaningful for a real run, not for one inside a test process.
-      peak_rss_mb: peakRssMb(),
-      counters: stats.toJSON(),
-    };
-    await writeJsonAtomic(resolve(io.cwd, args.statsOut), report).catch((err: Error) => {
+    await writeJsonAtomic(resolve(io.cwd, args.statsOut), statsReport(code)).catch((err: Error) => {
       log.error(`cannot write --stats-out ${args.statsOut}: ${err.message}`);
       code = code === ExitCode.ok ? ExitCode.usage : code;
     });
@@ -341,11 +346,15 @@ function exitCodeFor(err: unknown, log: Logger, name: string): number {
   return ExitCode.internal;
 }
 
-/** The bins' entry: real process streams, SIGINT/SIGTERM stop the run (a second one exits at once). */
+/** The bins' entry: real process streams, SIGINT/SIGTERM stop the run (a second one exits at once, forcedExit.ts). */
 export function main(spec: CliSpec): void {
   const controller = new AbortController();
   const onSignal = (signal: 'SIGINT' | 'SIGTERM'): void => {
-    if (controller.signal.aborted) process.exit(signal === 'SIGINT' ? ExitCode.interrupted : ExitCode.terminated);
+    if (controller.signal.aborted) {
+      const code = signal === 'SIGINT' ? ExitCode.interrupted : ExitCode.terminated;
+      runForcedExitHooks(code);
+      process.exit(code);
+    }
     controller.abort(signal);
     // Unblocks a read waiting on a quiet pipe; what was read is still processed and flushed.
     process.stdin.destroy();

@@ -8,6 +8,7 @@ export * from './lineReader.js';
 export * from './records.js';
 export * from './writer.js';
 export * from './atomicFile.js';
+export * from './forcedExit.js';
 export * from './counters.js';
 export * from './logger.js';
 export * from './progress.js';

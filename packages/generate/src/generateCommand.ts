@@ -4,7 +4,7 @@
 // runner per prompt.
 import { randomInt } from 'node:crypto';
 import { resolve } from 'node:path';
-import { loadToolRegistry, UsageError, type RunContext, type StreamArgs, type ToolsRegistryArgs } from '@hermes-datagen/core';
+import { loadToolRegistry, onForcedExit, UsageError, type RunContext, type StreamArgs, type ToolsRegistryArgs } from '@hermes-datagen/core';
 import { createChatClient, endpointIdentity, resolveEndpoint, type EndpointArgs } from '@hermes-datagen/core/endpoint';
 import type { ReasoningEffort } from './agentLoop.js';
 import { generateStream } from './generateStream.js';
@@ -71,6 +71,11 @@ export async function runGenerate(args: GenerateArgs & Pick<StreamArgs, 'files'>
   const workspaces = new RunWorkspaces(args.workspaceRoot === undefined ? defaultWorkspaceRoot() : resolve(cwd, args.workspaceRoot), args.workspaceRoot === undefined);
   const processes = new ToolProcesses({ limit: args.toolConcurrency, isolation: sandbox.host });
   const secretValues = [endpoint.apiKey.reveal()];
+  // A forced exit (a second Ctrl-C) skips the prompts' own cleanup: their processes and workspaces go here.
+  const forgetForcedExit = onForcedExit(() => {
+    processes.killAll();
+    if (!args.keepWorkspaces) workspaces.removeNow();
+  });
 
   const runPrompt = promptRunner({
     // As many connections as prompts run at once: each waits on at most one model call.
@@ -107,6 +112,7 @@ export async function runGenerate(args: GenerateArgs & Pick<StreamArgs, 'files'>
       checkpointIntervalMs: CHECKPOINT_INTERVAL_MS,
     });
   } finally {
+    forgetForcedExit();
     if (args.keepWorkspaces) ctx.log.info(`workspaces kept under ${workspaces.root}`);
     else await workspaces.remove();
   }

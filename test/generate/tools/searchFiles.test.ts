@@ -63,6 +63,17 @@ describe('search_files', () => {
     expect(result.note).toBe('more than 3 matches; narrow the pattern, path or file_glob');
   });
 
+  it('names the files too large to search instead of answering as if nothing matched', async () => {
+    await writeFile(join(ws.dir, 'big.log'), `${'x'.repeat(100)}\nneedle\n`.repeat(25_000));
+    expect(await search({ pattern: 'needle' })).toEqual({
+      matches: [],
+      truncated: false,
+      note: '1 file over 2 MiB not searched: big.log; read them in parts with read_file, or search them with grep in the terminal',
+    });
+    const limited = (await search({ pattern: 'helper', limit: 1 })) as { note: string };
+    expect(limited.note).toBe('more than 1 matches; narrow the pattern, path or file_glob; 1 file over 2 MiB not searched: big.log; read them in parts with read_file, or search them with grep in the terminal');
+  });
+
   it('answers a bad pattern, a missing path and an escaping path with errors', async () => {
     expect(await search({ pattern: '(unclosed' })).toMatchObject({ error: expect.stringMatching(/^invalid regular expression "\(unclosed": /) });
     expect(await search({ pattern: 'x', path: 'nope' })).toEqual({ error: 'path not found: nope' });

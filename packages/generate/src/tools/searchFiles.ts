@@ -1,7 +1,8 @@
 // search_files: a regular-expression search over file contents, or a glob search over file names,
 // under a directory of the workspace. Everything is bounded: the number of results, the files
 // visited, the size of a file searched and the time spent (the context's timeout), so a search over
-// a large tree returns what it found with `truncated: true` instead of running on.
+// a large tree returns what it found with `truncated: true` instead of running on. Files too large
+// to search are named in the note, so an empty result never hides a file that was not looked at.
 //
 // The walk never follows symbolic links (a link could lead out of the workspace or into a loop) and
 // skips .git. The pattern is a JavaScript regular expression tested line by line in this process;
@@ -22,6 +23,7 @@ const MAX_FILES_VISITED = 20_000;
 const MAX_FILE_BYTES = 2 * 1024 * 1024;
 const MAX_SEARCH_LINE_CHARS = 10_000;
 const MAX_SHOWN_LINE_CHARS = 300;
+const MAX_NAMED_LARGE_FILES = 5;
 const SKIPPED_DIRECTORIES = new Set(['.git']);
 
 export interface ContentMatch {
@@ -77,17 +79,22 @@ export const searchFilesTool: AgentTool = {
     const fileGlobText = optionalString(args, 'file_glob');
     const fileGlob = fileGlobText === undefined ? undefined : { regex: globToRegExp(fileGlobText), hasSlash: fileGlobText.includes('/') };
     const matches: ContentMatch[] = [];
+    const tooLarge: string[] = [];
     for await (const file of walk.files(rootKind)) {
       if (fileGlob && !matchesGlob(file.fromRoot, fileGlob.regex, fileGlob.hasSlash)) continue;
       const lines = await searchableLines(file.absolute);
+      if (lines === TOO_LARGE) {
+        tooLarge.push(file.fromWorkspace);
+        continue;
+      }
       for (let index = 0; index < lines.length; index += 1) {
         const line = lines[index] ?? '';
         if (!regex.test(line.length > MAX_SEARCH_LINE_CHARS ? line.slice(0, MAX_SEARCH_LINE_CHARS) : line)) continue;
-        if (matches.length === limit) return withNote({ matches, truncated: true }, `more than ${limit} matches; narrow the pattern, path or file_glob`);
+        if (matches.length === limit) return withNote({ matches, truncated: true }, `more than ${limit} matches; narrow the pattern, path or file_glob`, tooLargeNote(tooLarge));
         matches.push({ path: file.fromWorkspace, line: index + 1, text: shown(line) });
       }
     }
-    return withNote({ matches, truncated: walk.stoppedEarly !== undefined }, walk.stoppedEarly);
+    return withNote({ matches, truncated: walk.stoppedEarly !== undefined }, walk.stoppedEarly, tooLargeNote(tooLarge));
   },
 };
 
@@ -154,10 +161,12 @@ async function kindOf(path: string): Promise<'file' | 'directory' | undefined> {
   }
 }
 
-/** The lines of a text file, or none for a binary, unreadable or too large one. */
-async function searchableLines(path: string): Promise<string[]> {
+const TOO_LARGE = Symbol('too large');
+
+/** The lines of a text file, none for a binary or unreadable one, TOO_LARGE for one over MAX_FILE_BYTES. */
+async function searchableLines(path: string): Promise<string[] | typeof TOO_LARGE> {
   try {
-    if ((await lstat(path)).size > MAX_FILE_BYTES) return [];
+    if ((await lstat(path)).size > MAX_FILE_BYTES) return TOO_LARGE;
     const bytes = await readFile(path);
     return looksBinary(bytes) ? [] : bytes.toString('utf8').split('\n');
   } catch {
@@ -178,6 +187,14 @@ function shown(line: string): string {
   return trimmed.length <= MAX_SHOWN_LINE_CHARS ? trimmed : `${trimmed.slice(0, MAX_SHOWN_LINE_CHARS)}…`;
 }
 
-function withNote<T extends { truncated: boolean }>(result: T, note: string | undefined): T & { note?: string } {
-  return note === undefined ? result : { ...result, note };
+/** Names the files that were too large to search (the first few of them). */
+function tooLargeNote(paths: readonly string[]): string | undefined {
+  if (paths.length === 0) return undefined;
+  const shownPaths = paths.slice(0, MAX_NAMED_LARGE_FILES).join(', ') + (paths.length > MAX_NAMED_LARGE_FILES ? ', ...' : '');
+  return `${paths.length} file${paths.length === 1 ? '' : 's'} over ${MAX_FILE_BYTES / (1024 * 1024)} MiB not searched: ${shownPaths}; read them in parts with read_file, or search them with grep in the terminal`;
+}
+
+function withNote<T extends { truncated: boolean }>(result: T, ...notes: (string | undefined)[]): T & { note?: string } {
+  const note = notes.filter((text) => text !== undefined).join('; ');
+  return note === '' ? result : { ...result, note };
 }
