@@ -46,6 +46,7 @@ export class AggregateMetrics {
   private skipped = 0;
   private overLimit = 0;
   private failed = 0;
+  private notTokenised = 0;
   private tokensBefore = 0;
   private tokensAfter = 0;
   private turnsBefore = 0;
@@ -60,16 +61,23 @@ export class AggregateMetrics {
   private readonly strategies: Record<string, number> = {};
   private readonly started = new Date();
 
-  /** One record's outcome. `metrics` is absent for records that failed (upstream does not total them). */
+  /** One record's outcome; `metrics` is absent when its tokens were not counted. */
   public add(status: string, reason: string, strategy: string | null, metrics: MetricsInput | undefined): void {
     this.statuses[status] = (this.statuses[status] ?? 0) + 1;
     this.reasons[reason] = (this.reasons[reason] ?? 0) + 1;
     if (strategy) this.strategies[strategy] = (this.strategies[strategy] ?? 0) + 1;
-    if (!metrics) {
+    // Upstream totals neither failures nor their tokens; a record skipped without counting its
+    // tokens (the byte bound) is totalled as skipped, its tokens counted in records_not_tokenised.
+    if (status === 'error') {
       this.failed++;
       return;
     }
     this.total++;
+    if (!metrics) {
+      this.skipped++;
+      this.notTokenised++;
+      return;
+    }
     this.apiCalls += metrics.apiCalls;
     this.apiErrors += metrics.apiErrors;
     this.tokensBefore += metrics.originalTokens;
@@ -110,6 +118,7 @@ export class AggregateMetrics {
         total_after: this.tokensAfter,
         total_saved: this.tokensBefore - this.tokensAfter,
         overall_compression_ratio: round(this.tokensAfter / Math.max(this.tokensBefore, 1), 4),
+        records_not_tokenised: this.notTokenised,
       },
       turns: { total_before: this.turnsBefore, total_after: this.turnsAfter, total_removed: this.turnsBefore - this.turnsAfter },
       averages: {
