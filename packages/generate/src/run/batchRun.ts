@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import {
   conversationReasoningStats,
   ExitCode,
+  HermesError,
   promptId,
   redact,
   type ApiKey,
@@ -216,21 +217,34 @@ export async function runBatch(ctx: RunContext, options: BatchRunOptions): Promi
     await checkpoint.maybeWrite();
   };
 
+  let code: number = ExitCode.internal;
   try {
     await runBounded(jobs(), options.concurrency, runOne, intake.signal);
+    code = exitCode();
+  } catch (error) {
+    code = error instanceof HermesError ? error.exitCode : ExitCode.internal;
+    throw error;
   } finally {
     clearTimeout(grace);
     ctx.signal.removeEventListener('abort', onSignal);
     await batches.closeAll();
-    await finish();
+    await finish(code);
+  }
+  return code;
+
+  function exitCode(): number {
+    if (ctx.signal.aborted) return ctx.signal.reason === 'SIGTERM' ? ExitCode.terminated : ExitCode.interrupted;
+    if (tally.failedRetryable + tally.failedOther === 0) return ExitCode.ok;
+    return tally.failedOther === 0 ? ExitCode.retryable : ExitCode.checksFailed;
   }
 
-  async function finish(): Promise<void> {
+  async function finish(exit: number): Promise<void> {
     const unresolved = await failures.settle((id) => checkpoint.get(id) !== undefined);
     await checkpoint.write();
     const files = await listBatchFiles(run.dir);
     const invocation = run.invocation;
     invocation.ended_at = new Date().toISOString();
+    invocation.exit_code = exit;
     invocation.records_written = tally.written;
     invocation.tombstones_written = tally.tombstones;
     invocation.prompts_failed = tally.failedRetryable + tally.failedOther;
@@ -252,10 +266,6 @@ export async function runBatch(ctx: RunContext, options: BatchRunOptions): Promi
     ctx.log.info(`${parts.join(', ')}; the run now has ${merged.trajectories} trajectories and ${merged.tombstones} tombstones in ${files.length} batch files (${run.dir})`);
   }
 
-  if (ctx.signal.aborted) return ExitCode.ok;
-  const failed = tally.failedRetryable + tally.failedOther;
-  if (failed === 0) return ExitCode.ok;
-  return tally.failedOther === 0 ? ExitCode.retryable : ExitCode.checksFailed;
 }
 
 function classified(error: unknown): { retryable: boolean; reason: string; errorClass: string } {

@@ -1,0 +1,140 @@
+// The chaos test of run mode: a 200-prompt run (repeated prompts, one that is discarded, one that
+// always fails) is killed with SIGKILL at random moments, at least ten times, and resumed each
+// time; at the end there is exactly one record per (row, sample) and every invariant of a run
+// directory holds. The endpoint answers at once, so kills land while records are being written.
+import { spawn } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { promptId } from '@hermes-datagen/core';
+import { startScriptedEndpoint, type ScriptedEndpoint } from '@hermes-datagen/testkit';
+import { binPath, jsonl, tempDir, writeFiles } from '../util/cli.js';
+import { expectNoSecret, TEST_MODEL } from '../util/generate.js';
+import { expectRunInvariants } from '../util/runDirectory.js';
+import { TEST_API_KEY } from '../util/secrets.js';
+
+let endpoint: ScriptedEndpoint | undefined;
+afterEach(async () => {
+  await endpoint?.close();
+  endpoint = undefined;
+});
+
+const KILLS = 12;
+
+interface Invocation {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+function invoke(url: string, dir: string, killAfterMs?: number): Promise<Invocation> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      [binPath('generate', 'hermes-generate'), 'prompts.jsonl', '--base-url', url, '--model', TEST_MODEL, '--run-name', 'chaos', '--resume', '--toolsets', 'todo', '--batch-size', '5', '--num-workers', '4', '--workspace-root', join(dir, 'workspaces')],
+      { cwd: dir, env: { PATH: process.env['PATH'] ?? '', HERMES_API_KEY: TEST_API_KEY }, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    // The kill is timed from the moment this invocation has started its run (its entry is in run.json),
+    // not from the spawn: start-up takes anything from 0.3 to 3 s on a busy machine.
+    const before = invocations(dir);
+    let timer: NodeJS.Timeout | undefined;
+    const poll = killAfterMs === undefined ? undefined : setInterval(() => {
+      if (invocations(dir) === before) return;
+      clearInterval(poll);
+      timer = setTimeout(() => child.kill('SIGKILL'), killAfterMs);
+    }, 5);
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      clearInterval(poll);
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr });
+    });
+  });
+}
+
+/** Invocations in the run's manifest so far (0 before the first). */
+function invocations(dir: string): number {
+  try {
+    return (JSON.parse(readFileSync(join(dir, 'data', 'chaos', 'run.json'), 'utf8')) as { invocations: unknown[] }).invocations.length;
+  } catch {
+    return 0;
+  }
+}
+
+/** Lines in the run's batch files now. */
+function batchLines(dir: string): number {
+  const runDir = join(dir, 'data', 'chaos');
+  if (!existsSync(runDir)) return 0;
+  return readdirSync(runDir).filter((name) => name.startsWith('batch_')).reduce((sum, name) => sum + completeLines(readFileSync(join(runDir, name), 'utf8')).length, 0);
+}
+
+/** The lines of a stream that a kill may have cut: the last one counts only with its newline. */
+function completeLines(text: string): string[] {
+  return text.slice(0, text.lastIndexOf('\n') + 1).split('\n').filter((line) => line !== '');
+}
+
+describe('hermes-generate run mode under SIGKILL', () => {
+  it(`ends with one record per (row, sample) after ${KILLS} kills at random moments and resumes`, async () => {
+    endpoint = await startScriptedEndpoint({
+      apiKey: TEST_API_KEY,
+      script: {
+        sequences: [
+          { match: { contains: 'no thinking' }, replies: [{ content: 'an answer without reasoning' }] },
+          { match: { regex: '.' }, replies: [{ reasoning: 'Plan.', tool_calls: [{ name: 'todo', arguments: { todos: [{ id: '1', content: 'step', status: 'completed' }] } }] }, { reasoning: 'Done.', content: 'finished' }] },
+        ],
+        faults: [{ kind: 'unauthorized', when: { prompt: { contains: '[fail]' } } }],
+      },
+    });
+    const dir = tempDir('hermes-chaos-');
+    // 150 distinct tasks and 50 repeats of the first ones, a prompt without reasoning, a failing one.
+    const prompts = Array.from({ length: 200 }, (_, i) => ({ prompt: `task ${i % 150}` }));
+    prompts[17] = { prompt: 'no thinking here' };
+    prompts[123] = { prompt: 'this one will [fail]' };
+    writeFiles(dir, { 'prompts.jsonl': jsonl(prompts) });
+
+    const delays: number[] = [];
+    const killed: Invocation[] = [];
+    const progress: number[] = [];
+    // Kills from before the first record to late in a run (a whole run takes about 3 s here); one
+    // that comes too late finds the run finished, and another invocation is killed instead.
+    while (killed.length < KILLS) {
+      const delay = Math.floor(Math.random() * 1500);
+      delays.push(delay);
+      const result = await invoke(endpoint.url, dir, delay);
+      expect(result.stderr, `a kill after ${delay} ms`).not.toMatch(/internal error/);
+      if (result.signal === 'SIGKILL') {
+        killed.push(result);
+        progress.push(batchLines(dir));
+      }
+      else expect(result.code, result.stderr).toBe(1);
+      expectNoSecret(dir, result);
+    }
+    const final = await invoke(endpoint.url, dir);
+    // 1: the failing prompt needs a fix (401), everything else is done.
+    expect(final.code, `${final.stderr}\nkill delays: ${delays.join(', ')}`).toBe(1);
+    expectNoSecret(dir, final);
+
+    const run = expectRunInvariants(join(dir, 'data', 'chaos'));
+    const expected = prompts.map((row, index) => promptId(row, index));
+    const failing = expected[123]!;
+    const ids = run.records.map((record) => record['id'] as string);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect([...ids].sort()).toEqual(expected.filter((id) => id !== failing).sort());
+    expect(run.records.filter((record) => 'discarded' in record).map((record) => record['id'])).toEqual([expected[17]]);
+    expect(run.failures.map((failure) => failure.id)).toEqual([failing]);
+    expect(run.failures[0]).toMatchObject({ line: 124 });
+    expect(run.statistics).toMatchObject({ total_prompts: 200, trajectories: 198, discarded_no_reasoning: 1 });
+    expect(run.manifest.invocations.length).toBeGreaterThanOrEqual(KILLS + 1);
+    // The kills landed mid-run, not only before or after it.
+    expect(progress.filter((n) => n > 0 && n < 199).length, `records after each kill: ${progress.join(', ')}`).toBeGreaterThanOrEqual(3);
+    // Downstream saw each record at most once over all invocations, and only records that are on disk.
+    const streamed = [...killed, final].flatMap((invocation) => completeLines(invocation.stdout).map((line) => (JSON.parse(line) as { id: string }).id));
+    expect(new Set(streamed).size).toBe(streamed.length);
+    for (const id of streamed) expect(ids).toContain(id);
+  }, 240_000);
+});
