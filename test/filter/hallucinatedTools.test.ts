@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ToolStats, Turn } from '@hermes-datagen/core';
-import { hallucinatedTools, type ToolNamePolicy } from '../../packages/filter/src/hallucinatedTools.js';
-import { TrajectoryView } from '../../packages/filter/src/trajectoryView.js';
+import { hallucinatedTools, type ToolNamePolicy } from '@hermes-datagen/filter/internal/hallucinatedTools.js';
+import { TrajectoryView } from '@hermes-datagen/filter/internal/trajectoryView.js';
 import { gpt, human, rawGpt, system, tool, trajectory, type GptParts } from '../util/trajectories.js';
 
 const registry: ToolNamePolicy = { valid: new Set(['terminal', 'read_file', 'web_search']), source: 'the tool registry', strictOffered: false };

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { UsageError, type InputRecord } from '@hermes-datagen/core';
-import { judge, withVerdict } from '../../packages/filter/src/judge.js';
-import { selectRules, type FilterOptions } from '../../packages/filter/src/ruleSet.js';
+import { judge, withVerdict } from '@hermes-datagen/filter/internal/judge.js';
+import { selectRules, type FilterOptions } from '@hermes-datagen/filter/internal/ruleSet.js';
 import { gpt, human, system, trajectory } from '../util/trajectories.js';
 
 const defaults: FilterOptions = {

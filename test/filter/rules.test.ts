@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Turn } from '@hermes-datagen/core';
-import { dropPartial, maxToolFailureRate, maxTurns, minReasoningRatio, minTurns, requireCompleted, zeroReasoning } from '../../packages/filter/src/rules.js';
-import { TrajectoryView } from '../../packages/filter/src/trajectoryView.js';
+import { dropPartial, maxToolFailureRate, maxTurns, minReasoningRatio, minTurns, requireCompleted, zeroReasoning } from '@hermes-datagen/filter/internal/rules.js';
+import { TrajectoryView } from '@hermes-datagen/filter/internal/trajectoryView.js';
 import { gpt, human, rawGpt, system, tool, trajectory } from '../util/trajectories.js';
 
 const view = (conversations: Turn[], fields: Parameters<typeof trajectory>[0] = {}): TrajectoryView =>

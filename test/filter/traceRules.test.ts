@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Turn } from '@hermes-datagen/core';
-import { emptyAction, repeatedThought, toolErrorStreak } from '../../packages/filter/src/traceRules.js';
-import { TrajectoryView } from '../../packages/filter/src/trajectoryView.js';
+import { emptyAction, repeatedThought, toolErrorStreak } from '@hermes-datagen/filter/internal/traceRules.js';
+import { TrajectoryView } from '@hermes-datagen/filter/internal/trajectoryView.js';
 import { gpt, human, rawGpt, system, tool, trajectory } from '../util/trajectories.js';
 
 const view = (...turns: Turn[]): TrajectoryView => new TrajectoryView(trajectory({ conversations: [system(), human(), ...turns] }));

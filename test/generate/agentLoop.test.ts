@@ -4,9 +4,9 @@ import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AssistantMessage, ChatMessage, ToolDefinition } from '@hermes-datagen/core';
 import { startScriptedEndpoint, type ReasoningField, type Script, type ScriptedEndpoint } from '@hermes-datagen/testkit';
-import { runAgent, type AgentInput, type AgentRun } from '../../packages/generate/src/agentLoop.js';
-import { MAX_TURNS_MESSAGE } from '../../packages/generate/src/maxTurns.js';
-import { InvalidReplyError } from '../../packages/generate/src/modelReply.js';
+import { runAgent, type AgentInput, type AgentRun } from '@hermes-datagen/generate/internal/agentLoop.js';
+import { MAX_TURNS_MESSAGE } from '@hermes-datagen/generate/internal/maxTurns.js';
+import { InvalidReplyError } from '@hermes-datagen/generate/internal/modelReply.js';
 import { TEST_API_KEY } from '../util/secrets.js';
 
 const TOOLS: ToolDefinition[] = [

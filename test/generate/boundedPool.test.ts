@@ -2,7 +2,7 @@
 // can (its steps are promise callbacks, which all run before the next turn of the event loop), so no
 // assertion depends on how long a sleep lasted on a busy machine.
 import { describe, expect, it } from 'vitest';
-import { runBounded } from '../../packages/generate/src/boundedPool.js';
+import { runBounded } from '@hermes-datagen/generate/internal/boundedPool.js';
 
 async function* numbers(n: number, taken: number[]): AsyncGenerator<number> {
   for (let i = 0; i < n; i += 1) {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loadToolRegistry } from '@hermes-datagen/core';
-import { promptSeed, toolsetsForPrompt } from '../../packages/generate/src/toolsetSampling.js';
+import { promptSeed, toolsetsForPrompt } from '@hermes-datagen/generate/internal/toolsetSampling.js';
 
 const registry = loadToolRegistry();
 const ids = Array.from({ length: 40 }, (_, i) => `p${i}-abc`);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { hermesSystemPrompt, validator, type ChatMessage, type ToolDefinition } from '@hermes-datagen/core';
-import type { AgentRun } from '../../packages/generate/src/agentLoop.js';
-import { buildTrajectory, type TrajectoryInput } from '../../packages/generate/src/trajectory.js';
+import type { AgentRun } from '@hermes-datagen/generate/internal/agentLoop.js';
+import { buildTrajectory, type TrajectoryInput } from '@hermes-datagen/generate/internal/trajectory.js';
 
 const OFFERED: ToolDefinition[] = [{ name: 'terminal', description: 'Run a command', parameters: { type: 'object', properties: {} } }];
 const REGISTRY = { names: ['read_file', 'terminal', 'write_file'] };

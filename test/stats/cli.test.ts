@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { validator, type Tombstone, type Trajectory } from '@hermes-datagen/core';
-import { spec } from '../../packages/stats/src/main.js';
+import { spec } from '@hermes-datagen/stats';
 import { binPath, jsonl, parseJsonl, REPO_ROOT, runInProcess, runProcess, tempDir, writeFiles } from '../util/cli.js';
 import { gpt, human, system, tool, trajectory } from '../util/trajectories.js';
 

@@ -3,7 +3,7 @@
 // over the file fails on both (shown first, so the file really drifts); the tables, whose columns are
 // declared rather than inferred, load it whole and keep every value.
 import { describe, expect, it } from 'vitest';
-import { spec } from '../../packages/stats/src/main.js';
+import { spec } from '@hermes-datagen/stats';
 import { jsonl, parseJsonl, runInProcess, tempDir, writeFiles } from '../util/cli.js';
 import { gpt, human, trajectory } from '../util/trajectories.js';
 

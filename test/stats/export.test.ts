@@ -3,8 +3,8 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { TABLES } from '../../packages/stats/src/duckdb/tables.js';
-import { spec } from '../../packages/stats/src/main.js';
+import { TABLES } from '@hermes-datagen/stats/internal/duckdb/tables.js';
+import { spec } from '@hermes-datagen/stats';
 import { jsonl, parseJsonl, runInProcess, tempDir, writeFiles } from '../util/cli.js';
 import { edgeRecords } from './analysisFixtures.js';
 

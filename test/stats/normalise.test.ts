@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ToolStats, Trajectory } from '@hermes-datagen/core';
-import { ToolStatsNormaliser } from '../../packages/stats/src/normalise.js';
+import { ToolStatsNormaliser } from '@hermes-datagen/stats/internal/normalise.js';
 import { gpt, human, system, tool, trajectory } from '../util/trajectories.js';
 
 const registry = { names: ['web_search', 'terminal', 'read_file'] };

@@ -3,7 +3,7 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { spec } from '../../packages/stats/src/main.js';
+import { spec } from '@hermes-datagen/stats';
 import { jsonl, parseJsonl, runInProcess, tempDir, writeFiles } from '../util/cli.js';
 import { trajectory } from '../util/trajectories.js';
 import { edgeRecords, toolsRecord, tombstones } from './analysisFixtures.js';

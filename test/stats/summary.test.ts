@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { validator, type Tombstone, type ToolStats, type Trajectory, type Turn } from '@hermes-datagen/core';
-import { addTombstone, addTrajectory, emptySummary, finaliseSummary, mergeSummaries, summaryFromFile, type Summary } from '../../packages/stats/src/summary.js';
+import { addTombstone, addTrajectory, emptySummary, finaliseSummary, mergeSummaries, summaryFromFile, type Summary } from '@hermes-datagen/stats/internal/summary.js';
 import { gpt, human, system, tool, trajectory } from '../util/trajectories.js';
 
 const zero = { count: 0, success: 0, failure: 0 };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { columnChart, escapeXml, formatCount, grouped, horizontalBars } from '../../packages/stats/src/svg.js';
+import { columnChart, escapeXml, formatCount, grouped, horizontalBars } from '@hermes-datagen/stats/internal/svg.js';
 
 describe('svg charts', () => {
   it('scales stacked bars to the largest total and carries the numbers as data attributes', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import OpenAI from 'openai';
-import { FaultPicker, type FaultContext } from '../../packages/testkit/src/faults.js';
+import { FaultPicker, type FaultContext } from '@hermes-datagen/testkit/internal/faults.js';
 import type { FaultKind, FaultRule } from '@hermes-datagen/testkit';
 import { clientFor, endpoint, offer, user } from './endpoint.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fingerprint, redactHeaders, unitDraw } from '../../packages/testkit/src/fingerprint.js';
+import { fingerprint, redactHeaders, unitDraw } from '@hermes-datagen/testkit/internal/fingerprint.js';
 
 describe('fingerprint', () => {
   it('is a short SHA-256 of the token, the same with or without the Bearer prefix', () => {

@@ -5,7 +5,7 @@ import { PassThrough, Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import OpenAI from 'openai';
 import { ExitCode, runCli } from '@hermes-datagen/core';
-import { spec } from '../../packages/testkit/src/main.js';
+import { spec } from '@hermes-datagen/testkit/internal/main.js';
 import { binPath, REPO_ROOT, runInProcess } from '../util/cli.js';
 import { user } from './endpoint.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { renderCompletion, renderMessage, type RenderContext } from '../../packages/testkit/src/reply.js';
+import { renderCompletion, renderMessage, type RenderContext } from '@hermes-datagen/testkit/internal/reply.js';
 
 const context: RenderContext = { model: 'm', requestDigest: 'ab'.repeat(32), promptChars: 400, reasoningField: 'reasoning' };
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { firstUserText, offeredToolNames, parseChatRequest, stepOf, type ChatRequest } from '../../packages/testkit/src/request.js';
+import { firstUserText, offeredToolNames, parseChatRequest, stepOf, type ChatRequest } from '@hermes-datagen/testkit/internal/request.js';
 
 const request = (messages: ChatRequest['messages'], tools?: ChatRequest['tools']): ChatRequest => ({ model: 'm', messages, ...(tools ? { tools } : {}) });
 

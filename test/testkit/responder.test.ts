@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { chooseReply } from '../../packages/testkit/src/responder.js';
-import type { ChatMessage, ChatRequest } from '../../packages/testkit/src/request.js';
+import { chooseReply } from '@hermes-datagen/testkit/internal/responder.js';
+import type { ChatMessage, ChatRequest } from '@hermes-datagen/testkit/internal/request.js';
 import type { Script } from '@hermes-datagen/testkit';
 
 const script: Script = {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
-import { argumentPieces, wordPieces } from '../../packages/testkit/src/sse.js';
+import { argumentPieces, wordPieces } from '@hermes-datagen/testkit/internal/sse.js';
 import { clientFor, endpoint, offer, user } from './endpoint.js';
 
 const ARGUMENTS = { path: 'fib.py', content: 'a, b = 0, 1\nfor _ in range(10):\n    print(a)\n' };

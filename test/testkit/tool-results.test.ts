@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { toolResults } from '../../packages/testkit/src/tool-results.js';
+import { toolResults } from '@hermes-datagen/testkit/internal/tool-results.js';
 
 const call = (id: string, name: string, args: unknown) => ({ id, type: 'function' as const, function: { name, arguments: JSON.stringify(args) } });
 

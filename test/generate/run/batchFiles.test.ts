@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { InputError } from '@hermes-datagen/core';
-import { BatchAppender, listBatchFiles, readBatchFile, repairTornTail } from '../../../packages/generate/src/run/batchFiles.js';
+import { BatchAppender, listBatchFiles, readBatchFile, repairTornTail } from '@hermes-datagen/generate/internal/run/batchFiles.js';
 import { tempDir, writeFiles } from '../../util/cli.js';
 
 describe('batch files', () => {

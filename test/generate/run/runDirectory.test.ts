@@ -3,10 +3,10 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { Logger, UsageError } from '@hermes-datagen/core';
-import { CheckpointState } from '../../../packages/generate/src/run/checkpoint.js';
-import { FailureLog, type FailureRecord } from '../../../packages/generate/src/run/failureLog.js';
-import { datasetHash, manifestDifferences, type Manifest } from '../../../packages/generate/src/run/manifest.js';
-import { openRunDirectory, type OpenRunOptions } from '../../../packages/generate/src/run/runDirectory.js';
+import { CheckpointState } from '@hermes-datagen/generate/internal/run/checkpoint.js';
+import { FailureLog, type FailureRecord } from '@hermes-datagen/generate/internal/run/failureLog.js';
+import { datasetHash, manifestDifferences, type Manifest } from '@hermes-datagen/generate/internal/run/manifest.js';
+import { openRunDirectory, type OpenRunOptions } from '@hermes-datagen/generate/internal/run/runDirectory.js';
 import { tempDir, writeFiles } from '../../util/cli.js';
 
 function logger(): { log: Logger; text: () => string } {

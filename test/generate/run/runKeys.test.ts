@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '@hermes-datagen/core';
-import { recordId, rowHash } from '../../../packages/generate/src/run/recordId.js';
-import { inShard, parseShard, shardOf } from '../../../packages/generate/src/run/shard.js';
+import { recordId, rowHash } from '@hermes-datagen/generate/internal/run/recordId.js';
+import { inShard, parseShard, shardOf } from '@hermes-datagen/generate/internal/run/shard.js';
 
 describe('record ids', () => {
   it('are the prompt id for the first sample and add #s<k> for the others', () => {

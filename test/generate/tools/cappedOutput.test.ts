@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CappedOutput } from '../../../packages/generate/src/tools/cappedOutput.js';
+import { CappedOutput } from '@hermes-datagen/generate/internal/tools/cappedOutput.js';
 
 describe('CappedOutput', () => {
   it('keeps everything within the budget', () => {

@@ -2,8 +2,8 @@ import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from 'node:fs/promis
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { confinePath } from '../../../packages/generate/src/tools/confine.js';
-import { ToolError } from '../../../packages/generate/src/tools/toolError.js';
+import { confinePath } from '@hermes-datagen/generate/internal/tools/confine.js';
+import { ToolError } from '@hermes-datagen/generate/internal/tools/toolError.js';
 
 describe('confinePath', () => {
   let ws: string;

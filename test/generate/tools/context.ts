@@ -2,9 +2,9 @@
 import { mkdtemp, readFile, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { toolEnv } from '../../../packages/generate/src/tools/toolEnv.js';
-import { ToolProcesses } from '../../../packages/generate/src/tools/toolProcesses.js';
-import type { ToolContext } from '../../../packages/generate/src/tools/types.js';
+import { toolEnv } from '@hermes-datagen/generate/internal/tools/toolEnv.js';
+import { ToolProcesses } from '@hermes-datagen/generate/internal/tools/toolProcesses.js';
+import type { ToolContext } from '@hermes-datagen/generate/internal/tools/types.js';
 
 export interface TestWorkspace {
   ctx: ToolContext;

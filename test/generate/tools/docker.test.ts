@@ -3,10 +3,10 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { dockerInvocation, dockerMissingMessage, dockerUnavailable } from '../../../packages/generate/src/tools/docker.js';
-import { executeCodeTool } from '../../../packages/generate/src/tools/executeCode.js';
-import { terminalTool } from '../../../packages/generate/src/tools/terminal.js';
-import type { CommandResult, ToolContext } from '../../../packages/generate/src/tools/types.js';
+import { dockerInvocation, dockerMissingMessage, dockerUnavailable } from '@hermes-datagen/generate/internal/tools/docker.js';
+import { executeCodeTool } from '@hermes-datagen/generate/internal/tools/executeCode.js';
+import { terminalTool } from '@hermes-datagen/generate/internal/tools/terminal.js';
+import type { CommandResult, ToolContext } from '@hermes-datagen/generate/internal/tools/types.js';
 import { testWorkspace, type TestWorkspace } from './context.js';
 
 const sandbox = { kind: 'docker', image: 'python:3.12-slim' } as const;

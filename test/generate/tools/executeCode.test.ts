@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { executeCodeTool } from '../../../packages/generate/src/tools/executeCode.js';
-import type { CommandResult, ToolContext } from '../../../packages/generate/src/tools/types.js';
+import { executeCodeTool } from '@hermes-datagen/generate/internal/tools/executeCode.js';
+import type { CommandResult, ToolContext } from '@hermes-datagen/generate/internal/tools/types.js';
 import { testWorkspace, type TestWorkspace } from './context.js';
 
 describe('execute_code', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { globToRegExp, matchesGlob } from '../../../packages/generate/src/tools/glob.js';
+import { globToRegExp, matchesGlob } from '@hermes-datagen/generate/internal/tools/glob.js';
 
 const matches = (path: string, glob: string): boolean => matchesGlob(path, globToRegExp(glob), glob.includes('/'));
 

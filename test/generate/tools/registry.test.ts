@@ -1,9 +1,9 @@
 import { loadToolRegistry, parseToolRegistry, UsageError } from '@hermes-datagen/core';
 import { describe, expect, it } from 'vitest';
-import { executeTool, IMPLEMENTED_TOOLS, offeredTools, toolDefinition } from '../../../packages/generate/src/tools/registry.js';
-import { ToolError } from '../../../packages/generate/src/tools/toolError.js';
-import { ToolProcesses } from '../../../packages/generate/src/tools/toolProcesses.js';
-import type { AgentTool, ToolContext } from '../../../packages/generate/src/tools/types.js';
+import { executeTool, IMPLEMENTED_TOOLS, offeredTools, toolDefinition } from '@hermes-datagen/generate/internal/tools/registry.js';
+import { ToolError } from '@hermes-datagen/generate/internal/tools/toolError.js';
+import { ToolProcesses } from '@hermes-datagen/generate/internal/tools/toolProcesses.js';
+import type { AgentTool, ToolContext } from '@hermes-datagen/generate/internal/tools/types.js';
 
 const catalog = loadToolRegistry();
 const names = (tools: readonly AgentTool[]): string[] => tools.map((tool) => tool.name);

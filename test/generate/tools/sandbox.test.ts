@@ -6,11 +6,11 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { chooseSandbox, isolationWorks, type HostIsolation } from '../../../packages/generate/src/tools/sandbox.js';
-import { terminalTool } from '../../../packages/generate/src/tools/terminal.js';
-import { toolEnv } from '../../../packages/generate/src/tools/toolEnv.js';
-import { ToolProcesses } from '../../../packages/generate/src/tools/toolProcesses.js';
-import type { CommandResult, ToolContext } from '../../../packages/generate/src/tools/types.js';
+import { chooseSandbox, isolationWorks, type HostIsolation } from '@hermes-datagen/generate/internal/tools/sandbox.js';
+import { terminalTool } from '@hermes-datagen/generate/internal/tools/terminal.js';
+import { toolEnv } from '@hermes-datagen/generate/internal/tools/toolEnv.js';
+import { ToolProcesses } from '@hermes-datagen/generate/internal/tools/toolProcesses.js';
+import type { CommandResult, ToolContext } from '@hermes-datagen/generate/internal/tools/types.js';
 import { testWorkspace, type TestWorkspace } from './context.js';
 
 const CANARY = 'canary-7d1e0b5a93c2f846';

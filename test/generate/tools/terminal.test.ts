@@ -1,9 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { toolEnv } from '../../../packages/generate/src/tools/toolEnv.js';
-import { terminalTool } from '../../../packages/generate/src/tools/terminal.js';
-import type { CommandResult, ToolContext } from '../../../packages/generate/src/tools/types.js';
+import { toolEnv } from '@hermes-datagen/generate/internal/tools/toolEnv.js';
+import { terminalTool } from '@hermes-datagen/generate/internal/tools/terminal.js';
+import type { CommandResult, ToolContext } from '@hermes-datagen/generate/internal/tools/types.js';
 import { isProcessRunning, testWorkspace, type TestWorkspace } from './context.js';
 
 describe('terminal', () => {

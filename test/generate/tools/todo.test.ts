@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { executeTool } from '../../../packages/generate/src/tools/registry.js';
-import { ToolProcesses } from '../../../packages/generate/src/tools/toolProcesses.js';
-import type { ToolContext } from '../../../packages/generate/src/tools/types.js';
+import { executeTool } from '@hermes-datagen/generate/internal/tools/registry.js';
+import { ToolProcesses } from '@hermes-datagen/generate/internal/tools/toolProcesses.js';
+import type { ToolContext } from '@hermes-datagen/generate/internal/tools/types.js';
 
 describe('todo', () => {
   const context = (): ToolContext => ({ workspace: '/nonexistent', env: {}, processes: new ToolProcesses({ limit: 1, isolation: 'none' }), timeoutMs: 1000, maxOutputBytes: 1000, todo: { items: [] } });

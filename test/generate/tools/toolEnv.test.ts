@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { toolEnv } from '../../../packages/generate/src/tools/toolEnv.js';
+import { toolEnv } from '@hermes-datagen/generate/internal/tools/toolEnv.js';
 
 describe('toolEnv', () => {
   const parent = {

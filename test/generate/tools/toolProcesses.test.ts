@@ -3,9 +3,9 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { terminalTool } from '../../../packages/generate/src/tools/terminal.js';
-import { ToolProcesses } from '../../../packages/generate/src/tools/toolProcesses.js';
-import type { CommandResult, ToolContext } from '../../../packages/generate/src/tools/types.js';
+import { terminalTool } from '@hermes-datagen/generate/internal/tools/terminal.js';
+import { ToolProcesses } from '@hermes-datagen/generate/internal/tools/toolProcesses.js';
+import type { CommandResult, ToolContext } from '@hermes-datagen/generate/internal/tools/types.js';
 import { testWorkspace, type TestWorkspace } from './context.js';
 
 describe('ToolProcesses', () => {

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { resolveInputs } from '../../../packages/stats/src/duckdb/inputs.js';
+import { resolveInputs } from '@hermes-datagen/stats/internal/duckdb/inputs.js';
 import { tempDir, writeFiles } from '../../util/cli.js';
 
 describe('resolveInputs', () => {
