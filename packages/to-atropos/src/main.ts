@@ -138,8 +138,6 @@ async function exportStream(ctx: RunContext, args: ToAtroposArgs): Promise<void>
   const policy = scorePolicy(args, ctx.io.cwd);
   const groupSize = parseGroupSize(args.groupSize);
   checkModeOptions(args);
-  const tokenizer = args.emit === 'scored' ? await loadChatTokenizer({ tokenizer: args.tokenizer as string, chatTemplate: args.chatTemplate, cwd: ctx.io.cwd }) : undefined;
-  if (tokenizer) ctx.log.info(`scored groups from ${tokenizer.description}`);
   let client: AtroposClient | undefined;
   let batchSize = Infinity;
   let maxTokenLen = args.maxTokenLen;
@@ -157,6 +155,9 @@ async function exportStream(ctx: RunContext, args: ToAtroposArgs): Promise<void>
     if (maxTokenLen === undefined && info.max_token_len > 0) maxTokenLen = info.max_token_len;
     warnAboutBatching(ctx, groupSize, batchSize);
   }
+  // After the server answered: a wrong URL is reported before the tokenizer's second of loading.
+  const tokenizer = args.emit === 'scored' ? await loadChatTokenizer({ tokenizer: args.tokenizer as string, chatTemplate: args.chatTemplate, cwd: ctx.io.cwd }) : undefined;
+  if (tokenizer) ctx.log.info(`scored groups from ${tokenizer.description}`);
   const out = await ctx.openOutput();
   const exporter = new Exporter(ctx, out, {
     emit: args.emit,
