@@ -14,7 +14,7 @@ export const MIN_TOKENS_AFTER_MESSAGE = 'compressed trace too short, min_tokens_
 
 export type Status = 'compressed' | 'skipped' | 'unchanged' | 'error';
 export type Reason =
-  | 'under_target' | 'ratio_under_min' | 'fits' | 'over_limit' | 'over_limit_forced'
+  | 'under_target' | 'ratio_under_min' | 'already_compressed' | 'fits' | 'over_limit' | 'over_limit_forced'
   | 'no_window' | 'no_net_savings' | 'min_tokens_after' | 'llm_failed_fallback' | 'timeout' | 'interrupted';
 
 export interface Outcome {
@@ -71,7 +71,9 @@ export async function compressConversation(turns: readonly Turn[], env: Compress
 
   const window = compressibleWindow(turns, config);
   if (window.start >= window.end) return unchanged('no_window');
-  const systemsInHead = turns.slice(0, window.start).filter((t) => t.from === 'system').length;
+  // The notice goes once onto each system turn of the head (not again onto one an earlier run marked).
+  const noticed = (turn: Turn): boolean => turn.from === 'system' && !turn.value.endsWith(config.noticeText);
+  const systemsInHead = turns.slice(0, window.start).filter(noticed).length;
   const noticeTokens = config.addNotice ? systemsInHead * counter.count(config.noticeText) : 0;
   const fits = (): boolean => draft.total + noticeTokens <= target;
 
@@ -105,7 +107,7 @@ export async function compressConversation(turns: readonly Turn[], env: Compress
   }
   if (outputTokens >= n) return unchanged('no_net_savings', { apiCalls, apiErrors });
   if (config.addNotice) {
-    output = output.map((turn, i) => (i < window.start && turn.from === 'system' ? { ...turn, value: turn.value + config.noticeText } : turn));
+    output = output.map((turn, i) => (i < window.start && noticed(turn) ? { ...turn, value: turn.value + config.noticeText } : turn));
     outputTokens += noticeTokens;
   }
   const compressedTurns = output.length;

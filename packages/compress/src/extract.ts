@@ -37,6 +37,8 @@ function stepLines(turn: Turn, index: number): string[] {
       return responses.map((r) => `- [${index}] ${r.name ?? 'tool'} → ${outcome(r.content, r.error)}`);
     }
     case 'human':
+      // An earlier summary: its lines (escaped already) carry over, so summaries do not nest as quotes.
+      if (turn.value.startsWith(SUMMARY_PREFIX)) return turn.value.split('\n').slice(1).filter((line) => line.startsWith('- '));
       return [`- [${index}] user: "${quote(turn.value, QUOTE_CHARS)}"`];
     default:
       return [`- [${index}] ${turn.from}: ${quote(turn.value, QUOTE_CHARS)}`];

@@ -72,7 +72,8 @@ Every record gets metadata.compression {tokens_before, tokens_after, status, rea
 config_hash} (tokens null when the record was not tokenised); a compressed one also gets upstream's
 compression_metrics. status: compressed, skipped, unchanged (could not be compressed: no_window,
 no_net_savings) or error (min_tokens_after, timeout, interrupted). A record compressed by an earlier run
-that fits its target passes through byte for byte.
+that fits its target, or compressed under the same settings (config_hash), passes through byte for byte
+(reason already_compressed).
 
 --config FILE (YAML or JSON) takes upstream's trajectory_compression.yaml keys (compression.*,
 protected_turns.*, summarization.temperature|max_retries|retry_delay, output.add_summary_notice|
@@ -156,6 +157,7 @@ async function compressCommand(args: CompressArgs & StreamArgs, ctx: RunContext)
   const rejects = await ctx.rejects();
   const own = (record: InputRecord): InputRecord => ({ ...record, bytes: Buffer.from(record.bytes) });
   const stream = compressStream(ctx.readRecords({ schema: 'trajectory' }), env, {
+    configHash: hash,
     concurrency: config.concurrency, timeoutMs: config.timeout * 1000, signal: ctx.signal,
   }, own);
   for await (const { record, outcome } of stream) {

@@ -11,24 +11,47 @@ export interface Processed {
 }
 
 export interface StreamOptions {
+  /** configHash() of the settings: a record compressed under the same ones passes through. */
+  readonly configHash: string;
   readonly concurrency: number;
   readonly timeoutMs: number;
   readonly signal: AbortSignal;
 }
 
-/** The recorded token count before an earlier hermes-compress run, when the record was compressed by one. */
-export function previousOriginalTokens(value: Record<string, unknown>): number | undefined {
+/** What an earlier hermes-compress run recorded in the record's metadata.compression. */
+interface Previous {
+  /** The token count before it, when it compressed the record. */
+  readonly originalTokens: number | undefined;
+  /** It compressed the record under the same settings: running them again cannot do better. */
+  readonly sameSettings: boolean;
+  readonly tokensAfter: number | null;
+  readonly target: number | null;
+}
+
+export function previousRun(value: Record<string, unknown>, configHash: string): Previous {
   const metadata = value['metadata'] as Record<string, unknown> | undefined;
   const previous = metadata?.['compression'] as Record<string, unknown> | undefined;
-  return previous?.['status'] === 'compressed' && typeof previous['tokens_before'] === 'number' ? previous['tokens_before'] : undefined;
+  const compressed = previous?.['status'] === 'compressed';
+  const number = (key: string): number | null => (typeof previous?.[key] === 'number' ? (previous[key] as number) : null);
+  return {
+    originalTokens: compressed ? (number('tokens_before') ?? undefined) : undefined,
+    sameSettings: compressed && previous?.['config_hash'] === configHash,
+    tokensAfter: number('tokens_after'),
+    target: number('target'),
+  };
 }
 
 async function processOne(record: InputRecord, env: CompressEnv, options: StreamOptions, timed: boolean): Promise<Processed> {
   const turns = record.value['conversations'] as Turn[];
   // Only the summariser can wait; the deterministic strategies need no timer per record.
   const signal = timed ? AbortSignal.any([options.signal, AbortSignal.timeout(options.timeoutMs)]) : options.signal;
+  const previous = previousRun(record.value, options.configHash);
+  if (previous.sameSettings) {
+    const tokens = previous.tokensAfter;
+    return { record, outcome: { status: 'skipped', reason: 'already_compressed', strategy: null, target: previous.target, tokensBefore: tokens, tokensAfter: tokens } };
+  }
   try {
-    return { record, outcome: await compressConversation(turns, env, signal, previousOriginalTokens(record.value)) };
+    return { record, outcome: await compressConversation(turns, env, signal, previous.originalTokens) };
   } catch (err) {
     if (!signal.aborted) throw err;
     const reason = options.signal.aborted ? 'interrupted' : 'timeout';
