@@ -22,6 +22,8 @@ export interface RunOptions {
   input?: string | Buffer;
   env?: NodeJS.ProcessEnv;
   cwd?: string;
+  /** Started under this limit of open files (`ulimit -n`, through bash), as on a machine whose default is low. */
+  maxOpenFiles?: number;
 }
 
 function collect(stream: PassThrough): () => string {
@@ -57,7 +59,9 @@ export function binPath(pkg: string, bin: string): string {
  */
 export function runProcess(script: string, args: readonly string[], options: RunOptions = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [script, ...args], {
+    const command = [process.execPath, script, ...args];
+    const [file, ...argv] = options.maxOpenFiles === undefined ? command : ['/bin/bash', '-c', `ulimit -n ${options.maxOpenFiles} && exec "$@"`, 'bash', ...command];
+    const child = spawn(file ?? process.execPath, argv, {
       cwd: options.cwd ?? REPO_ROOT,
       env: { PATH: process.env['PATH'] ?? '', ...options.env },
       stdio: ['pipe', 'pipe', 'pipe'],

@@ -25,6 +25,8 @@ export interface GenerateOptions {
   dir?: string;
   /** Only for a test that shows a leak on purpose (--sandbox none): its run is not scanned for the key. */
   skipSecretScan?: boolean;
+  /** `ulimit -n` of the process. */
+  maxOpenFiles?: number;
 }
 
 /** Prompts as rows (or raw JSONL text) -> hermes-generate --base-url URL --model test-model ...args. */
@@ -39,6 +41,7 @@ export async function runGenerate(baseUrl: string, prompts: readonly unknown[] |
       // socket (node's pipes are), and whatever that prints would land in the terminal tool's output.
       env: { HERMES_API_KEY: TEST_API_KEY, SHLVL: '1', ...options.env },
       cwd: dir,
+      ...(options.maxOpenFiles === undefined ? {} : { maxOpenFiles: options.maxOpenFiles }),
     },
   );
   if (options.skipSecretScan !== true) expectNoSecret(dir, result);

@@ -1,0 +1,63 @@
+// hermes-generate with real tool processes under load, as a real process against the scripted
+// endpoint: every prompt runs a command that prints its own token, and every record's terminal
+// result must hold exactly that (a result read short, or another prompt's, is wrong training data
+// that looks right). The full-size run (1,000 prompts at -c 256) is `make bench` (bench/generate-tools.mjs).
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { parseToolValue, type Trajectory } from '@hermes-datagen/core';
+import { startScriptedEndpoint, type Script, type ScriptedEndpoint } from '@hermes-datagen/testkit';
+import { runGenerate } from '../util/generate.js';
+import { TEST_API_KEY } from '../util/secrets.js';
+
+let endpoint: ScriptedEndpoint | undefined;
+afterEach(async () => {
+  await endpoint?.close();
+  endpoint = undefined;
+});
+
+const token = (i: number): string => `token-${i}-${(i * 2654435761) % 1000003}`;
+
+/** Prompt i asks for its token; the model runs `echo <token>` with terminal, then answers. */
+function echoTokens(count: number): { prompts: { prompt: string; id: string }[]; script: Script } {
+  const prompts = Array.from({ length: count }, (_, i) => ({ prompt: `Print ${token(i)} with the terminal.`, id: `p${i}` }));
+  const sequences = prompts.map(({ prompt }, i) => ({
+    match: { exact: prompt },
+    replies: [
+      { reasoning: 'Run it.', tool_calls: [{ name: 'terminal', arguments: { command: `echo ${token(i)}` } }] },
+      { reasoning: 'It printed.', content: 'Printed.' },
+    ],
+  }));
+  return { prompts, script: { sequences } };
+}
+
+/** The terminal results of a record: exactly one, holding its own prompt's token. */
+function expectOwnToken(record: Trajectory): void {
+  const i = Number(record.id?.slice(1));
+  const results = record.conversations.filter((turn) => turn.from === 'tool').flatMap((turn) => parseToolValue(turn.value)).map(({ name, content }) => ({ name, content }));
+  expect(results, `record ${record.id}`).toEqual([{ name: 'terminal', content: { output: token(i), exit_code: 0, error: null } }]);
+}
+
+describe('hermes-generate with real tools under load', () => {
+  it('100 prompts at -c 64 against 200 ms latency: every terminal result holds exactly what its command printed', async () => {
+    const { prompts, script } = echoTokens(100);
+    endpoint = await startScriptedEndpoint({ script, apiKey: TEST_API_KEY, latencyMs: 200, recordRequests: false });
+    const run = await runGenerate(endpoint.url, prompts, ['--toolsets', 'terminal', '-c', '64']);
+    expect(run.stderr).not.toMatch(/Warning|failed/);
+    expect(run.code).toBe(0);
+    expect(run.records).toHaveLength(100);
+    for (const record of run.records) expectOwnToken(record);
+    expect(readdirSync(join(run.dir, 'workspaces'))).toEqual([]);
+  }, 60_000);
+
+  it('under ulimit -n 256 at -c 128 ends with exit 0, every result right, no workspace left', async () => {
+    const { prompts, script } = echoTokens(256);
+    endpoint = await startScriptedEndpoint({ script, apiKey: TEST_API_KEY, latencyMs: 50, recordRequests: false });
+    const run = await runGenerate(endpoint.url, prompts, ['--toolsets', 'terminal,file', '-c', '128'], { maxOpenFiles: 256 });
+    expect(run.stderr).not.toMatch(/EMFILE|Error:|failed/);
+    expect(run.code).toBe(0);
+    expect(run.records).toHaveLength(256);
+    for (const record of run.records) expectOwnToken(record);
+    expect(readdirSync(join(run.dir, 'workspaces'))).toEqual([]);
+  }, 60_000);
+});
