@@ -51,8 +51,17 @@ export interface TrajectoryMetadata {
   run_name?: string;
   sample?: number;
   row_hash?: string;
-  /** Set by a compression stage: the conversation's token count before and after it. */
-  compression?: { tokens_before: number; tokens_after: number };
+  /** Set by a compression stage: the conversation's token count before and after it (null: not tokenised), and what it did. */
+  compression?: {
+    tokens_before: number | null;
+    tokens_after: number | null;
+    status?: 'compressed' | 'skipped' | 'unchanged' | 'error';
+    reason?: string;
+    strategy?: 'prune' | 'key_decision_extract' | 'llm' | 'placeholder' | null;
+    target?: number | null;
+    config_hash?: string;
+    message?: string;
+  };
   [key: string]: unknown;
 }
 
@@ -68,6 +77,25 @@ export interface Trajectory {
   toolsets_used: string[];
   tool_stats: ToolStats;
   tool_error_counts: ToolErrorCounts;
+  /** Upstream's per-trajectory compression metrics, on records a compression stage changed. */
+  compression_metrics?: CompressionMetrics;
+}
+
+/** Upstream hermes-agent TrajectoryMetrics.to_dict(), key order included (schemas/trajectory.schema.json#/$defs/compressionMetrics). */
+export interface CompressionMetrics {
+  original_tokens: number;
+  compressed_tokens: number;
+  tokens_saved: number;
+  compression_ratio: number;
+  original_turns: number;
+  compressed_turns: number;
+  turns_removed: number;
+  compression_region: { start_idx: number; end_idx: number; turns_count: number };
+  was_compressed: boolean;
+  still_over_limit: boolean;
+  skipped_under_target: boolean;
+  summarization_api_calls: number;
+  summarization_errors: number;
 }
 
 /** schemas/tombstone.schema.json */

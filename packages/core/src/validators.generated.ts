@@ -155,11 +155,12 @@ return errors === 0;
 validate20.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const trajectory = validate21;
-const schema32 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://hermes-datagen.local/schemas/trajectory.schema.json","title":"Trajectory","description":"The Hermes batch record (hermes-agent batch_runner, batch_N.jsonl / trajectories.jsonl), field for field, plus a top-level `id`. Every other addition of hermes-datagen lives inside `metadata`, so files stay loadable by consumers of upstream Hermes records. Key sets and types are fixed: HF datasets / Arrow rejects drift between rows.","type":"object","required":["prompt_index","conversations","metadata","completed","partial","api_calls","toolsets_used","tool_stats","tool_error_counts"],"properties":{"id":{"type":"string","minLength":1,"description":"Stable, unique per trajectory. Absent only in records made by upstream Hermes."},"prompt_index":{"type":"integer","minimum":0,"description":"Position of the prompt among the dataset's valid rows, from 0."},"conversations":{"type":"array","items":{"$ref":"#/$defs/turn"}},"metadata":{"$ref":"#/$defs/metadata"},"completed":{"type":"boolean"},"partial":{"type":"boolean"},"api_calls":{"type":"integer","minimum":0},"toolsets_used":{"type":"array","items":{"type":"string"}},"tool_stats":{"type":"object","additionalProperties":{"$ref":"#/$defs/toolStat"}},"tool_error_counts":{"type":"object","additionalProperties":{"type":"integer","minimum":0}}},"additionalProperties":false,"$defs":{"turn":{"type":"object","required":["from","value"],"properties":{"from":{"enum":["system","human","gpt","tool"]},"value":{"type":"string"}},"additionalProperties":false},"toolStat":{"type":"object","required":["count","success","failure"],"properties":{"count":{"type":"integer","minimum":0},"success":{"type":"integer","minimum":0},"failure":{"type":"integer","minimum":0}},"additionalProperties":false},"usage":{"type":"object","required":["prompt_tokens","completion_tokens","total_tokens"],"properties":{"prompt_tokens":{"type":"integer","minimum":0},"completion_tokens":{"type":"integer","minimum":0},"total_tokens":{"type":"integer","minimum":0}},"additionalProperties":false},"metadata":{"type":"object","description":"Upstream keys (batch_num, timestamp, model) plus hermes-datagen's own, each with a fixed type. Keys other tools add are allowed but should be declared here.","required":["batch_num","timestamp","model"],"properties":{"batch_num":{"type":"integer","minimum":0},"timestamp":{"type":"string","description":"When the trajectory finished (ISO 8601)."},"model":{"type":"string"},"endpoint_host":{"type":"string","description":"Host (and port) of the endpoint; never the key."},"key_fingerprint":{"type":"string","pattern":"^[0-9a-f]{8}$","description":"First 8 hex digits of SHA-256 of the API key."},"usage":{"$ref":"#/$defs/usage"},"wall_time_s":{"type":"number","minimum":0},"trace_id":{"type":"string"},"seed":{"type":["integer","null"]},"unknown_tools":{"type":"array","items":{"type":"string"},"description":"Tool names the model called that are not in the registry."},"run_name":{"type":"string","description":"hermes-generate --run-name: the run directory the record was written to."},"sample":{"type":"integer","minimum":0,"description":"Which of the prompt's --samples this record is, from 0."},"row_hash":{"type":"string","pattern":"^[0-9a-f]{16}$","description":"First 16 hex of SHA-256 of the dataset row, so a resume can tell that the row changed."},"compression":{"type":"object","description":"Set by a compression stage: the conversation's token count before and after it (hermes-stats report shows the totals).","required":["tokens_before","tokens_after"],"properties":{"tokens_before":{"type":"integer","minimum":0},"tokens_after":{"type":"integer","minimum":0}},"additionalProperties":true}},"additionalProperties":true}}};
+const schema32 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://hermes-datagen.local/schemas/trajectory.schema.json","title":"Trajectory","description":"The Hermes batch record (hermes-agent batch_runner, batch_N.jsonl / trajectories.jsonl), field for field, plus a top-level `id`. Every other addition of hermes-datagen lives inside `metadata`, so files stay loadable by consumers of upstream Hermes records. Key sets and types are fixed: HF datasets / Arrow rejects drift between rows.","type":"object","required":["prompt_index","conversations","metadata","completed","partial","api_calls","toolsets_used","tool_stats","tool_error_counts"],"properties":{"id":{"type":"string","minLength":1,"description":"Stable, unique per trajectory. Absent only in records made by upstream Hermes."},"prompt_index":{"type":"integer","minimum":0,"description":"Position of the prompt among the dataset's valid rows, from 0."},"conversations":{"type":"array","items":{"$ref":"#/$defs/turn"}},"metadata":{"$ref":"#/$defs/metadata"},"completed":{"type":"boolean"},"partial":{"type":"boolean"},"api_calls":{"type":"integer","minimum":0},"toolsets_used":{"type":"array","items":{"type":"string"}},"tool_stats":{"type":"object","additionalProperties":{"$ref":"#/$defs/toolStat"}},"tool_error_counts":{"type":"object","additionalProperties":{"type":"integer","minimum":0}},"compression_metrics":{"$ref":"#/$defs/compressionMetrics"}},"additionalProperties":false,"$defs":{"turn":{"type":"object","required":["from","value"],"properties":{"from":{"enum":["system","human","gpt","tool"]},"value":{"type":"string"}},"additionalProperties":false},"toolStat":{"type":"object","required":["count","success","failure"],"properties":{"count":{"type":"integer","minimum":0},"success":{"type":"integer","minimum":0},"failure":{"type":"integer","minimum":0}},"additionalProperties":false},"usage":{"type":"object","required":["prompt_tokens","completion_tokens","total_tokens"],"properties":{"prompt_tokens":{"type":"integer","minimum":0},"completion_tokens":{"type":"integer","minimum":0},"total_tokens":{"type":"integer","minimum":0}},"additionalProperties":false},"compressionMetrics":{"type":"object","description":"Upstream hermes-agent's per-trajectory compression metrics (TrajectoryMetrics.to_dict), on records a compression stage changed.","required":["original_tokens","compressed_tokens","tokens_saved","compression_ratio","original_turns","compressed_turns","turns_removed","compression_region","was_compressed","still_over_limit","skipped_under_target","summarization_api_calls","summarization_errors"],"properties":{"original_tokens":{"type":"integer","minimum":0},"compressed_tokens":{"type":"integer","minimum":0},"tokens_saved":{"type":"integer"},"compression_ratio":{"type":"number","minimum":0},"original_turns":{"type":"integer","minimum":0},"compressed_turns":{"type":"integer","minimum":0},"turns_removed":{"type":"integer"},"compression_region":{"type":"object","required":["start_idx","end_idx","turns_count"],"properties":{"start_idx":{"type":"integer","minimum":-1},"end_idx":{"type":"integer","minimum":-1},"turns_count":{"type":"integer","minimum":0}},"additionalProperties":false},"was_compressed":{"type":"boolean"},"still_over_limit":{"type":"boolean"},"skipped_under_target":{"type":"boolean"},"summarization_api_calls":{"type":"integer","minimum":0},"summarization_errors":{"type":"integer","minimum":0}},"additionalProperties":false},"metadata":{"type":"object","description":"Upstream keys (batch_num, timestamp, model) plus hermes-datagen's own, each with a fixed type. Keys other tools add are allowed but should be declared here.","required":["batch_num","timestamp","model"],"properties":{"batch_num":{"type":"integer","minimum":0},"timestamp":{"type":"string","description":"When the trajectory finished (ISO 8601)."},"model":{"type":"string"},"endpoint_host":{"type":"string","description":"Host (and port) of the endpoint; never the key."},"key_fingerprint":{"type":"string","pattern":"^[0-9a-f]{8}$","description":"First 8 hex digits of SHA-256 of the API key."},"usage":{"$ref":"#/$defs/usage"},"wall_time_s":{"type":"number","minimum":0},"trace_id":{"type":"string"},"seed":{"type":["integer","null"]},"unknown_tools":{"type":"array","items":{"type":"string"},"description":"Tool names the model called that are not in the registry."},"run_name":{"type":"string","description":"hermes-generate --run-name: the run directory the record was written to."},"sample":{"type":"integer","minimum":0,"description":"Which of the prompt's --samples this record is, from 0."},"row_hash":{"type":"string","pattern":"^[0-9a-f]{16}$","description":"First 16 hex of SHA-256 of the dataset row, so a resume can tell that the row changed."},"compression":{"type":"object","description":"Set by a compression stage: the conversation's token count before and after it (hermes-stats report shows the totals), and what hermes-compress did. Counts are null when the record was passed through without being tokenised (its UTF-8 size was under its target).","required":["tokens_before","tokens_after"],"properties":{"tokens_before":{"type":["integer","null"],"minimum":0},"tokens_after":{"type":["integer","null"],"minimum":0},"status":{"enum":["compressed","skipped","unchanged","error"]},"reason":{"type":"string"},"strategy":{"enum":["prune","key_decision_extract","llm","placeholder",null]},"target":{"type":["integer","null"],"minimum":0},"config_hash":{"type":"string","pattern":"^[0-9a-f]{16}$"},"message":{"type":"string"}},"additionalProperties":true}},"additionalProperties":true}}};
 const schema33 = {"type":"object","required":["from","value"],"properties":{"from":{"enum":["system","human","gpt","tool"]},"value":{"type":"string"}},"additionalProperties":false};
 const schema36 = {"type":"object","required":["count","success","failure"],"properties":{"count":{"type":"integer","minimum":0},"success":{"type":"integer","minimum":0},"failure":{"type":"integer","minimum":0}},"additionalProperties":false};
+const schema37 = {"type":"object","description":"Upstream hermes-agent's per-trajectory compression metrics (TrajectoryMetrics.to_dict), on records a compression stage changed.","required":["original_tokens","compressed_tokens","tokens_saved","compression_ratio","original_turns","compressed_turns","turns_removed","compression_region","was_compressed","still_over_limit","skipped_under_target","summarization_api_calls","summarization_errors"],"properties":{"original_tokens":{"type":"integer","minimum":0},"compressed_tokens":{"type":"integer","minimum":0},"tokens_saved":{"type":"integer"},"compression_ratio":{"type":"number","minimum":0},"original_turns":{"type":"integer","minimum":0},"compressed_turns":{"type":"integer","minimum":0},"turns_removed":{"type":"integer"},"compression_region":{"type":"object","required":["start_idx","end_idx","turns_count"],"properties":{"start_idx":{"type":"integer","minimum":-1},"end_idx":{"type":"integer","minimum":-1},"turns_count":{"type":"integer","minimum":0}},"additionalProperties":false},"was_compressed":{"type":"boolean"},"still_over_limit":{"type":"boolean"},"skipped_under_target":{"type":"boolean"},"summarization_api_calls":{"type":"integer","minimum":0},"summarization_errors":{"type":"integer","minimum":0}},"additionalProperties":false};
 const func1 = Object.prototype.hasOwnProperty;
-const schema34 = {"type":"object","description":"Upstream keys (batch_num, timestamp, model) plus hermes-datagen's own, each with a fixed type. Keys other tools add are allowed but should be declared here.","required":["batch_num","timestamp","model"],"properties":{"batch_num":{"type":"integer","minimum":0},"timestamp":{"type":"string","description":"When the trajectory finished (ISO 8601)."},"model":{"type":"string"},"endpoint_host":{"type":"string","description":"Host (and port) of the endpoint; never the key."},"key_fingerprint":{"type":"string","pattern":"^[0-9a-f]{8}$","description":"First 8 hex digits of SHA-256 of the API key."},"usage":{"$ref":"#/$defs/usage"},"wall_time_s":{"type":"number","minimum":0},"trace_id":{"type":"string"},"seed":{"type":["integer","null"]},"unknown_tools":{"type":"array","items":{"type":"string"},"description":"Tool names the model called that are not in the registry."},"run_name":{"type":"string","description":"hermes-generate --run-name: the run directory the record was written to."},"sample":{"type":"integer","minimum":0,"description":"Which of the prompt's --samples this record is, from 0."},"row_hash":{"type":"string","pattern":"^[0-9a-f]{16}$","description":"First 16 hex of SHA-256 of the dataset row, so a resume can tell that the row changed."},"compression":{"type":"object","description":"Set by a compression stage: the conversation's token count before and after it (hermes-stats report shows the totals).","required":["tokens_before","tokens_after"],"properties":{"tokens_before":{"type":"integer","minimum":0},"tokens_after":{"type":"integer","minimum":0}},"additionalProperties":true}},"additionalProperties":true};
+const schema34 = {"type":"object","description":"Upstream keys (batch_num, timestamp, model) plus hermes-datagen's own, each with a fixed type. Keys other tools add are allowed but should be declared here.","required":["batch_num","timestamp","model"],"properties":{"batch_num":{"type":"integer","minimum":0},"timestamp":{"type":"string","description":"When the trajectory finished (ISO 8601)."},"model":{"type":"string"},"endpoint_host":{"type":"string","description":"Host (and port) of the endpoint; never the key."},"key_fingerprint":{"type":"string","pattern":"^[0-9a-f]{8}$","description":"First 8 hex digits of SHA-256 of the API key."},"usage":{"$ref":"#/$defs/usage"},"wall_time_s":{"type":"number","minimum":0},"trace_id":{"type":"string"},"seed":{"type":["integer","null"]},"unknown_tools":{"type":"array","items":{"type":"string"},"description":"Tool names the model called that are not in the registry."},"run_name":{"type":"string","description":"hermes-generate --run-name: the run directory the record was written to."},"sample":{"type":"integer","minimum":0,"description":"Which of the prompt's --samples this record is, from 0."},"row_hash":{"type":"string","pattern":"^[0-9a-f]{16}$","description":"First 16 hex of SHA-256 of the dataset row, so a resume can tell that the row changed."},"compression":{"type":"object","description":"Set by a compression stage: the conversation's token count before and after it (hermes-stats report shows the totals), and what hermes-compress did. Counts are null when the record was passed through without being tokenised (its UTF-8 size was under its target).","required":["tokens_before","tokens_after"],"properties":{"tokens_before":{"type":["integer","null"],"minimum":0},"tokens_after":{"type":["integer","null"],"minimum":0},"status":{"enum":["compressed","skipped","unchanged","error"]},"reason":{"type":"string"},"strategy":{"enum":["prune","key_decision_extract","llm","placeholder",null]},"target":{"type":["integer","null"],"minimum":0},"config_hash":{"type":"string","pattern":"^[0-9a-f]{16}$"},"message":{"type":"string"}},"additionalProperties":true}},"additionalProperties":true};
 const schema35 = {"type":"object","required":["prompt_tokens","completion_tokens","total_tokens"],"properties":{"prompt_tokens":{"type":"integer","minimum":0},"completion_tokens":{"type":"integer","minimum":0},"total_tokens":{"type":"integer","minimum":0}},"additionalProperties":false};
 const pattern4 = new RegExp("^[0-9a-f]{8}$", "u");
 const pattern5 = new RegExp("^[0-9a-f]{16}$", "u");
@@ -503,8 +504,8 @@ else {
 if(data17.tokens_before !== undefined){
 let data18 = data17.tokens_before;
 const _errs41 = errors;
-if(!(((typeof data18 == "number") && (!(data18 % 1) && !isNaN(data18))) && (isFinite(data18)))){
-validate22.errors = [{instancePath:instancePath+"/compression/tokens_before",schemaPath:"#/properties/compression/properties/tokens_before/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+if((!(((typeof data18 == "number") && (!(data18 % 1) && !isNaN(data18))) && (isFinite(data18)))) && (data18 !== null)){
+validate22.errors = [{instancePath:instancePath+"/compression/tokens_before",schemaPath:"#/properties/compression/properties/tokens_before/type",keyword:"type",params:{type: schema34.properties.compression.properties.tokens_before.type},message:"must be integer,null"}];
 return false;
 }
 if(errors === _errs41){
@@ -524,8 +525,8 @@ if(valid4){
 if(data17.tokens_after !== undefined){
 let data19 = data17.tokens_after;
 const _errs43 = errors;
-if(!(((typeof data19 == "number") && (!(data19 % 1) && !isNaN(data19))) && (isFinite(data19)))){
-validate22.errors = [{instancePath:instancePath+"/compression/tokens_after",schemaPath:"#/properties/compression/properties/tokens_after/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+if((!(((typeof data19 == "number") && (!(data19 % 1) && !isNaN(data19))) && (isFinite(data19)))) && (data19 !== null)){
+validate22.errors = [{instancePath:instancePath+"/compression/tokens_after",schemaPath:"#/properties/compression/properties/tokens_after/type",keyword:"type",params:{type: schema34.properties.compression.properties.tokens_after.type},message:"must be integer,null"}];
 return false;
 }
 if(errors === _errs43){
@@ -540,6 +541,104 @@ var valid4 = _errs43 === errors;
 }
 else {
 var valid4 = true;
+}
+if(valid4){
+if(data17.status !== undefined){
+let data20 = data17.status;
+const _errs45 = errors;
+if(!((((data20 === "compressed") || (data20 === "skipped")) || (data20 === "unchanged")) || (data20 === "error"))){
+validate22.errors = [{instancePath:instancePath+"/compression/status",schemaPath:"#/properties/compression/properties/status/enum",keyword:"enum",params:{allowedValues: schema34.properties.compression.properties.status.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid4 = _errs45 === errors;
+}
+else {
+var valid4 = true;
+}
+if(valid4){
+if(data17.reason !== undefined){
+const _errs46 = errors;
+if(typeof data17.reason !== "string"){
+validate22.errors = [{instancePath:instancePath+"/compression/reason",schemaPath:"#/properties/compression/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid4 = _errs46 === errors;
+}
+else {
+var valid4 = true;
+}
+if(valid4){
+if(data17.strategy !== undefined){
+let data22 = data17.strategy;
+const _errs48 = errors;
+if(!(((((data22 === "prune") || (data22 === "key_decision_extract")) || (data22 === "llm")) || (data22 === "placeholder")) || (data22 === null))){
+validate22.errors = [{instancePath:instancePath+"/compression/strategy",schemaPath:"#/properties/compression/properties/strategy/enum",keyword:"enum",params:{allowedValues: schema34.properties.compression.properties.strategy.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid4 = _errs48 === errors;
+}
+else {
+var valid4 = true;
+}
+if(valid4){
+if(data17.target !== undefined){
+let data23 = data17.target;
+const _errs49 = errors;
+if((!(((typeof data23 == "number") && (!(data23 % 1) && !isNaN(data23))) && (isFinite(data23)))) && (data23 !== null)){
+validate22.errors = [{instancePath:instancePath+"/compression/target",schemaPath:"#/properties/compression/properties/target/type",keyword:"type",params:{type: schema34.properties.compression.properties.target.type},message:"must be integer,null"}];
+return false;
+}
+if(errors === _errs49){
+if((typeof data23 == "number") && (isFinite(data23))){
+if(data23 < 0 || isNaN(data23)){
+validate22.errors = [{instancePath:instancePath+"/compression/target",schemaPath:"#/properties/compression/properties/target/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+var valid4 = _errs49 === errors;
+}
+else {
+var valid4 = true;
+}
+if(valid4){
+if(data17.config_hash !== undefined){
+let data24 = data17.config_hash;
+const _errs51 = errors;
+if(errors === _errs51){
+if(typeof data24 === "string"){
+if(!pattern5.test(data24)){
+validate22.errors = [{instancePath:instancePath+"/compression/config_hash",schemaPath:"#/properties/compression/properties/config_hash/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{16}$"},message:"must match pattern \""+"^[0-9a-f]{16}$"+"\""}];
+return false;
+}
+}
+else {
+validate22.errors = [{instancePath:instancePath+"/compression/config_hash",schemaPath:"#/properties/compression/properties/config_hash/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid4 = _errs51 === errors;
+}
+else {
+var valid4 = true;
+}
+if(valid4){
+if(data17.message !== undefined){
+const _errs53 = errors;
+if(typeof data17.message !== "string"){
+validate22.errors = [{instancePath:instancePath+"/compression/message",schemaPath:"#/properties/compression/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid4 = _errs53 === errors;
+}
+else {
+var valid4 = true;
+}
+}
+}
+}
+}
+}
 }
 }
 }
@@ -966,6 +1065,360 @@ var valid0 = _errs39 === errors;
 else {
 var valid0 = true;
 }
+if(valid0){
+if(data.compression_metrics !== undefined){
+let data19 = data.compression_metrics;
+const _errs44 = errors;
+const _errs45 = errors;
+if(errors === _errs45){
+if(data19 && typeof data19 == "object" && !Array.isArray(data19)){
+let missing3;
+if((((((((((((((data19.original_tokens === undefined) && (missing3 = "original_tokens")) || ((data19.compressed_tokens === undefined) && (missing3 = "compressed_tokens"))) || ((data19.tokens_saved === undefined) && (missing3 = "tokens_saved"))) || ((data19.compression_ratio === undefined) && (missing3 = "compression_ratio"))) || ((data19.original_turns === undefined) && (missing3 = "original_turns"))) || ((data19.compressed_turns === undefined) && (missing3 = "compressed_turns"))) || ((data19.turns_removed === undefined) && (missing3 = "turns_removed"))) || ((data19.compression_region === undefined) && (missing3 = "compression_region"))) || ((data19.was_compressed === undefined) && (missing3 = "was_compressed"))) || ((data19.still_over_limit === undefined) && (missing3 = "still_over_limit"))) || ((data19.skipped_under_target === undefined) && (missing3 = "skipped_under_target"))) || ((data19.summarization_api_calls === undefined) && (missing3 = "summarization_api_calls"))) || ((data19.summarization_errors === undefined) && (missing3 = "summarization_errors"))){
+validate21.errors = [{instancePath:instancePath+"/compression_metrics",schemaPath:"#/$defs/compressionMetrics/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
+return false;
+}
+else {
+const _errs47 = errors;
+for(const key5 in data19){
+if(!(func1.call(schema37.properties, key5))){
+validate21.errors = [{instancePath:instancePath+"/compression_metrics",schemaPath:"#/$defs/compressionMetrics/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs47 === errors){
+if(data19.original_tokens !== undefined){
+let data20 = data19.original_tokens;
+const _errs48 = errors;
+if(!(((typeof data20 == "number") && (!(data20 % 1) && !isNaN(data20))) && (isFinite(data20)))){
+validate21.errors = [{instancePath:instancePath+"/compression_metrics/original_tokens",schemaPath:"#/$defs/compressionMetrics/properties/original_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs48){
+if((typeof data20 == "number") && (isFinite(data20))){
+if(data20 < 0 || isNaN(data20)){
+validate21.errors = [{instancePath:instancePath+"/compression_metrics/original_tokens",schemaPath:"#/$defs/compressionMetrics/properties/original_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+var valid10 = _errs48 === errors;
+}
+else {
+var valid10 = true;
+}
+if(valid10){
+if(data19.compressed_tokens !== undefined){
+let data21 = data19.compressed_tokens;
+const _errs50 = errors;
+if(!(((typeof data21 == "number") && (!(data21 % 1) && !isNaN(data21))) && (isFinite(data21)))){
+validate21.errors = [{instancePath:instancePath+"/compression_metrics/compressed_tokens",schemaPath:"#/$defs/compressionMetrics/properties/compressed_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs50){
+if((typeof data21 == "number") && (isFinite(data21))){
+if(data21 < 0 || isNaN(data21)){
+validate21.errors = [{instancePath:instancePath+"/compression_metrics/compressed_tokens",schemaPath:"#/$defs/compressionMetrics/properties/compressed_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+var valid10 = _errs50 === errors;
+}
+else {
+var valid10 = true;
+}
+if(valid10){
+if(data19.tokens_saved !== undefined){
+let data22 = data19.tokens_saved;
+const _errs52 = errors;
+if(!(((typeof data22 == "number") && (!(data22 % 1) && !isNaN(data22))) && (isFinite(data22)))){
+validate21.errors = [{instancePath:instancePath+"/compression_metrics/tokens_saved",schemaPath:"#/$defs/compressionMetrics/properties/tokens_saved/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+var valid10 = _errs52 === errors;
+}
+else {
+var valid10 = true;
+}
+if(valid10){
+if(data19.compression_ratio !== undefined){
+let data23 = data19.compression_ratio;
+const _errs54 = errors;
+if(errors === _errs54){
+if((typeof data23 == "number") && (isFinite(data23))){
+if(data23 < 0 || isNaN(data23)){
+validate21.errors = [{instancePath:instancePath+"/compression_metrics/compression_ratio",schemaPath:"#/$defs/compressionMetrics/properties/compression_ratio/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+else {
+validate21.errors = [{instancePath:instancePath+"/compression_metrics/compression_ratio",schemaPath:"#/$defs/compressionMetrics/properties/compression_ratio/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+return false;
+}
+}
+var valid10 = _errs54 === errors;
+}
+else {
+var valid10 = true;
+}
+if(valid10){
+if(data19.original_turns !== undefined){
+let data24 = data19.original_turns;
+const _errs56 = errors;
+if(!(((typeof data24 == "number") && (!(data24 % 1) && !isNaN(data24))) && (isFinite(data24)))){
+validate21.errors = [{instancePath:instancePath+"/compression_metrics/original_turns",schemaPath:"#/$defs/compressionMetrics/properties/original_turns/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs56){
+if((typeof data24 == "number") && (isFinite(data24))){
+if(data24 < 0 || isNaN(data24)){
+validate21.errors = [{instancePath:instancePath+"/compression_metrics/original_turns",schemaPath:"#/$defs/compressionMetrics/properties/original_turns/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+var valid10 = _errs56 === errors;
+}
+else {
+var valid10 = true;
+}
+if(valid10){
+if(data19.compressed_turns !== undefined){
+let data25 = data19.compressed_turns;
+const _errs58 = errors;
+if(!(((typeof data25 == "number") && (!(data25 % 1) && !isNaN(data25))) && (isFinite(data25)))){
+validate21.errors = [{instancePath:instancePath+"/compression_metrics/compressed_turns",schemaPath:"#/$defs/compressionMetrics/properties/compressed_turns/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs58){
+if((typeof data25 == "number") && (isFinite(data25))){
+if(data25 < 0 || isNaN(data25)){
+validate21.errors = [{instancePath:instancePath+"/compression_metrics/compressed_turns",schemaPath:"#/$defs/compressionMetrics/properties/compressed_turns/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+var valid10 = _errs58 === errors;
+}
+else {
+var valid10 = true;
+}
+if(valid10){
+if(data19.turns_removed !== undefined){
+let data26 = data19.turns_removed;
+const _errs60 = errors;
+if(!(((typeof data26 == "number") && (!(data26 % 1) && !isNaN(data26))) && (isFinite(data26)))){
+validate21.errors = [{instancePath:instancePath+"/compression_metrics/turns_removed",schemaPath:"#/$defs/compressionMetrics/properties/turns_removed/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+var valid10 = _errs60 === errors;
+}
+else {
+var valid10 = true;
+}
+if(valid10){
+if(data19.compression_region !== undefined){
+let data27 = data19.compression_region;
+const _errs62 = errors;
+if(errors === _errs62){
+if(data27 && typeof data27 == "object" && !Array.isArray(data27)){
+let missing4;
+if((((data27.start_idx === undefined) && (missing4 = "start_idx")) || ((data27.end_idx === undefined) && (missing4 = "end_idx"))) || ((data27.turns_count === undefined) && (missing4 = "turns_count"))){
+validate21.errors = [{instancePath:instancePath+"/compression_metrics/compression_region",schemaPath:"#/$defs/compressionMetrics/properties/compression_region/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
+return false;
+}
+else {
+const _errs64 = errors;
+for(const key6 in data27){
+if(!(((key6 === "start_idx") || (key6 === "end_idx")) || (key6 === "turns_count"))){
+validate21.errors = [{instancePath:instancePath+"/compression_metrics/compression_region",schemaPath:"#/$defs/compressionMetrics/properties/compression_region/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs64 === errors){
+if(data27.start_idx !== undefined){
+let data28 = data27.start_idx;
+const _errs65 = errors;
+if(!(((typeof data28 == "number") && (!(data28 % 1) && !isNaN(data28))) && (isFinite(data28)))){
+validate21.errors = [{instancePath:instancePath+"/compression_metrics/compression_region/start_idx",schemaPath:"#/$defs/compressionMetrics/properties/compression_region/properties/start_idx/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs65){
+if((typeof data28 == "number") && (isFinite(data28))){
+if(data28 < -1 || isNaN(data28)){
+validate21.errors = [{instancePath:instancePath+"/compression_metrics/compression_region/start_idx",schemaPath:"#/$defs/compressionMetrics/properties/compression_region/properties/start_idx/minimum",keyword:"minimum",params:{comparison: ">=", limit: -1},message:"must be >= -1"}];
+return false;
+}
+}
+}
+var valid11 = _errs65 === errors;
+}
+else {
+var valid11 = true;
+}
+if(valid11){
+if(data27.end_idx !== undefined){
+let data29 = data27.end_idx;
+const _errs67 = errors;
+if(!(((typeof data29 == "number") && (!(data29 % 1) && !isNaN(data29))) && (isFinite(data29)))){
+validate21.errors = [{instancePath:instancePath+"/compression_metrics/compression_region/end_idx",schemaPath:"#/$defs/compressionMetrics/properties/compression_region/properties/end_idx/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs67){
+if((typeof data29 == "number") && (isFinite(data29))){
+if(data29 < -1 || isNaN(data29)){
+validate21.errors = [{instancePath:instancePath+"/compression_metrics/compression_region/end_idx",schemaPath:"#/$defs/compressionMetrics/properties/compression_region/properties/end_idx/minimum",keyword:"minimum",params:{comparison: ">=", limit: -1},message:"must be >= -1"}];
+return false;
+}
+}
+}
+var valid11 = _errs67 === errors;
+}
+else {
+var valid11 = true;
+}
+if(valid11){
+if(data27.turns_count !== undefined){
+let data30 = data27.turns_count;
+const _errs69 = errors;
+if(!(((typeof data30 == "number") && (!(data30 % 1) && !isNaN(data30))) && (isFinite(data30)))){
+validate21.errors = [{instancePath:instancePath+"/compression_metrics/compression_region/turns_count",schemaPath:"#/$defs/compressionMetrics/properties/compression_region/properties/turns_count/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs69){
+if((typeof data30 == "number") && (isFinite(data30))){
+if(data30 < 0 || isNaN(data30)){
+validate21.errors = [{instancePath:instancePath+"/compression_metrics/compression_region/turns_count",schemaPath:"#/$defs/compressionMetrics/properties/compression_region/properties/turns_count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+var valid11 = _errs69 === errors;
+}
+else {
+var valid11 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate21.errors = [{instancePath:instancePath+"/compression_metrics/compression_region",schemaPath:"#/$defs/compressionMetrics/properties/compression_region/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid10 = _errs62 === errors;
+}
+else {
+var valid10 = true;
+}
+if(valid10){
+if(data19.was_compressed !== undefined){
+const _errs71 = errors;
+if(typeof data19.was_compressed !== "boolean"){
+validate21.errors = [{instancePath:instancePath+"/compression_metrics/was_compressed",schemaPath:"#/$defs/compressionMetrics/properties/was_compressed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid10 = _errs71 === errors;
+}
+else {
+var valid10 = true;
+}
+if(valid10){
+if(data19.still_over_limit !== undefined){
+const _errs73 = errors;
+if(typeof data19.still_over_limit !== "boolean"){
+validate21.errors = [{instancePath:instancePath+"/compression_metrics/still_over_limit",schemaPath:"#/$defs/compressionMetrics/properties/still_over_limit/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid10 = _errs73 === errors;
+}
+else {
+var valid10 = true;
+}
+if(valid10){
+if(data19.skipped_under_target !== undefined){
+const _errs75 = errors;
+if(typeof data19.skipped_under_target !== "boolean"){
+validate21.errors = [{instancePath:instancePath+"/compression_metrics/skipped_under_target",schemaPath:"#/$defs/compressionMetrics/properties/skipped_under_target/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid10 = _errs75 === errors;
+}
+else {
+var valid10 = true;
+}
+if(valid10){
+if(data19.summarization_api_calls !== undefined){
+let data34 = data19.summarization_api_calls;
+const _errs77 = errors;
+if(!(((typeof data34 == "number") && (!(data34 % 1) && !isNaN(data34))) && (isFinite(data34)))){
+validate21.errors = [{instancePath:instancePath+"/compression_metrics/summarization_api_calls",schemaPath:"#/$defs/compressionMetrics/properties/summarization_api_calls/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs77){
+if((typeof data34 == "number") && (isFinite(data34))){
+if(data34 < 0 || isNaN(data34)){
+validate21.errors = [{instancePath:instancePath+"/compression_metrics/summarization_api_calls",schemaPath:"#/$defs/compressionMetrics/properties/summarization_api_calls/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+var valid10 = _errs77 === errors;
+}
+else {
+var valid10 = true;
+}
+if(valid10){
+if(data19.summarization_errors !== undefined){
+let data35 = data19.summarization_errors;
+const _errs79 = errors;
+if(!(((typeof data35 == "number") && (!(data35 % 1) && !isNaN(data35))) && (isFinite(data35)))){
+validate21.errors = [{instancePath:instancePath+"/compression_metrics/summarization_errors",schemaPath:"#/$defs/compressionMetrics/properties/summarization_errors/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs79){
+if((typeof data35 == "number") && (isFinite(data35))){
+if(data35 < 0 || isNaN(data35)){
+validate21.errors = [{instancePath:instancePath+"/compression_metrics/summarization_errors",schemaPath:"#/$defs/compressionMetrics/properties/summarization_errors/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+var valid10 = _errs79 === errors;
+}
+else {
+var valid10 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate21.errors = [{instancePath:instancePath+"/compression_metrics",schemaPath:"#/$defs/compressionMetrics/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs44 === errors;
+}
+else {
+var valid0 = true;
+}
+}
 }
 }
 }
@@ -989,7 +1442,7 @@ return errors === 0;
 validate21.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const tombstone = validate24;
-const schema37 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://hermes-datagen.local/schemas/tombstone.schema.json","title":"Tombstone","description":"A row that records an intentional drop (upstream Hermes PR #93653), so resume does not run the prompt again and merges skip it.","type":"object","required":["prompt_index","discarded","prompt"],"properties":{"id":{"type":"string","minLength":1},"prompt_index":{"type":"integer","minimum":0},"discarded":{"type":"string","minLength":1,"description":"Why: `no_reasoning` upstream; hermes-datagen adds its own reasons."},"prompt":{"type":"string","description":"The prompt text, stripped."},"metadata":{"type":"object"}},"additionalProperties":false};
+const schema38 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://hermes-datagen.local/schemas/tombstone.schema.json","title":"Tombstone","description":"A row that records an intentional drop (upstream Hermes PR #93653), so resume does not run the prompt again and merges skip it.","type":"object","required":["prompt_index","discarded","prompt"],"properties":{"id":{"type":"string","minLength":1},"prompt_index":{"type":"integer","minimum":0},"discarded":{"type":"string","minLength":1,"description":"Why: `no_reasoning` upstream; hermes-datagen adds its own reasons."},"prompt":{"type":"string","description":"The prompt text, stripped."},"metadata":{"type":"object"}},"additionalProperties":false};
 
 function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://hermes-datagen.local/schemas/tombstone.schema.json" */;
@@ -1124,8 +1577,8 @@ return errors === 0;
 validate24.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const checkpoint = validate25;
-const schema38 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://hermes-datagen.local/schemas/checkpoint.schema.json","title":"Checkpoint","description":"Resume state of a hermes-generate run, keyed by record id (not by prompt text, which collapses duplicate prompts: upstream Hermes #86523, #95322). Written atomically (temp file + rename). It can always be rebuilt from the run's output files; it only makes resume fast.","type":"object","required":["version","run_name","done","last_updated"],"properties":{"version":{"const":1},"run_name":{"type":"string","minLength":1},"dataset":{"type":"object","description":"Identity of the dataset the run started from, so resume can refuse a different one.","required":["path","valid_rows"],"properties":{"path":{"type":"string"},"valid_rows":{"type":"integer","minimum":0},"sha256":{"type":"string","pattern":"^[0-9a-f]{64}$"}},"additionalProperties":false},"endpoint":{"type":"object","description":"Where the run's model calls went; the key appears only as its fingerprint.","required":["host","model","key_fingerprint"],"properties":{"host":{"type":"string"},"model":{"type":"string"},"key_fingerprint":{"type":["string","null"],"pattern":"^[0-9a-f]{8}$"}},"additionalProperties":false},"done":{"type":"object","description":"Record id -> what became of it. Failed attempts are absent, so resume retries them.","additionalProperties":{"type":"object","required":["prompt_index","status"],"properties":{"prompt_index":{"type":"integer","minimum":0},"status":{"enum":["written","discarded"]},"reason":{"type":"string"},"shard":{"type":"string","description":"The output file that holds the row."},"sample":{"type":"integer","minimum":0,"description":"Which of the prompt's --samples this record is, from 0."},"row_hash":{"type":"string","pattern":"^[0-9a-f]{16}$","description":"First 16 hex of SHA-256 of the dataset row the record was made from."}},"additionalProperties":false}},"last_updated":{"type":"string","description":"ISO 8601 with time zone."}},"additionalProperties":false};
-const pattern6 = new RegExp("^[0-9a-f]{64}$", "u");
+const schema39 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://hermes-datagen.local/schemas/checkpoint.schema.json","title":"Checkpoint","description":"Resume state of a hermes-generate run, keyed by record id (not by prompt text, which collapses duplicate prompts: upstream Hermes #86523, #95322). Written atomically (temp file + rename). It can always be rebuilt from the run's output files; it only makes resume fast.","type":"object","required":["version","run_name","done","last_updated"],"properties":{"version":{"const":1},"run_name":{"type":"string","minLength":1},"dataset":{"type":"object","description":"Identity of the dataset the run started from, so resume can refuse a different one.","required":["path","valid_rows"],"properties":{"path":{"type":"string"},"valid_rows":{"type":"integer","minimum":0},"sha256":{"type":"string","pattern":"^[0-9a-f]{64}$"}},"additionalProperties":false},"endpoint":{"type":"object","description":"Where the run's model calls went; the key appears only as its fingerprint.","required":["host","model","key_fingerprint"],"properties":{"host":{"type":"string"},"model":{"type":"string"},"key_fingerprint":{"type":["string","null"],"pattern":"^[0-9a-f]{8}$"}},"additionalProperties":false},"done":{"type":"object","description":"Record id -> what became of it. Failed attempts are absent, so resume retries them.","additionalProperties":{"type":"object","required":["prompt_index","status"],"properties":{"prompt_index":{"type":"integer","minimum":0},"status":{"enum":["written","discarded"]},"reason":{"type":"string"},"shard":{"type":"string","description":"The output file that holds the row."},"sample":{"type":"integer","minimum":0,"description":"Which of the prompt's --samples this record is, from 0."},"row_hash":{"type":"string","pattern":"^[0-9a-f]{16}$","description":"First 16 hex of SHA-256 of the dataset row the record was made from."}},"additionalProperties":false}},"last_updated":{"type":"string","description":"ISO 8601 with time zone."}},"additionalProperties":false};
+const pattern7 = new RegExp("^[0-9a-f]{64}$", "u");
 
 function validate25(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://hermes-datagen.local/schemas/checkpoint.schema.json" */;
@@ -1246,7 +1699,7 @@ let data5 = data2.sha256;
 const _errs12 = errors;
 if(errors === _errs12){
 if(typeof data5 === "string"){
-if(!pattern6.test(data5)){
+if(!pattern7.test(data5)){
 validate25.errors = [{instancePath:instancePath+"/dataset/sha256",schemaPath:"#/properties/dataset/properties/sha256/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{64}$"},message:"must match pattern \""+"^[0-9a-f]{64}$"+"\""}];
 return false;
 }
@@ -1325,7 +1778,7 @@ if(data6.key_fingerprint !== undefined){
 let data9 = data6.key_fingerprint;
 const _errs21 = errors;
 if((typeof data9 !== "string") && (data9 !== null)){
-validate25.errors = [{instancePath:instancePath+"/endpoint/key_fingerprint",schemaPath:"#/properties/endpoint/properties/key_fingerprint/type",keyword:"type",params:{type: schema38.properties.endpoint.properties.key_fingerprint.type},message:"must be string,null"}];
+validate25.errors = [{instancePath:instancePath+"/endpoint/key_fingerprint",schemaPath:"#/properties/endpoint/properties/key_fingerprint/type",keyword:"type",params:{type: schema39.properties.endpoint.properties.key_fingerprint.type},message:"must be string,null"}];
 return false;
 }
 if(errors === _errs21){
@@ -1407,7 +1860,7 @@ if(data11.status !== undefined){
 let data13 = data11.status;
 const _errs31 = errors;
 if(!((data13 === "written") || (data13 === "discarded"))){
-validate25.errors = [{instancePath:instancePath+"/done/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/status",schemaPath:"#/properties/done/additionalProperties/properties/status/enum",keyword:"enum",params:{allowedValues: schema38.properties.done.additionalProperties.properties.status.enum},message:"must be equal to one of the allowed values"}];
+validate25.errors = [{instancePath:instancePath+"/done/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/status",schemaPath:"#/properties/done/additionalProperties/properties/status/enum",keyword:"enum",params:{allowedValues: schema39.properties.done.additionalProperties.properties.status.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid4 = _errs31 === errors;
@@ -1541,12 +1994,12 @@ return errors === 0;
 validate25.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const statistics = validate26;
-const schema39 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://hermes-datagen.local/schemas/statistics.schema.json","title":"Statistics","description":"The statistics.json of a run: upstream Hermes' shape (batch_runner §3.3) plus hermes-stats' extensions. The extensions are optional so that upstream files validate; a file with \"format\": \"hermes-stats-summary/1\" must have all of them, because `hermes-stats merge` reads its counts and histograms back.","type":"object","required":["tool_statistics","reasoning_statistics"],"properties":{"run_name":{"type":"string"},"distribution":{"type":"string"},"total_prompts":{"type":"integer","minimum":0},"total_batches":{"type":"integer","minimum":0},"batch_size":{"type":"integer","minimum":0},"model":{"type":"string"},"completed_at":{"type":"string"},"duration_seconds":{"type":"number","minimum":0},"tool_statistics":{"type":"object","additionalProperties":{"type":"object","required":["count","success","failure","success_rate","failure_rate"],"properties":{"count":{"type":"integer","minimum":0},"success":{"type":"integer","minimum":0},"failure":{"type":"integer","minimum":0},"success_rate":{"type":"number","minimum":0,"maximum":100},"failure_rate":{"type":"number","minimum":0,"maximum":100}}}},"reasoning_statistics":{"type":"object","required":["total_assistant_turns","turns_with_reasoning","turns_without_reasoning"],"properties":{"total_assistant_turns":{"type":"integer","minimum":0},"turns_with_reasoning":{"type":"integer","minimum":0},"turns_without_reasoning":{"type":"integer","minimum":0}}},"discarded_no_reasoning":{"type":"integer","minimum":0},"format":{"const":"hermes-stats-summary/1","description":"Written by hermes-stats (--summary or merge)."},"trajectories":{"type":"integer","minimum":0,"description":"Trajectory records; tombstones are counted in `discarded` instead."},"completed":{"type":"integer","minimum":0},"completed_rate":{"$ref":"#/$defs/rate"},"partial":{"type":"integer","minimum":0},"partial_rate":{"$ref":"#/$defs/rate"},"tool_calls":{"type":"integer","minimum":0,"description":"Sum of tool_statistics count."},"tool_failures":{"type":"integer","minimum":0,"description":"Sum of tool_statistics failure."},"discarded":{"type":"object","description":"Tombstones per discard reason.","additionalProperties":{"type":"integer","minimum":0}},"turns":{"$ref":"#/$defs/distribution","description":"Conversation turns per trajectory (conversations.length)."},"api_calls":{"$ref":"#/$defs/distribution","description":"api_calls per trajectory."},"usage":{"$ref":"#/$defs/usageTotals"},"by_model":{"type":"object","description":"Per metadata.model.","additionalProperties":{"$ref":"#/$defs/group"}},"by_toolset":{"type":"object","description":"Per entry of toolsets_used: a trajectory counts once in each of its toolsets.","additionalProperties":{"$ref":"#/$defs/group"}}},"additionalProperties":true,"dependentRequired":{"format":["trajectories","completed","completed_rate","partial","partial_rate","tool_calls","tool_failures","discarded_no_reasoning","discarded","turns","api_calls","usage","by_model","by_toolset"]},"$defs":{"count":{"type":"integer","minimum":0},"rate":{"type":"number","minimum":0,"maximum":100,"description":"Percent: Python's round(part / whole * 100, 2); 0 when the whole is 0."},"usageTotals":{"type":"object","description":"Token sums over the trajectories that have metadata.usage.","required":["trajectories","prompt_tokens","completion_tokens","total_tokens"],"properties":{"trajectories":{"type":"integer","minimum":0,"description":"Trajectories that had metadata.usage."},"prompt_tokens":{"$ref":"#/$defs/count"},"completion_tokens":{"$ref":"#/$defs/count"},"total_tokens":{"$ref":"#/$defs/count"}},"additionalProperties":false},"distribution":{"type":"object","description":"Derived from the exact histogram: quantiles interpolate linearly between ranks (numpy's default, DuckDB's quantile_cont / median); null when there are no values.","required":["min","median","p90","max","total","histogram"],"properties":{"min":{"type":["integer","null"]},"median":{"type":["number","null"]},"p90":{"type":["number","null"]},"max":{"type":["integer","null"]},"total":{"type":"integer","minimum":0,"description":"Sum of all values."},"histogram":{"type":"object","description":"value -> number of trajectories with it, keys ascending.","propertyNames":{"pattern":"^(0|[1-9][0-9]*)$"},"additionalProperties":{"type":"integer","minimum":1}}},"additionalProperties":false},"group":{"type":"object","required":["trajectories","completed","completed_rate","partial","partial_rate","api_calls_total","tool_calls","tool_failures","usage"],"properties":{"trajectories":{"$ref":"#/$defs/count"},"completed":{"$ref":"#/$defs/count"},"completed_rate":{"$ref":"#/$defs/rate"},"partial":{"$ref":"#/$defs/count"},"partial_rate":{"$ref":"#/$defs/rate"},"api_calls_total":{"$ref":"#/$defs/count"},"tool_calls":{"$ref":"#/$defs/count"},"tool_failures":{"$ref":"#/$defs/count"},"usage":{"$ref":"#/$defs/usageTotals"}},"additionalProperties":false}}};
-const schema40 = {"type":"number","minimum":0,"maximum":100,"description":"Percent: Python's round(part / whole * 100, 2); 0 when the whole is 0."};
-const schema42 = {"type":"object","description":"Derived from the exact histogram: quantiles interpolate linearly between ranks (numpy's default, DuckDB's quantile_cont / median); null when there are no values.","required":["min","median","p90","max","total","histogram"],"properties":{"min":{"type":["integer","null"]},"median":{"type":["number","null"]},"p90":{"type":["number","null"]},"max":{"type":["integer","null"]},"total":{"type":"integer","minimum":0,"description":"Sum of all values."},"histogram":{"type":"object","description":"value -> number of trajectories with it, keys ascending.","propertyNames":{"pattern":"^(0|[1-9][0-9]*)$"},"additionalProperties":{"type":"integer","minimum":1}}},"additionalProperties":false};
-const pattern9 = new RegExp("^(0|[1-9][0-9]*)$", "u");
-const schema44 = {"type":"object","description":"Token sums over the trajectories that have metadata.usage.","required":["trajectories","prompt_tokens","completion_tokens","total_tokens"],"properties":{"trajectories":{"type":"integer","minimum":0,"description":"Trajectories that had metadata.usage."},"prompt_tokens":{"$ref":"#/$defs/count"},"completion_tokens":{"$ref":"#/$defs/count"},"total_tokens":{"$ref":"#/$defs/count"}},"additionalProperties":false};
-const schema45 = {"type":"integer","minimum":0};
+const schema40 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://hermes-datagen.local/schemas/statistics.schema.json","title":"Statistics","description":"The statistics.json of a run: upstream Hermes' shape (batch_runner §3.3) plus hermes-stats' extensions. The extensions are optional so that upstream files validate; a file with \"format\": \"hermes-stats-summary/1\" must have all of them, because `hermes-stats merge` reads its counts and histograms back.","type":"object","required":["tool_statistics","reasoning_statistics"],"properties":{"run_name":{"type":"string"},"distribution":{"type":"string"},"total_prompts":{"type":"integer","minimum":0},"total_batches":{"type":"integer","minimum":0},"batch_size":{"type":"integer","minimum":0},"model":{"type":"string"},"completed_at":{"type":"string"},"duration_seconds":{"type":"number","minimum":0},"tool_statistics":{"type":"object","additionalProperties":{"type":"object","required":["count","success","failure","success_rate","failure_rate"],"properties":{"count":{"type":"integer","minimum":0},"success":{"type":"integer","minimum":0},"failure":{"type":"integer","minimum":0},"success_rate":{"type":"number","minimum":0,"maximum":100},"failure_rate":{"type":"number","minimum":0,"maximum":100}}}},"reasoning_statistics":{"type":"object","required":["total_assistant_turns","turns_with_reasoning","turns_without_reasoning"],"properties":{"total_assistant_turns":{"type":"integer","minimum":0},"turns_with_reasoning":{"type":"integer","minimum":0},"turns_without_reasoning":{"type":"integer","minimum":0}}},"discarded_no_reasoning":{"type":"integer","minimum":0},"format":{"const":"hermes-stats-summary/1","description":"Written by hermes-stats (--summary or merge)."},"trajectories":{"type":"integer","minimum":0,"description":"Trajectory records; tombstones are counted in `discarded` instead."},"completed":{"type":"integer","minimum":0},"completed_rate":{"$ref":"#/$defs/rate"},"partial":{"type":"integer","minimum":0},"partial_rate":{"$ref":"#/$defs/rate"},"tool_calls":{"type":"integer","minimum":0,"description":"Sum of tool_statistics count."},"tool_failures":{"type":"integer","minimum":0,"description":"Sum of tool_statistics failure."},"discarded":{"type":"object","description":"Tombstones per discard reason.","additionalProperties":{"type":"integer","minimum":0}},"turns":{"$ref":"#/$defs/distribution","description":"Conversation turns per trajectory (conversations.length)."},"api_calls":{"$ref":"#/$defs/distribution","description":"api_calls per trajectory."},"usage":{"$ref":"#/$defs/usageTotals"},"by_model":{"type":"object","description":"Per metadata.model.","additionalProperties":{"$ref":"#/$defs/group"}},"by_toolset":{"type":"object","description":"Per entry of toolsets_used: a trajectory counts once in each of its toolsets.","additionalProperties":{"$ref":"#/$defs/group"}}},"additionalProperties":true,"dependentRequired":{"format":["trajectories","completed","completed_rate","partial","partial_rate","tool_calls","tool_failures","discarded_no_reasoning","discarded","turns","api_calls","usage","by_model","by_toolset"]},"$defs":{"count":{"type":"integer","minimum":0},"rate":{"type":"number","minimum":0,"maximum":100,"description":"Percent: Python's round(part / whole * 100, 2); 0 when the whole is 0."},"usageTotals":{"type":"object","description":"Token sums over the trajectories that have metadata.usage.","required":["trajectories","prompt_tokens","completion_tokens","total_tokens"],"properties":{"trajectories":{"type":"integer","minimum":0,"description":"Trajectories that had metadata.usage."},"prompt_tokens":{"$ref":"#/$defs/count"},"completion_tokens":{"$ref":"#/$defs/count"},"total_tokens":{"$ref":"#/$defs/count"}},"additionalProperties":false},"distribution":{"type":"object","description":"Derived from the exact histogram: quantiles interpolate linearly between ranks (numpy's default, DuckDB's quantile_cont / median); null when there are no values.","required":["min","median","p90","max","total","histogram"],"properties":{"min":{"type":["integer","null"]},"median":{"type":["number","null"]},"p90":{"type":["number","null"]},"max":{"type":["integer","null"]},"total":{"type":"integer","minimum":0,"description":"Sum of all values."},"histogram":{"type":"object","description":"value -> number of trajectories with it, keys ascending.","propertyNames":{"pattern":"^(0|[1-9][0-9]*)$"},"additionalProperties":{"type":"integer","minimum":1}}},"additionalProperties":false},"group":{"type":"object","required":["trajectories","completed","completed_rate","partial","partial_rate","api_calls_total","tool_calls","tool_failures","usage"],"properties":{"trajectories":{"$ref":"#/$defs/count"},"completed":{"$ref":"#/$defs/count"},"completed_rate":{"$ref":"#/$defs/rate"},"partial":{"$ref":"#/$defs/count"},"partial_rate":{"$ref":"#/$defs/rate"},"api_calls_total":{"$ref":"#/$defs/count"},"tool_calls":{"$ref":"#/$defs/count"},"tool_failures":{"$ref":"#/$defs/count"},"usage":{"$ref":"#/$defs/usageTotals"}},"additionalProperties":false}}};
+const schema41 = {"type":"number","minimum":0,"maximum":100,"description":"Percent: Python's round(part / whole * 100, 2); 0 when the whole is 0."};
+const schema43 = {"type":"object","description":"Derived from the exact histogram: quantiles interpolate linearly between ranks (numpy's default, DuckDB's quantile_cont / median); null when there are no values.","required":["min","median","p90","max","total","histogram"],"properties":{"min":{"type":["integer","null"]},"median":{"type":["number","null"]},"p90":{"type":["number","null"]},"max":{"type":["integer","null"]},"total":{"type":"integer","minimum":0,"description":"Sum of all values."},"histogram":{"type":"object","description":"value -> number of trajectories with it, keys ascending.","propertyNames":{"pattern":"^(0|[1-9][0-9]*)$"},"additionalProperties":{"type":"integer","minimum":1}}},"additionalProperties":false};
+const pattern10 = new RegExp("^(0|[1-9][0-9]*)$", "u");
+const schema45 = {"type":"object","description":"Token sums over the trajectories that have metadata.usage.","required":["trajectories","prompt_tokens","completion_tokens","total_tokens"],"properties":{"trajectories":{"type":"integer","minimum":0,"description":"Trajectories that had metadata.usage."},"prompt_tokens":{"$ref":"#/$defs/count"},"completion_tokens":{"$ref":"#/$defs/count"},"total_tokens":{"$ref":"#/$defs/count"}},"additionalProperties":false};
+const schema46 = {"type":"integer","minimum":0};
 
 function validate27(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -1677,7 +2130,7 @@ return errors === 0;
 }
 validate27.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema48 = {"type":"object","required":["trajectories","completed","completed_rate","partial","partial_rate","api_calls_total","tool_calls","tool_failures","usage"],"properties":{"trajectories":{"$ref":"#/$defs/count"},"completed":{"$ref":"#/$defs/count"},"completed_rate":{"$ref":"#/$defs/rate"},"partial":{"$ref":"#/$defs/count"},"partial_rate":{"$ref":"#/$defs/rate"},"api_calls_total":{"$ref":"#/$defs/count"},"tool_calls":{"$ref":"#/$defs/count"},"tool_failures":{"$ref":"#/$defs/count"},"usage":{"$ref":"#/$defs/usageTotals"}},"additionalProperties":false};
+const schema49 = {"type":"object","required":["trajectories","completed","completed_rate","partial","partial_rate","api_calls_total","tool_calls","tool_failures","usage"],"properties":{"trajectories":{"$ref":"#/$defs/count"},"completed":{"$ref":"#/$defs/count"},"completed_rate":{"$ref":"#/$defs/rate"},"partial":{"$ref":"#/$defs/count"},"partial_rate":{"$ref":"#/$defs/rate"},"api_calls_total":{"$ref":"#/$defs/count"},"tool_calls":{"$ref":"#/$defs/count"},"tool_failures":{"$ref":"#/$defs/count"},"usage":{"$ref":"#/$defs/usageTotals"}},"additionalProperties":false};
 
 function validate29(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -1699,7 +2152,7 @@ return false;
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func1.call(schema48.properties, key0))){
+if(!(func1.call(schema49.properties, key0))){
 validate29.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
@@ -2582,7 +3035,7 @@ if(data30.min !== undefined){
 let data31 = data30.min;
 const _errs69 = errors;
 if((!(((typeof data31 == "number") && (!(data31 % 1) && !isNaN(data31))) && (isFinite(data31)))) && (data31 !== null)){
-validate26.errors = [{instancePath:instancePath+"/turns/min",schemaPath:"#/$defs/distribution/properties/min/type",keyword:"type",params:{type: schema42.properties.min.type},message:"must be integer,null"}];
+validate26.errors = [{instancePath:instancePath+"/turns/min",schemaPath:"#/$defs/distribution/properties/min/type",keyword:"type",params:{type: schema43.properties.min.type},message:"must be integer,null"}];
 return false;
 }
 var valid8 = _errs69 === errors;
@@ -2595,7 +3048,7 @@ if(data30.median !== undefined){
 let data32 = data30.median;
 const _errs71 = errors;
 if((!((typeof data32 == "number") && (isFinite(data32)))) && (data32 !== null)){
-validate26.errors = [{instancePath:instancePath+"/turns/median",schemaPath:"#/$defs/distribution/properties/median/type",keyword:"type",params:{type: schema42.properties.median.type},message:"must be number,null"}];
+validate26.errors = [{instancePath:instancePath+"/turns/median",schemaPath:"#/$defs/distribution/properties/median/type",keyword:"type",params:{type: schema43.properties.median.type},message:"must be number,null"}];
 return false;
 }
 var valid8 = _errs71 === errors;
@@ -2608,7 +3061,7 @@ if(data30.p90 !== undefined){
 let data33 = data30.p90;
 const _errs73 = errors;
 if((!((typeof data33 == "number") && (isFinite(data33)))) && (data33 !== null)){
-validate26.errors = [{instancePath:instancePath+"/turns/p90",schemaPath:"#/$defs/distribution/properties/p90/type",keyword:"type",params:{type: schema42.properties.p90.type},message:"must be number,null"}];
+validate26.errors = [{instancePath:instancePath+"/turns/p90",schemaPath:"#/$defs/distribution/properties/p90/type",keyword:"type",params:{type: schema43.properties.p90.type},message:"must be number,null"}];
 return false;
 }
 var valid8 = _errs73 === errors;
@@ -2621,7 +3074,7 @@ if(data30.max !== undefined){
 let data34 = data30.max;
 const _errs75 = errors;
 if((!(((typeof data34 == "number") && (!(data34 % 1) && !isNaN(data34))) && (isFinite(data34)))) && (data34 !== null)){
-validate26.errors = [{instancePath:instancePath+"/turns/max",schemaPath:"#/$defs/distribution/properties/max/type",keyword:"type",params:{type: schema42.properties.max.type},message:"must be integer,null"}];
+validate26.errors = [{instancePath:instancePath+"/turns/max",schemaPath:"#/$defs/distribution/properties/max/type",keyword:"type",params:{type: schema43.properties.max.type},message:"must be integer,null"}];
 return false;
 }
 var valid8 = _errs75 === errors;
@@ -2659,7 +3112,7 @@ if(data36 && typeof data36 == "object" && !Array.isArray(data36)){
 for(const key3 in data36){
 const _errs81 = errors;
 if(typeof key3 === "string"){
-if(!pattern9.test(key3)){
+if(!pattern10.test(key3)){
 const err0 = {instancePath:instancePath+"/turns/histogram",schemaPath:"#/$defs/distribution/properties/histogram/propertyNames/pattern",keyword:"pattern",params:{pattern: "^(0|[1-9][0-9]*)$"},message:"must match pattern \""+"^(0|[1-9][0-9]*)$"+"\"",propertyName:key3};
 if(vErrors === null){
 vErrors = [err0];
@@ -2762,7 +3215,7 @@ if(data38.min !== undefined){
 let data39 = data38.min;
 const _errs89 = errors;
 if((!(((typeof data39 == "number") && (!(data39 % 1) && !isNaN(data39))) && (isFinite(data39)))) && (data39 !== null)){
-validate26.errors = [{instancePath:instancePath+"/api_calls/min",schemaPath:"#/$defs/distribution/properties/min/type",keyword:"type",params:{type: schema42.properties.min.type},message:"must be integer,null"}];
+validate26.errors = [{instancePath:instancePath+"/api_calls/min",schemaPath:"#/$defs/distribution/properties/min/type",keyword:"type",params:{type: schema43.properties.min.type},message:"must be integer,null"}];
 return false;
 }
 var valid12 = _errs89 === errors;
@@ -2775,7 +3228,7 @@ if(data38.median !== undefined){
 let data40 = data38.median;
 const _errs91 = errors;
 if((!((typeof data40 == "number") && (isFinite(data40)))) && (data40 !== null)){
-validate26.errors = [{instancePath:instancePath+"/api_calls/median",schemaPath:"#/$defs/distribution/properties/median/type",keyword:"type",params:{type: schema42.properties.median.type},message:"must be number,null"}];
+validate26.errors = [{instancePath:instancePath+"/api_calls/median",schemaPath:"#/$defs/distribution/properties/median/type",keyword:"type",params:{type: schema43.properties.median.type},message:"must be number,null"}];
 return false;
 }
 var valid12 = _errs91 === errors;
@@ -2788,7 +3241,7 @@ if(data38.p90 !== undefined){
 let data41 = data38.p90;
 const _errs93 = errors;
 if((!((typeof data41 == "number") && (isFinite(data41)))) && (data41 !== null)){
-validate26.errors = [{instancePath:instancePath+"/api_calls/p90",schemaPath:"#/$defs/distribution/properties/p90/type",keyword:"type",params:{type: schema42.properties.p90.type},message:"must be number,null"}];
+validate26.errors = [{instancePath:instancePath+"/api_calls/p90",schemaPath:"#/$defs/distribution/properties/p90/type",keyword:"type",params:{type: schema43.properties.p90.type},message:"must be number,null"}];
 return false;
 }
 var valid12 = _errs93 === errors;
@@ -2801,7 +3254,7 @@ if(data38.max !== undefined){
 let data42 = data38.max;
 const _errs95 = errors;
 if((!(((typeof data42 == "number") && (!(data42 % 1) && !isNaN(data42))) && (isFinite(data42)))) && (data42 !== null)){
-validate26.errors = [{instancePath:instancePath+"/api_calls/max",schemaPath:"#/$defs/distribution/properties/max/type",keyword:"type",params:{type: schema42.properties.max.type},message:"must be integer,null"}];
+validate26.errors = [{instancePath:instancePath+"/api_calls/max",schemaPath:"#/$defs/distribution/properties/max/type",keyword:"type",params:{type: schema43.properties.max.type},message:"must be integer,null"}];
 return false;
 }
 var valid12 = _errs95 === errors;
@@ -2839,7 +3292,7 @@ if(data44 && typeof data44 == "object" && !Array.isArray(data44)){
 for(const key6 in data44){
 const _errs101 = errors;
 if(typeof key6 === "string"){
-if(!pattern9.test(key6)){
+if(!pattern10.test(key6)){
 const err2 = {instancePath:instancePath+"/api_calls/histogram",schemaPath:"#/$defs/distribution/properties/histogram/propertyNames/pattern",keyword:"pattern",params:{pattern: "^(0|[1-9][0-9]*)$"},message:"must match pattern \""+"^(0|[1-9][0-9]*)$"+"\"",propertyName:key6};
 if(vErrors === null){
 vErrors = [err2];
@@ -3031,7 +3484,7 @@ return errors === 0;
 validate26.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const reject = validate33;
-const schema57 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://hermes-datagen.local/schemas/reject.schema.json","title":"Reject","description":"One line of a --rejects file: an input line that could not be used, with its place and the reason.","type":"object","required":["line","source","reason","raw"],"properties":{"line":{"type":"integer","minimum":1,"description":"1-based line number in source."},"source":{"type":"string","description":"The input file name, or <stdin>."},"reason":{"type":"string"},"raw":{"type":"string","description":"The line as read (invalid UTF-8 decoded with U+FFFD); cut when longer than 64 KiB."},"truncated":{"type":"boolean","description":"Present and true when raw was cut."}},"additionalProperties":false};
+const schema58 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://hermes-datagen.local/schemas/reject.schema.json","title":"Reject","description":"One line of a --rejects file: an input line that could not be used, with its place and the reason.","type":"object","required":["line","source","reason","raw"],"properties":{"line":{"type":"integer","minimum":1,"description":"1-based line number in source."},"source":{"type":"string","description":"The input file name, or <stdin>."},"reason":{"type":"string"},"raw":{"type":"string","description":"The line as read (invalid UTF-8 decoded with U+FFFD); cut when longer than 64 KiB."},"truncated":{"type":"boolean","description":"Present and true when raw was cut."}},"additionalProperties":false};
 
 function validate33(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://hermes-datagen.local/schemas/reject.schema.json" */;
@@ -3147,7 +3600,7 @@ return errors === 0;
 validate33.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const tool_registry = validate34;
-const schema58 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://hermes-datagen.local/schemas/tool-registry.schema.json","title":"ToolRegistry","description":"Valid tool names and their toolsets, the static toolsets, and the toolset distributions. The default registry ships with core; --tools-registry FILE replaces it.","type":"object","required":["tools"],"properties":{"tools":{"type":"object","description":"Tool name -> {toolset}. Every name here is valid; tool_stats are normalised over these names.","additionalProperties":{"type":"object","required":["toolset"],"properties":{"toolset":{"type":"string"},"renamed_to":{"type":"string","description":"The newer upstream name of a renamed tool."},"note":{"type":"string"}},"additionalProperties":false}},"toolsets":{"type":"object","description":"Static toolset name -> the tools it holds and the toolsets it includes.","additionalProperties":{"type":"object","required":["tools"],"properties":{"tools":{"type":"array","items":{"type":"string"}},"includes":{"type":"array","items":{"type":"string"}}},"additionalProperties":false}},"toolset_aliases":{"type":"object","description":"Legacy toolset name (e.g. web_tools) -> current name.","additionalProperties":{"type":"string"}},"distributions":{"type":"object","description":"Distribution name -> independent per-toolset inclusion probabilities in percent (not weights).","additionalProperties":{"type":"object","required":["toolsets"],"properties":{"description":{"type":"string"},"toolsets":{"type":"object","additionalProperties":{"type":"number","minimum":0,"maximum":100}}},"additionalProperties":false}}},"additionalProperties":false};
+const schema59 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://hermes-datagen.local/schemas/tool-registry.schema.json","title":"ToolRegistry","description":"Valid tool names and their toolsets, the static toolsets, and the toolset distributions. The default registry ships with core; --tools-registry FILE replaces it.","type":"object","required":["tools"],"properties":{"tools":{"type":"object","description":"Tool name -> {toolset}. Every name here is valid; tool_stats are normalised over these names.","additionalProperties":{"type":"object","required":["toolset"],"properties":{"toolset":{"type":"string"},"renamed_to":{"type":"string","description":"The newer upstream name of a renamed tool."},"note":{"type":"string"}},"additionalProperties":false}},"toolsets":{"type":"object","description":"Static toolset name -> the tools it holds and the toolsets it includes.","additionalProperties":{"type":"object","required":["tools"],"properties":{"tools":{"type":"array","items":{"type":"string"}},"includes":{"type":"array","items":{"type":"string"}}},"additionalProperties":false}},"toolset_aliases":{"type":"object","description":"Legacy toolset name (e.g. web_tools) -> current name.","additionalProperties":{"type":"string"}},"distributions":{"type":"object","description":"Distribution name -> independent per-toolset inclusion probabilities in percent (not weights).","additionalProperties":{"type":"object","required":["toolsets"],"properties":{"description":{"type":"string"},"toolsets":{"type":"object","additionalProperties":{"type":"number","minimum":0,"maximum":100}}},"additionalProperties":false}}},"additionalProperties":false};
 
 function validate34(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://hermes-datagen.local/schemas/tool-registry.schema.json" */;
