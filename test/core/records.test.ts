@@ -151,9 +151,9 @@ describe('inputs', () => {
     expect(res.stderr).toMatch(/error: cannot read nope\.jsonl: no such file/);
   });
 
-  it('stdin may be named once only', async () => {
+  it('stdin may be named once only: a usage error', async () => {
     const res = await run(['-', '-'], jsonl(good));
-    expect(res.code).toBe(3);
+    expect(res.code).toBe(2);
     expect(res.stderr).toMatch(/stdin \(-\) can be read only once/);
   });
 
@@ -194,6 +194,6 @@ describe('outputs', () => {
   it('-o into a missing directory is a usage error', async () => {
     const res = await run(['-o', 'no/such/dir/out.jsonl'], jsonl(good), tempDir());
     expect(res.code).toBe(2);
-    expect(res.stderr).toMatch(/cannot write no\/such\/dir\/out\.jsonl: no such directory/);
+    expect(res.stderr).toMatch(/--output no\/such\/dir\/out\.jsonl: no such directory/);
   });
 });

@@ -1,14 +1,14 @@
 // The one runner behind every hermes-* bin: parses argv (yargs), gives the command a context with the
 // shared stream conventions, and is the single funnel from errors to messages and exit codes.
 // runCli never exits the process, so tests drive CLIs in-process; main() is the bins' thin wrapper.
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { accessSync, constants, readFileSync, statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import yargs, { type Argv } from 'yargs';
 import { writeJsonAtomic, writeJsonAtomicSync } from './atomicFile.js';
 import { Counters } from './counters.js';
 import { BrokenPipe, EXIT_CODES_HELP, ExitCode, HermesError, InputError, UsageError } from './errors.js';
-import { DEFAULT_MAX_LINE_BYTES } from './lineReader.js';
+import { checkOperands, DEFAULT_MAX_LINE_BYTES } from './lineReader.js';
 import { onForcedExit, runForcedExitHooks } from './forcedExit.js';
 import { Logger, wantsColor } from './logger.js';
 import type { Reject } from './model.js';
@@ -127,6 +127,42 @@ function addStreamOptions<T>(y: Argv<T>): Argv<T & StreamArgs> {
     .option('stats-out', { type: 'string', describe: "write this command's counters here (JSON)", group: 'Stream options:' })
     .option('progress', { type: 'boolean', describe: 'progress on stderr (default: only when stderr is a terminal)', group: 'Stream options:' })
     .option('max-line-bytes', { type: 'number', default: DEFAULT_MAX_LINE_BYTES, describe: 'longer lines are rejected without being read whole', group: 'Stream options:' }) as unknown as Argv<T & StreamArgs>;
+}
+
+/**
+ * Everything the stream options name is checked before the command does any work (reads input,
+ * calls a model): a mistake found after an hour's run, or after every model call was paid for,
+ * costs that hour. Throws a UsageError naming the option.
+ */
+function checkStreamArgs(args: StreamArgs, cwd: string): void {
+  const max = args.maxLineBytes;
+  if (!Number.isSafeInteger(max) || max <= 0) throw new UsageError(`--max-line-bytes must be a whole number of bytes above 0 (got ${Number.isNaN(max) ? 'a value that is not a number' : String(max)})`);
+  checkOperands(args.files ?? []);
+  if (args.output !== undefined && args.output !== '-') checkWritableTarget('--output', args.output, cwd);
+  if (args.rejects !== undefined) checkWritableTarget('--rejects', args.rejects, cwd);
+  if (args.statsOut !== undefined) checkWritableTarget('--stats-out', args.statsOut, cwd);
+}
+
+/**
+ * A file an option names, to be written when the run ends: its directory must exist and be
+ * writable, and the path must not be a directory. Commands check their own output options with it.
+ */
+export function checkWritableTarget(option: string, path: string, cwd: string): void {
+  const target = resolve(cwd, path);
+  const dir = dirname(target);
+  let dirStat;
+  try {
+    dirStat = statSync(dir);
+  } catch {
+    throw new UsageError(`${option} ${path}: no such directory ${dir}`);
+  }
+  if (!dirStat.isDirectory()) throw new UsageError(`${option} ${path}: ${dir} is not a directory`);
+  try {
+    accessSync(dir, constants.W_OK);
+  } catch {
+    throw new UsageError(`${option} ${path}: cannot write in ${dir} (permission denied)`);
+  }
+  if (statSync(target, { throwIfNoEntry: false })?.isDirectory()) throw new UsageError(`${option} ${path}: is a directory`);
 }
 
 function helpEpilog(spec: CliSpec): string {
@@ -264,7 +300,11 @@ async function execute(spec: CliSpec, { command, args }: Selected, io: CliIo): P
   const statsTarget = args.statsOut === undefined ? undefined : resolve(io.cwd, args.statsOut);
   const forgetForcedExit = statsTarget === undefined ? undefined : onForcedExit((exitCode) => writeJsonAtomicSync(statsTarget, statsReport(exitCode)));
   let code: number;
+  // False when the options were refused: nothing ran, so no --rejects or --stats-out is written.
+  let ran = false;
   try {
+    if (command.stream) checkStreamArgs(args, io.cwd);
+    ran = true;
     code = (await command.run(args, ctx)) ?? ExitCode.ok;
   } catch (err) {
     code = exitCodeFor(err, log, spec.name);
@@ -284,11 +324,14 @@ async function execute(spec: CliSpec, { command, args }: Selected, io: CliIo): P
       if (!(err instanceof BrokenPipe)) code = exitCodeFor(err, log, spec.name);
     }
   }
+  // Every stage leaves a --rejects file, empty when nothing was rejected, so a pipeline's next step
+  // (and `wc -l`) finds one whatever happened.
+  if (ran) void ctx.rejects();
   const rejects = await rejectsWriter?.catch(() => undefined);
   await rejects?.close().catch(() => undefined);
   progress.done();
   summarise(ctx, args);
-  if (args.statsOut !== undefined) {
+  if (args.statsOut !== undefined && ran) {
     await writeJsonAtomic(resolve(io.cwd, args.statsOut), statsReport(code)).catch((err: Error) => {
       log.error(`cannot write --stats-out ${args.statsOut}: ${err.message}`);
       code = code === ExitCode.ok ? ExitCode.usage : code;

@@ -6,7 +6,7 @@ import { close, fstatSync, open, read } from 'node:fs';
 import { isUtf8 } from 'node:buffer';
 import type { Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
-import { InputError, type Place } from './errors.js';
+import { InputError, UsageError, type Place } from './errors.js';
 
 export const STDIN_NAME = '<stdin>';
 export const DEFAULT_MAX_LINE_BYTES = 32 * 1024 * 1024;
@@ -39,9 +39,7 @@ export interface InputSource {
 /** `-` (or no operand at all) is stdin; anything else a file path. No stream given: the process's own stdin. */
 export function inputSources(operands: readonly string[], stdin: Readable | undefined, cwd: string): InputSource[] {
   const list = operands.length === 0 ? ['-'] : operands;
-  if (list.filter((o) => o === '-').length > 1) {
-    throw new InputError('stdin (-) can be read only once; name it once among the inputs');
-  }
+  checkOperands(list);
   return list.map((operand): InputSource => {
     if (operand !== '-') {
       const path = resolvePath(cwd, operand);
@@ -49,6 +47,11 @@ export function inputSources(operands: readonly string[], stdin: Readable | unde
     }
     return { name: STDIN_NAME, chunks: (signal) => (stdin ? streamChunks(STDIN_NAME, stdin, signal) : processStdinChunks(signal)) };
   });
+}
+
+/** Input operands a run can read: stdin (`-`) at most once. */
+export function checkOperands(operands: readonly string[]): void {
+  if (operands.filter((o) => o === '-').length > 1) throw new UsageError('stdin (-) can be read only once; name it once among the inputs');
 }
 
 /**

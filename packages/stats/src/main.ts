@@ -9,7 +9,7 @@
 //   hermes-stats export --parquet D  the tables as Parquet files         exportParquet.ts, duckdb/*.ts
 import { resolve } from 'node:path';
 import type { Argv } from 'yargs';
-import { defineCommand, loadToolRegistry, main as runMain, toolsRegistryOption, writeJsonAtomic, type CliSpec, type ToolsRegistryArgs } from '@hermes-datagen/core';
+import { checkWritableTarget, defineCommand, loadToolRegistry, main as runMain, toolsRegistryOption, writeJsonAtomic, type CliSpec, type ToolsRegistryArgs } from '@hermes-datagen/core';
 import { DEFAULT_MEMORY_LIMIT, DEFAULT_THREADS } from './duckdb/database.js';
 import { withAnalysisDatabase } from './duckdb/session.js';
 import { TABLES } from './duckdb/tables.js';
@@ -44,6 +44,7 @@ const streamStage = defineCommand<StreamStageArgs>({
     ['$0 --recompute --tools-registry my-tools.json old.jsonl', 'recount from the conversations over your own registry'],
   ],
   run: async (args, ctx) => {
+    if (args.summary !== undefined) checkWritableTarget('--summary', args.summary, ctx.io.cwd);
     const registry = loadToolRegistry(args.toolsRegistry, ctx.io.cwd);
     await normaliseStream(ctx, { normaliser: new ToolStatsNormaliser(registry, args.recompute), summaryPath: args.summary });
   },
