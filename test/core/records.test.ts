@@ -133,7 +133,7 @@ describe('inputs', () => {
     const bytes = gzipSync(jsonl(good));
     const res = await run([], bytes.subarray(0, bytes.length - 12));
     expect(res.code).toBe(3);
-    expect(res.stderr).toMatch(/<stdin>: not valid gzip data/);
+    expect(res.stderr).toMatch(/\(at <stdin>:\d+\): not valid gzip data \(unexpected end of file\)/);
   });
 
   it('names the second file and its own line number', async () => {

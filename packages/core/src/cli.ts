@@ -406,7 +406,16 @@ export function main(spec: CliSpec): void {
   process.on('SIGTERM', () => onSignal('SIGTERM'));
   // EPIPE surfaces through the writer; this keeps an unhandled 'error' event from crashing first.
   process.stdout.on('error', () => undefined);
+  let settled = false;
+  // Nothing left to wait for while the run has not finished: a promise that will never settle (a
+  // bug) would otherwise end the process with exit 0 and the input not fully read.
+  process.on('beforeExit', () => {
+    if (settled) return;
+    process.stderr.write(`${spec.name}: error: internal error, a bug in ${spec.name} ${VERSION}: the run stopped waiting for something that never happened; please report it with the command that caused it\n`);
+    process.exit(ExitCode.internal);
+  });
   void runCli(spec, process.argv.slice(2), { signal: controller.signal }).then((code) => {
+    settled = true;
     // Exit explicitly: an unread stdin (e.g. after `| head`) would otherwise keep the process alive.
     process.stdout.write('', () => process.exit(code));
   });

@@ -179,15 +179,22 @@ async function* sourceBytes(source: InputSource, signal: AbortSignal | undefined
     return;
   }
   const gunzip = createGunzip();
+  // A write that zlib fails on never calls back: the feed waits for the write or the stream's end,
+  // whichever comes first, so damaged data can never leave it (and the run) waiting forever.
+  const closed = new Promise<void>((ok) => gunzip.once('close', ok));
   const feed = (async (): Promise<void> => {
     try {
       // Each write is awaited: the chunk's buffer is reused once the next one is read.
-      for (let next: IteratorResult<Buffer> = first; !next.done; next = await chunks.next()) {
-        await new Promise<void>((ok, fail) => gunzip.write(next.value, (err) => (err ? fail(err) : ok())));
+      for (let next: IteratorResult<Buffer> = first; !next.done && !gunzip.destroyed; next = await chunks.next()) {
+        const written = new Promise<void>((ok, fail) => gunzip.write(next.value, (err) => (err ? fail(err) : ok())));
+        written.catch(() => undefined);
+        await Promise.race([written, closed]);
       }
-      gunzip.end();
+      if (!gunzip.destroyed) gunzip.end();
     } catch (err) {
       gunzip.destroy(err as Error);
+    } finally {
+      await chunks.return(undefined);
     }
   })();
   try {
@@ -195,11 +202,15 @@ async function* sourceBytes(source: InputSource, signal: AbortSignal | undefined
   } catch (err) {
     if (signal?.aborted) return;
     if (err instanceof InputError) throw err;
-    throw new InputError(`${source.name}: not valid gzip data (${(err as Error).message})`);
+    throw new GzipError((err as Error).message);
   } finally {
+    gunzip.destroy();
     await feed;
   }
 }
+
+/** Damaged gzip data; readLines says where in the source it was found. */
+class GzipError extends Error {}
 
 function readError(name: string, err: unknown): InputError {
   const e = err as NodeJS.ErrnoException;
@@ -263,7 +274,7 @@ export async function* readLines(source: InputSource, options: LineReaderOptions
     oversized = undefined;
   };
 
-  for await (const chunk of sourceBytes(source, options.signal)) {
+  for await (const chunk of located(sourceBytes(source, options.signal), source.name, () => lineNo)) {
     if (options.signal?.aborted) return;
     const out: Line[] = [];
     let pos = 0;
@@ -317,6 +328,23 @@ export async function* readLines(source: InputSource, options: LineReaderOptions
   if (oversized) finishOversized(out);
   else if (pendingBytes > 0) finishLine(Buffer.concat(pending), out, true);
   if (out.length > 0) yield out;
+}
+
+/**
+ * Damaged gzip data ends the source with an error at the line it broke (the lines before it were
+ * read); what comes after cannot be read, so it is bad input under any --on-error.
+ */
+async function* located(bytes: AsyncGenerator<Buffer>, name: string, linesRead: () => number): AsyncGenerator<Buffer> {
+  try {
+    yield* bytes;
+  } catch (err) {
+    if (!(err instanceof GzipError)) throw err;
+    const last = linesRead();
+    throw new InputError(
+      `not valid gzip data (${err.message}); ${last === 0 ? 'no line' : `line ${last} is the last one`} read whole, the rest of the file cannot be read`,
+      { source: name, line: last + 1 },
+    );
+  }
 }
 
 /** The first REJECT_RAW_LIMIT bytes of a line held in parts, without joining the whole line. */
