@@ -1,0 +1,93 @@
+// hermes-to-atropos as a command: score policies chosen explicitly, usage errors (exit 2), records
+// without a score and bad lines (exit 3, located; --on-error skip), tombstones, counters.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { derivedPromptId } from '@hermes-datagen/core';
+import { spec } from '../../packages/to-atropos/src/main.js';
+import { jsonl, parseJsonl, runInProcess, tempDir, writeFiles } from '../util/cli.js';
+import { gpt, human, trajectory } from '../util/trajectories.js';
+import { corpus } from './corpus.js';
+
+async function run(args: string[], files: Record<string, string> = {}) {
+  const dir = tempDir();
+  writeFiles(dir, { 'in.jsonl': jsonl(corpus), ...files });
+  return { ...(await runInProcess(spec, args, { cwd: dir })), dir };
+}
+
+describe('usage errors (exit 2)', () => {
+  it.each([
+    [['in.jsonl'], /trajectories carry no reward: choose a score/],
+    [['in.jsonl', '--score', 'completed', '--reward-rules', 'default'], /choose one score source, not --score and --reward-rules/],
+    [['in.jsonl', '--score', 'completed', '--emit', 'scored'], /--emit scored needs --tokenizer DIR\|PACKAGE/],
+    [['in.jsonl', '--score', 'completed', '--tokenizer', 'x'], /--tokenizer applies to --emit scored only/],
+    [['in.jsonl', '--score', 'completed', '--group-size', 'some'], /--group-size must be a positive integer or auto/],
+    [['in.jsonl', '--score', 'completed', '--max-open-groups', '1'], /more than 1 groups are open at once/],
+    [['in.jsonl', '--reward-rules', 'missing.yaml'], /cannot read --reward-rules missing.yaml/],
+  ])('%j', async (args, message) => {
+    const result = await run(args);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(message);
+    expect(result.stdout).toBe('');
+  });
+});
+
+describe('scores', () => {
+  it('--score-field reads a number from the record; a record without it stops the run at its line (exit 3)', async () => {
+    const withReward = (id: string, p: number, reward?: number) => trajectory({ id, prompt_index: p, metadata: { batch_num: 0, timestamp: 't', model: 'm', ...(reward === undefined ? {} : { reward }) } });
+    const files = { 'r.jsonl': jsonl([withReward('a', 0, 1), withReward('b', 0, 3), withReward('c', 1)]) };
+    const failed = await run(['r.jsonl', '--score-field', 'metadata.reward'], files);
+    expect(failed.code).toBe(3);
+    expect(failed.stderr).toMatch(/r\.jsonl:3.*--score-field metadata\.reward: the record has no such field/);
+    const skipped = await run(['r.jsonl', '--score-field', 'metadata.reward', '--on-error', 'skip', '--rejects', 'rej.jsonl'], files);
+    expect(skipped.code).toBe(0);
+    expect((parseJsonl(skipped.stdout) as { score: number }[]).map((l) => l.score)).toEqual([3, 1]);
+    expect(parseJsonl(readFileSync(join(skipped.dir, 'rej.jsonl'), 'utf8'))).toMatchObject([{ line: 3, source: 'r.jsonl' }]);
+  });
+
+  it('--scores matches records by id, or by the derived id of their prompt', async () => {
+    const anonymous = trajectory({ prompt_index: 4, conversations: [human('No id here'), gpt({ think: 'x', text: 'y' })] });
+    delete anonymous.id;
+    const named = trajectory({ id: 'named', prompt_index: 4 });
+    const files = {
+      'a.jsonl': jsonl([anonymous, named]),
+      'scores.jsonl': jsonl([{ id: derivedPromptId(4, 'No id here'), score: 2 }, { id: 'named', score: 0.5 }]),
+      'short.jsonl': jsonl([{ id: 'named', score: 0.5 }]),
+    };
+    const result = await run(['a.jsonl', '--scores', 'scores.jsonl'], files);
+    expect(result.code).toBe(0);
+    expect((parseJsonl(result.stdout) as { score: number }[]).map((l) => l.score)).toEqual([2, 0.5]);
+    const missing = await run(['a.jsonl', '--scores', 'short.jsonl'], files);
+    expect(missing.code).toBe(3);
+    expect(missing.stderr).toMatch(/a\.jsonl:1.*has no score for id "p4-/);
+  });
+
+  it('--reward-rules default keeps only sequences reaching the threshold 5, and says which rules fired', async () => {
+    const result = await run(['in.jsonl', '--reward-rules', 'default', '--stats-out', 'stats.json']);
+    expect(result.code).toBe(0);
+    // p0: 30, -15, 30 -> both 30s; p1: 20, 20 uniform; p2: single, uniform.
+    expect((parseJsonl(result.stdout) as { score: number }[]).map((l) => l.score)).toEqual([30, 30]);
+    const below = await run(['in.jsonl', '--reward-rules', 'default', '--min-score', '31']);
+    expect(below.stdout).toBe('');
+    const stats = JSON.parse(readFileSync(join(result.dir, 'stats.json'), 'utf8')) as { counters: Record<string, number> };
+    expect(stats.counters).toMatchObject({ records_in: 6, records_scored: 6, groups_written: 1, lines_written: 2, groups_dropped: 2, 'groups_dropped.uniform_scores': 2 });
+  });
+});
+
+describe('input', () => {
+  it('a bad line stops the run at its place (exit 3) and writes nothing', async () => {
+    const result = await run(['bad.jsonl', '--score', 'completed'], { 'bad.jsonl': `${JSON.stringify(corpus[0])}\n{not json\n` });
+    expect(result.code).toBe(3);
+    expect(result.stderr).toMatch(/bad\.jsonl:2/);
+    expect(result.stdout).toBe('');
+  });
+
+  it('tombstones are counted and skipped; --group-size 1 --keep-uniform makes every trajectory an example', async () => {
+    const tombstone = { prompt_index: 9, discarded: 'no_reasoning', prompt: 'Why?' };
+    const result = await run(['t.jsonl', '--score', 'completed', '--group-size', '1', '--keep-uniform', '--stats-out', 's.json'], { 't.jsonl': jsonl([...corpus, tombstone]) });
+    expect(result.code).toBe(0);
+    // Every completed one (score 1 > 0); the stopped one scores 0 and is not an SFT example.
+    expect(parseJsonl(result.stdout)).toHaveLength(5);
+    expect(JSON.parse(readFileSync(join(result.dir, 's.json'), 'utf8')).counters.tombstones).toBe(1);
+  });
+});
