@@ -1,9 +1,14 @@
 # hermes-datagen: `make test` works on a fresh clone (it installs and builds first).
-.PHONY: setup build test bench demo clean
+.PHONY: setup system-packages build test bench demo clean
 
 NODE_MODULES_STAMP := node_modules/.package-lock.json
 
-setup: $(NODE_MODULES_STAMP) build
+setup: $(NODE_MODULES_STAMP) build system-packages
+
+# Debian packages the suite needs, as PROGRAM:PACKAGE; installed when missing (as root), else named.
+# bubblewrap: the tool sandbox hermes-generate prefers (its tests run it).
+system-packages:
+	@bash scripts/ensure-debian-packages.sh bwrap:bubblewrap
 
 $(NODE_MODULES_STAMP): package.json package-lock.json packages/*/package.json
 	npm ci --no-audit --no-fund

@@ -1,8 +1,7 @@
 // --strategy llm reaches the model through the one endpoint every hermes-* CLI resolves (flags >
 // environment > --config providers), so the summariser can never use another key or URL than the
 // generator (requirement A). The endpoint is resolved before any record is read.
-import type { Argv } from 'yargs';
-import type { RunContext } from '@hermes-datagen/core';
+import type { Argv, RunContext } from '@hermes-datagen/core';
 import { createChatClient, describeEndpoint, ENDPOINT_ENV_HELP, endpointOptions, resolveEndpoint, type EndpointArgs } from '@hermes-datagen/core/endpoint';
 import type { CompressConfig } from './config.js';
 import { llmSummarizer, type Summarizer } from './summarizer.js';

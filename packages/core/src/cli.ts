@@ -18,6 +18,9 @@ import { readRecords, type InputRecord, type OnError } from './records.js';
 import type { SchemaName } from './schemas.js';
 import { JsonlWriter } from './writer.js';
 
+/** yargs' builder type, for option helpers: commands reach yargs only through core, which declares it. */
+export type { Argv };
+
 export const VERSION: string = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
 export interface CliIo {

@@ -8,8 +8,7 @@
 //   hermes-stats report RUNS         the standard report (text/JSON/HTML) report.ts, reportData.ts, reportText.ts, reportHtml.ts
 //   hermes-stats export --parquet D  the tables as Parquet files         exportParquet.ts, duckdb/*.ts
 import { resolve } from 'node:path';
-import type { Argv } from 'yargs';
-import { checkWritableTarget, defineCommand, loadToolRegistry, main as runMain, toolsRegistryOption, writeJsonAtomic, type CliSpec, type ToolsRegistryArgs } from '@hermes-datagen/core';
+import { checkWritableTarget, defineCommand, loadToolRegistry, main as runMain, toolsRegistryOption, writeJsonAtomic, type Argv, type CliSpec, type ToolsRegistryArgs } from '@hermes-datagen/core';
 import { DEFAULT_MEMORY_LIMIT, DEFAULT_THREADS } from './duckdb/database.js';
 import { withAnalysisDatabase } from './duckdb/session.js';
 import { TABLES } from './duckdb/tables.js';

@@ -4,8 +4,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { UsageError, type RunContext, type ToolRegistry } from '@hermes-datagen/core';
-import type { Argv } from 'yargs';
+import { UsageError, type Argv, type RunContext, type ToolRegistry } from '@hermes-datagen/core';
 import type { DatasetIdentity, EndpointIdentity } from './manifest.js';
 import { datasetHash } from './manifest.js';
 import { openRunDirectory, type RunDirectory } from './runDirectory.js';
