@@ -6,7 +6,7 @@
 import { open, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeJsonAtomic, type Tombstone, type Trajectory } from '@hermes-datagen/core';
-import { addTombstone, addTrajectory, emptySummary, finaliseSummary } from '@hermes-datagen/stats/dist/summary.js';
+import { addTombstone, addTrajectory, emptySummary, finaliseSummary } from '@hermes-datagen/stats/internal/summary.js';
 import { readBatchFile, type BatchFile } from './batchFiles.js';
 
 export const TRAJECTORIES_FILE = 'trajectories.jsonl';
