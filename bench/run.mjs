@@ -80,8 +80,9 @@ function verdict(subject, result, baselineResult) {
   return problems;
 }
 
-function failureOf(run) {
-  if (run.exitCode === 0) return null;
+/** A run failed unless it exited with one of the entry's expected codes (default 0). */
+function failureOf(run, entry) {
+  if ((entry.exitCodes ?? [0]).includes(run.exitCode)) return null;
   const how = run.signal ? `was killed by ${run.signal}` : run.exitCode === null ? 'did not start' : `exited with ${run.exitCode}`;
   return `${how}: ${run.stderrTail.trim().split('\n').slice(-3).join(' | ') || '(no stderr)'}`;
 }
@@ -92,7 +93,7 @@ async function measureAll(entries, corpora, repeat) {
       if (entry.error) continue;
       process.stderr.write(`bench: round ${round}/${repeat}: ${entry.name}\n`);
       const run = await runOnce({ cmd: entry.cmd, args: entry.args, cwd: ROOT, stdinPath: corpora[entry.input].path });
-      const failure = failureOf(run);
+      const failure = failureOf(run, entry);
       if (failure) entry.error = failure;
       else entry.runs.push(run);
     }
@@ -149,7 +150,7 @@ async function main() {
     process.stderr.write(`bench: checking the output of ${entry.name} (untimed)\n`);
     const corpus = corpora[entry.input];
     const run = await runOnce({ cmd: entry.cmd, args: entry.args, cwd: ROOT, stdinPath: corpus.path, consumeStdout: (stdout) => entry.verify(stdout, corpus) });
-    entry.error = failureOf(run);
+    entry.error = failureOf(run, entry);
     entry.verifyProblem = entry.error ? null : run.checked;
   }
   await measureAll(entries, corpora, options.repeat);

@@ -1,11 +1,12 @@
 // What `make bench` measures. Each subject is a command that reads a corpus on stdin and writes
 // JSONL to stdout, compared with the baseline doing the least a command of its kind must do:
-//   { name, what, cmd, args, input, baseline: 'parse' | 'rewrite' | <an earlier subject's name>, target, maxRssMb, requires?, verify? }
+//   { name, what, cmd, args, input, baseline: 'parse' | 'rewrite' | <an earlier subject's name>, target, maxRssMb, requires?, verify?, exitCodes? }
 // target: the lowest acceptable throughput as a share of the baseline's (null: reported only).
 // maxRssMb: the highest acceptable peak RSS in MB (null: reported only).
 // requires(): null when the subject can run here, else why not (it is then skipped, not failed).
 // onlyWhenNamed: measured only when named in --only (slow points of comparison such as jq).
 // verify(stdout, corpus): run once more, untimed, with stdout piped to it; returns a problem or null.
+// exitCodes: the exit codes of a good run (default [0]).
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -133,6 +134,20 @@ export const subjects = [
     maxRssMb: 300,
     requires: requireBuilt('filter', 'main.js'),
     verify: filterOutputCheck({ hallucinatedTools: true }),
+  },
+  {
+    name: 'hermes-verify',
+    what: 'hermes-verify, every stream check (schema, count, tools, reasoning, secrets, structure); records pass through',
+    cmd: NODE,
+    args: ['packages/verify/bin/hermes-verify.js'],
+    input: 'trajectories',
+    baseline: 'parse',
+    target: 0.5,
+    maxRssMb: 300,
+    requires: requireBuilt('verify', 'main.js'),
+    // The corpus holds hallucinated tool names, so the checklist must fail (exit 1); 0 would be a missed check.
+    exitCodes: [1],
+    verify: outputEqualsInput,
   },
   {
     name: 'hermes-filter-zero-reasoning',

@@ -1,0 +1,139 @@
+// Record count = dataset rows x samples (requirements.md §B: "trajectories.jsonl line count equals
+// the dataset line count"), checked per prompt so that a missing prompt and an extra one do not
+// cancel out: every prompt_index of the dataset has exactly `samples` rows (trajectories, or
+// tombstones for intentional discards), none is out of range, no id appears twice, and a record's id
+// belongs to the dataset row at its prompt_index (a changed dataset shows here). State: one counter
+// per dataset row and the set of ids seen.
+import type { Place } from '@hermes-datagen/core';
+import { Examples, plural, shortList, type CheckResult, type Status } from './checkResult.js';
+import { at, rowKey, type Observed, type StreamCheck } from './observed.js';
+
+export interface Expectation {
+  /** Dataset rows, when known. */
+  readonly rows: number | undefined;
+  /** Where `rows` comes from, for the report: "--dataset prompts.jsonl". */
+  readonly rowsSource: string | undefined;
+  readonly samples: number;
+  /** Each row's prompt id (core's promptId), when the dataset was read. */
+  readonly rowIds: readonly string[] | undefined;
+}
+
+const LISTED_INDICES = 20;
+
+export class CoverageCheck implements StreamCheck {
+  private trajectories = 0;
+  private tombstones = 0;
+  private runTombstones = 0;
+  private readonly perRow: Uint32Array | undefined;
+  private readonly ids = new Set<string>();
+  private readonly duplicates = new Examples();
+  private readonly outOfRange = new Examples();
+  private readonly foreignIds = new Examples();
+  private readonly noIndex = new Examples();
+
+  public constructor(private readonly expect: Expectation) {
+    this.perRow = expect.rows === undefined ? undefined : new Uint32Array(expect.rows);
+  }
+
+  public observe(item: Observed): void {
+    if (item.kind === 'trajectory') this.trajectories += 1;
+    else if (item.kind === 'tombstone') this.tombstones += 1;
+    const value: { id?: unknown; prompt_index?: unknown } = item.kind === 'invalid' ? item.value : item.record;
+    this.count(value, item.place);
+  }
+
+  /** A tombstone of the run directory's batch files that the stream did not hold (trajectories.jsonl has none). */
+  public addRunTombstone(value: { id?: unknown; prompt_index?: unknown }, place: Place): void {
+    const key = rowKey(value);
+    if (key !== undefined && this.ids.has(key)) return;
+    this.runTombstones += 1;
+    this.count(value, place);
+  }
+
+  /** Prompt indices with fewer rows than samples (empty when the rows are unknown). */
+  public missingIndices(): number[] {
+    const missing: number[] = [];
+    this.perRow?.forEach((n, index) => {
+      if (n < this.expect.samples) missing.push(index);
+    });
+    return missing;
+  }
+
+  public result(): CheckResult {
+    const { rows, samples, rowsSource } = this.expect;
+    const missing = this.missingIndices();
+    let missingRecords = 0;
+    const over: number[] = [];
+    let extraRecords = this.outOfRange.count;
+    this.perRow?.forEach((n, index) => {
+      if (n < samples) missingRecords += samples - n;
+      if (n > samples) {
+        over.push(index);
+        extraRecords += n - samples;
+      }
+    });
+    const bad = missing.length + over.length + this.outOfRange.count + this.duplicates.count + this.foreignIds.count + this.noIndex.count;
+    const status: Status = bad > 0 ? 'FAIL' : 'PASS';
+    const found = this.trajectories + this.tombstones + this.runTombstones;
+    const discarded = this.tombstones + this.runTombstones;
+    const parts: string[] = [];
+    if (rows === undefined) parts.push(`${plural(found, 'row')} (${this.trajectories} trajectories, ${discarded} discarded); dataset rows unknown, give --dataset to find missing prompts`);
+    else parts.push(`${found} of ${rows * samples} expected (${rows} rows x ${samples} samples${rowsSource ? `, rows from ${rowsSource}` : ''}): ${this.trajectories} trajectories, ${discarded} discarded`);
+    if (missing.length > 0) parts.push(`missing ${plural(missingRecords, 'record')} of prompt_index ${shortList(missing, missing.length, LISTED_INDICES)}`);
+    if (over.length > 0) parts.push(`too many records for prompt_index ${shortList(over, over.length, LISTED_INDICES)}`);
+    if (this.outOfRange.count > 0) parts.push(`${this.outOfRange.count} with a prompt_index outside the dataset`);
+    if (this.duplicates.count > 0) parts.push(`${this.duplicates.count} duplicate ids`);
+    if (this.foreignIds.count > 0) parts.push(`${this.foreignIds.count} ids not of the dataset row at their prompt_index`);
+    if (this.noIndex.count > 0) parts.push(`${this.noIndex.count} without an integer prompt_index`);
+    return {
+      id: 'count',
+      title: 'record count = dataset rows x samples (per prompt), no duplicates',
+      status,
+      summary: parts.join('; '),
+      numbers: {
+        rows: rows ?? null,
+        samples,
+        expected: rows === undefined ? null : rows * samples,
+        trajectories: this.trajectories,
+        tombstones: discarded,
+        missing_records: missingRecords,
+        missing_prompt_indices: missing.slice(0, LISTED_INDICES),
+        missing_prompts: missing.length,
+        extra_records: extraRecords,
+        extra_prompt_indices: over.slice(0, LISTED_INDICES),
+        out_of_range: this.outOfRange.count,
+        duplicate_ids: this.duplicates.count,
+        foreign_ids: this.foreignIds.count,
+      },
+      problems: [...this.duplicates.list(), ...this.outOfRange.list(), ...this.foreignIds.list(), ...this.noIndex.list()],
+    };
+  }
+
+  private count(value: { id?: unknown; prompt_index?: unknown }, place: Place): void {
+    const index = value.prompt_index;
+    if (typeof index !== 'number' || !Number.isInteger(index) || index < 0) {
+      this.noIndex.add(at(place, 'no integer prompt_index'));
+      return;
+    }
+    const key = rowKey(value);
+    if (key !== undefined && typeof value.id === 'string') {
+      if (this.ids.has(key)) this.duplicates.add(at(place, `id ${JSON.stringify(key)} appeared before`));
+      this.ids.add(key);
+      const rowId = this.expect.rowIds?.[index];
+      if (rowId !== undefined && !belongsTo(key, rowId, this.expect.samples)) {
+        this.foreignIds.add(at(place, `id ${JSON.stringify(key)} at prompt_index ${index}, whose dataset row has id ${JSON.stringify(rowId)}`));
+      }
+    }
+    if (this.perRow === undefined) return;
+    if (index >= this.perRow.length) this.outOfRange.add(at(place, `prompt_index ${index} is outside the dataset's ${this.perRow.length} rows`));
+    else this.perRow[index] = (this.perRow[index] ?? 0) + 1;
+  }
+}
+
+/** hermes-generate's record ids: the prompt id, or `<prompt id>#s<k>` for sample k of several. */
+function belongsTo(id: string, rowId: string, samples: number): boolean {
+  if (id === rowId) return true;
+  if (!id.startsWith(`${rowId}#s`)) return false;
+  const sample = Number(id.slice(rowId.length + 2));
+  return Number.isInteger(sample) && sample >= 0 && sample < samples;
+}

@@ -1,0 +1,53 @@
+// One input line as the checks see it: a trajectory (valid against its schema, its gpt turns parsed
+// once for all checks), a tombstone, or an object that breaks the schema. Checks keep counts and ids
+// from these, never the records.
+import { parseGptValue, validator, type ParsedGptValue, type Place, type Tombstone, type Trajectory } from '@hermes-datagen/core';
+import type { CheckResult } from './checkResult.js';
+
+export interface GptTurn {
+  /** The turn's index in `conversations`. */
+  readonly index: number;
+  readonly parsed: ParsedGptValue;
+}
+
+interface Common {
+  readonly place: Place;
+  /** The line as read. */
+  readonly raw: string;
+}
+
+export type Observed =
+  | (Common & { readonly kind: 'trajectory'; readonly record: Trajectory; readonly gptTurns: readonly GptTurn[] })
+  | (Common & { readonly kind: 'tombstone'; readonly record: Tombstone })
+  | (Common & { readonly kind: 'invalid'; readonly value: Record<string, unknown>; readonly problem: string });
+
+/** A row with a `discarded` key is a tombstone (hermes-batch-format.md §3.1); anything else should be a trajectory. */
+export function observe(value: Record<string, unknown>, raw: string, place: Place): Observed {
+  const tombstone = 'discarded' in value;
+  const problem = validator(tombstone ? 'tombstone' : 'trajectory')(value);
+  if (problem !== null) return { kind: 'invalid', value, problem, raw, place };
+  if (tombstone) return { kind: 'tombstone', record: value as unknown as Tombstone, raw, place };
+  const record = value as unknown as Trajectory;
+  const gptTurns: GptTurn[] = [];
+  record.conversations.forEach((turn, index) => {
+    if (turn.from === 'gpt') gptTurns.push({ index, parsed: parseGptValue(turn.value) });
+  });
+  return { kind: 'trajectory', record, gptTurns, raw, place };
+}
+
+/** What identifies a row of a run: its id, or for records without one (upstream's) its prompt index. */
+export function rowKey(value: { id?: unknown; prompt_index?: unknown }): string | undefined {
+  if (typeof value.id === 'string' && value.id !== '') return value.id;
+  return Number.isInteger(value.prompt_index) ? `#${String(value.prompt_index)}` : undefined;
+}
+
+/** `file:line`, and where in the record when given. */
+export function at(place: Place, where?: string): string {
+  return `${place.source}:${place.line}${where === undefined ? '' : ` ${where}`}`;
+}
+
+/** A check over the records of the stream: sees each once, then reports. */
+export interface StreamCheck {
+  observe(item: Observed): void;
+  result(): CheckResult;
+}

@@ -1,0 +1,90 @@
+// No secret-looking strings in any record: the key formats of common providers (core's findSecrets)
+// and, when the environment holds the run's key, that exact key in any of its forms. Findings name
+// the pattern, the place and the length, never the secret: this report may be shared.
+//
+// A trajectory is scanned field by field rather than as its line: most of a line is the system turn
+// (the fixed template and the offered tools' schemas), which a run repeats in every record, so each
+// distinct system turn is scanned once. Other rows are scanned whole.
+import { findSecrets, keyFingerprint, redact } from '@hermes-datagen/core';
+import { Examples, plural, type CheckResult } from './checkResult.js';
+import { at, type Observed, type StreamCheck } from './observed.js';
+
+/** Variables that hold the run's key when hermes-generate ran in this environment. */
+export const KEY_VARIABLES = ['HERMES_API_KEY', 'OPENAI_API_KEY'] as const;
+
+/** Distinct system turns remembered as scanned (a run has a handful of toolset combinations). */
+const SEEN_SYSTEM_TURNS = 256;
+
+interface KnownKey {
+  readonly variable: string;
+  readonly value: string;
+}
+
+export class SecretCheck implements StreamCheck {
+  private records = 0;
+  private readonly found = new Examples();
+  private readonly byPattern = new Map<string, number>();
+  private readonly keys: KnownKey[];
+  private readonly seenSystem = new Map<number, string[]>();
+
+  /** @param variables the environment variables whose values are the user's keys */
+  public constructor(env: NodeJS.ProcessEnv, variables: readonly string[]) {
+    this.keys = [...new Set(variables)]
+      .map((variable) => ({ variable, value: (env[variable] ?? '').trim() }))
+      .filter((key) => key.value.length >= 8);
+  }
+
+  public observe(item: Observed): void {
+    this.records += 1;
+    const hits: string[] = [];
+    if (item.kind === 'trajectory') {
+      const { record } = item;
+      record.conversations.forEach((turn, index) => {
+        if (turn.from === 'system' && this.scannedBefore(turn.value)) return;
+        this.scan(turn.value, `conversations[${index}]`, hits);
+      });
+      // The rest is numbers and tool names, except these free-form fields.
+      this.scan(`${record.id ?? ''} ${JSON.stringify(record.metadata)} ${record.toolsets_used.join(' ')}`, 'id, metadata or toolsets_used', hits);
+    } else {
+      this.scan(item.raw, 'the line', hits);
+    }
+    if (hits.length > 0) this.found.add(at(item.place, hits.join('; ')));
+  }
+
+  public result(): CheckResult {
+    const patterns = [...this.byPattern].sort(([a], [b]) => a.localeCompare(b));
+    const checked = this.keys.length > 0 ? ` (and the keys in ${this.keys.map((k) => `$${k.variable}`).join(', ')})` : '';
+    return {
+      id: 'secrets',
+      title: 'no secret-looking strings (API key patterns) in any record',
+      status: this.found.count === 0 ? 'PASS' : 'FAIL',
+      summary:
+        this.found.count === 0
+          ? `no key patterns in ${plural(this.records, 'record')}${checked}`
+          : `${this.found.count} of ${this.records} records hold secret-looking strings: ${patterns.map(([p, n]) => `${p} ${n}`).join(', ')}`,
+      numbers: { records: this.records, records_with_secrets: this.found.count, by_pattern: Object.fromEntries(patterns), env_keys_checked: this.keys.map((k) => k.variable) },
+      problems: this.found.list(),
+    };
+  }
+
+  private scan(text: string, where: string, hits: string[]): void {
+    for (const key of this.keys) {
+      if (redact(text, key.value) !== text) hits.push(`${where}: ${this.count(`the key in $${key.variable}`)} (fingerprint ${keyFingerprint(key.value)})`);
+    }
+    for (const match of findSecrets(text)) hits.push(`${where}: ${this.count(match.pattern)} "${match.prefix}…" (${match.length} characters, at character ${match.index})`);
+  }
+
+  private count(pattern: string): string {
+    this.byPattern.set(pattern, (this.byPattern.get(pattern) ?? 0) + 1);
+    return pattern;
+  }
+
+  /** True when this exact system turn was scanned already; remembers it otherwise. Keyed by length, compared whole. */
+  private scannedBefore(value: string): boolean {
+    const same = this.seenSystem.get(value.length);
+    if (same?.includes(value)) return true;
+    if (this.seenSystem.size >= SEEN_SYSTEM_TURNS) this.seenSystem.clear();
+    this.seenSystem.set(value.length, [...(same ?? []), value]);
+    return false;
+  }
+}
