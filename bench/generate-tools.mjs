@@ -25,7 +25,9 @@ const BIN = `${ROOT}packages/generate/bin/hermes-generate.js`;
 const TESTKIT = `${ROOT}packages/testkit/dist/index.js`;
 const TOOLS = `${ROOT}packages/generate/dist/tools/`;
 const RESULTS = `${ROOT}bench/results/generate-tools.json`;
-const core = await import(`${ROOT}packages/core/dist/index.js`);
+// Loaded once the build is known to be there (main).
+let core;
+let testkit;
 const SANDBOX_CALLS = 200;
 const USAGE = `usage: node bench/generate-tools.mjs [--prompts N] [--concurrency N] [--latency-ms N] [--no-fail]
   --prompts N      prompts of each run (default 1000; two model calls and one command each)
@@ -49,20 +51,6 @@ function options() {
     latencyMs: wholeNumber('--latency-ms', values['latency-ms'], 0),
     noFail: values['no-fail'],
   };
-}
-
-const token = (i) => `token-${i}-${(i * 2654435761) % 1000003}`;
-
-function echoTokens(count) {
-  const prompts = Array.from({ length: count }, (_, i) => ({ prompt: `Print ${token(i)} with the terminal.`, id: `p${i}` }));
-  const sequences = prompts.map(({ prompt }, i) => ({
-    match: { exact: prompt },
-    replies: [
-      { reasoning: 'Run it.', tool_calls: [{ name: 'terminal', arguments: { command: `echo ${token(i)}` } }] },
-      { reasoning: 'It printed.', content: 'Printed.' },
-    ],
-  }));
-  return { prompts, script: { sequences } };
 }
 
 /** Milliseconds per `true` command, one at a time, through the run's tool process pool. */
@@ -126,24 +114,24 @@ async function runGenerate(endpoint, prompts, { concurrency, sandbox, maxOpenFil
   };
 }
 
-/** One terminal result, exactly `{"output": <its token>, "exit_code": 0, "error": null}`. */
+/** One tool result: terminal's `{"output": <its own token>, "exit_code": 0, "error": null}`. */
 function holdsOwnToken(record) {
-  const tokenOf = token(Number(record.id.slice(1)));
   const results = record.conversations.filter((turn) => turn.from === 'tool').flatMap((turn) => core.parseToolValue(turn.value));
-  return results.length === 1 && results[0].name === 'terminal' && JSON.stringify(results[0].content) === JSON.stringify({ output: tokenOf, exit_code: 0, error: null });
+  return results.length === 1 && JSON.stringify({ name: results[0].name, content: results[0].content }) === JSON.stringify(testkit.expectedEchoResult(record.id));
 }
 
 async function main() {
   const opts = options();
   if (!existsSync(TESTKIT) || !existsSync(`${TOOLS}toolProcesses.js`)) exitWithUsage('packages are not built: run `npx tsc -b` first');
-  const { startScriptedEndpoint } = await import(TESTKIT);
+  core = await import(`${ROOT}packages/core/dist/index.js`);
+  testkit = await import(TESTKIT);
   const loadBefore = loadavg();
 
   process.stderr.write(`bench: sandbox start-up cost (${SANDBOX_CALLS} commands each)\n`);
   const cost = await sandboxCost();
 
-  const { prompts, script } = echoTokens(opts.prompts);
-  const endpoint = await startScriptedEndpoint({ script, latencyMs: opts.latencyMs, recordRequests: false });
+  const { prompts, script } = testkit.echoTokens(opts.prompts);
+  const endpoint = await testkit.startScriptedEndpoint({ script, latencyMs: opts.latencyMs, recordRequests: false });
   const runs = {};
   for (const [name, settings] of [
     ['load', { concurrency: opts.concurrency, sandbox: 'auto' }],

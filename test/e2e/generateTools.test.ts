@@ -6,7 +6,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseToolValue, type Trajectory } from '@hermes-datagen/core';
-import { startScriptedEndpoint, type Script, type ScriptedEndpoint } from '@hermes-datagen/testkit';
+import { echoTokens, expectedEchoResult, startScriptedEndpoint, type ScriptedEndpoint } from '@hermes-datagen/testkit';
 import { runGenerate } from '../util/generate.js';
 import { TEST_API_KEY } from '../util/secrets.js';
 
@@ -16,26 +16,10 @@ afterEach(async () => {
   endpoint = undefined;
 });
 
-const token = (i: number): string => `token-${i}-${(i * 2654435761) % 1000003}`;
-
-/** Prompt i asks for its token; the model runs `echo <token>` with terminal, then answers. */
-function echoTokens(count: number): { prompts: { prompt: string; id: string }[]; script: Script } {
-  const prompts = Array.from({ length: count }, (_, i) => ({ prompt: `Print ${token(i)} with the terminal.`, id: `p${i}` }));
-  const sequences = prompts.map(({ prompt }, i) => ({
-    match: { exact: prompt },
-    replies: [
-      { reasoning: 'Run it.', tool_calls: [{ name: 'terminal', arguments: { command: `echo ${token(i)}` } }] },
-      { reasoning: 'It printed.', content: 'Printed.' },
-    ],
-  }));
-  return { prompts, script: { sequences } };
-}
-
-/** The terminal results of a record: exactly one, holding its own prompt's token. */
+/** The record holds exactly one tool result: its own prompt's token, printed by terminal. */
 function expectOwnToken(record: Trajectory): void {
-  const i = Number(record.id?.slice(1));
   const results = record.conversations.filter((turn) => turn.from === 'tool').flatMap((turn) => parseToolValue(turn.value)).map(({ name, content }) => ({ name, content }));
-  expect(results, `record ${record.id}`).toEqual([{ name: 'terminal', content: { output: token(i), exit_code: 0, error: null } }]);
+  expect(results, `record ${record.id}`).toEqual([expectedEchoResult(record.id ?? '')]);
 }
 
 describe('hermes-generate with real tools under load', () => {
@@ -51,12 +35,12 @@ describe('hermes-generate with real tools under load', () => {
   }, 60_000);
 
   it('under ulimit -n 256 at -c 128 ends with exit 0, every result right, no workspace left', async () => {
-    const { prompts, script } = echoTokens(256);
+    const { prompts, script } = echoTokens(128);
     endpoint = await startScriptedEndpoint({ script, apiKey: TEST_API_KEY, latencyMs: 50, recordRequests: false });
     const run = await runGenerate(endpoint.url, prompts, ['--toolsets', 'terminal,file', '-c', '128'], { maxOpenFiles: 256 });
     expect(run.stderr).not.toMatch(/EMFILE|Error:|failed/);
     expect(run.code).toBe(0);
-    expect(run.records).toHaveLength(256);
+    expect(run.records).toHaveLength(128);
     for (const record of run.records) expectOwnToken(record);
     expect(readdirSync(join(run.dir, 'workspaces'))).toEqual([]);
   }, 60_000);

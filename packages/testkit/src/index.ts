@@ -3,3 +3,4 @@ export * from './script.js';
 export * from './server.js';
 export { policyReply, planTurns } from './policy.js';
 export { fingerprint } from './fingerprint.js';
+export { echoToken, echoTokens, expectedEchoResult, type EchoTokens } from './echoTokens.js';
