@@ -5,15 +5,13 @@
 // client's one retry policy covers it.
 import OpenAI from 'openai';
 import { fetch as undiciFetch, ProxyAgent } from 'undici';
-import { nodeHttpFetch, type HttpFetchOptions } from './httpFetch.js';
+import { nodeHttpFetch, type FetchLike, type HttpFetchOptions } from './httpFetch.js';
 import { isPlainObject } from './plainObject.js';
 import type { Endpoint } from './endpoint.js';
 
 export const DEFAULT_RETRY_AFTER_CAP_MS = 30_000;
 export const DEFAULT_CHAT_TIMEOUT_MS = 120_000;
 export const DEFAULT_CHAT_MAX_RETRIES = 2;
-
-export type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
 export interface ChatClientOptions {
   /** Per attempt. */

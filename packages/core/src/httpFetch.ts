@@ -13,7 +13,9 @@
 import { request as httpRequest, Agent as HttpAgent, type IncomingMessage } from 'node:http';
 import { request as httpsRequest, Agent as HttpsAgent } from 'node:https';
 import type { Socket } from 'node:net';
-import type { FetchLike } from './chatClient.js';
+
+/** The fetch signature the OpenAI client takes; every fetch of the endpoint has it. */
+export type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
 /** Below the 5 s keep-alive timeout of common servers. */
 export const DEFAULT_IDLE_SOCKET_MS = 4000;
