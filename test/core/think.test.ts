@@ -27,10 +27,13 @@ describe('gptValueFromAssistant, branch B (no tool calls)', () => {
     ['trailing whitespace is stripped, leading whitespace of the content kept', { content: '\n  hi  \n' }, '<think>\n</think>\n\n  hi'],
     ['scratchpad becomes the think block', { content: '<REASONING_SCRATCHPAD>plan</REASONING_SCRATCHPAD>answer' }, '<think>plan</think>answer'],
     ['native reasoning and a scratchpad give two think blocks', { reasoning: 'R', content: '<REASONING_SCRATCHPAD>plan</REASONING_SCRATCHPAD>answer' }, '<think>\nR\n</think>\n<think>plan</think>answer'],
-    // Upstream's substring test would leave this turn without any think block.
-    ['a literal <think> in prose does not suppress the empty block', { content: 'Wrap it in a <think> tag.' }, '<think>\n</think>\nWrap it in a <think> tag.'],
+    // An unclosed <think> (prose, or a reply cut off while thinking) gets no empty block in front, as
+    // upstream: never two opening tags and one closing tag.
+    ['an unclosed <think> gets no empty block in front', { content: 'Wrap it in a <think> tag.' }, 'Wrap it in a <think> tag.'],
+    ['a reply cut off while thinking keeps its one opening tag', { content: '<think>I should first' }, '<think>I should first'],
     ['a think block later in the content suppresses it', { content: 'Answer <think>x</think>' }, 'Answer <think>x</think>'],
-    ['an unclosed scratchpad is not a block', { content: '<REASONING_SCRATCHPAD>cut' }, '<think>\n</think>\n<think>cut'],
+    ['an unclosed scratchpad becomes an unclosed <think>, with no empty block in front', { content: '<REASONING_SCRATCHPAD>cut' }, '<think>cut'],
+    ['a closed <think> after an unclosed one', { content: 'a <think> b <think>c</think>' }, 'a <think> b <think>c</think>'],
     ['raw inline think in content is kept as is', { content: '<think>hm</think>Hi' }, '<think>hm</think>Hi'],
     ['reasoning_content when reasoning is absent', { reasoning_content: 'RC', content: 'A' }, '<think>\nRC\n</think>\nA'],
     ['reasoning_details when reasoning is absent', { reasoning_details: [{ type: 'reasoning.summary', summary: 'S' }], content: 'A' }, '<think>\nS\n</think>\nA'],

@@ -5,6 +5,7 @@ import { parseJsonLossless } from './losslessJson.js';
 import { pythonJsonDumps } from './pythonJson.js';
 import { gptValueFromAssistant } from './think.js';
 import { validToolCalls } from './toolCalls.js';
+import { pythonStripStart } from './pythonText.js';
 
 const SYSTEM_PROMPT_HEAD =
   'You are a function calling AI model. You are provided with function signatures within <tools> </tools> XML tags. ' +
@@ -84,7 +85,7 @@ function toolTurnValue(assistant: AssistantMessage, results: readonly ToolMessag
 /** A string that looks like a JSON object or array is embedded as JSON (numbers as received); anything else as it is. */
 function parseJsonLookingContent(content: unknown): unknown {
   if (typeof content !== 'string') return content;
-  const start = content.trim()[0];
+  const start = pythonStripStart(content)[0];
   if (start !== '{' && start !== '[') return content;
   try {
     return parseJsonLossless(content);

@@ -5,6 +5,7 @@ import { pythonJsonDumps } from './pythonJson.js';
 import { splitTagBlocks } from './tagBlocks.js';
 import { toolCallArguments, validToolCalls } from './toolCalls.js';
 import { SCRATCHPAD_TAG, THINK_TAG, TOOL_CALL_TAG } from './turns.js';
+import { isPythonBlank, pythonStrip, pythonStripEnd } from './pythonText.js';
 
 /** Prepended to a gpt value that has no <think> block, so every gpt turn has the same shape. */
 export const EMPTY_THINK = '<think>\n</think>\n';
@@ -33,22 +34,24 @@ export function gptValueFromAssistant(msg: AssistantMessage): string {
   const calls = validToolCalls(msg);
   if (calls.length === 0) {
     value += convertScratchpadToThink(content);
-    return withThink(value).trim();
+    return pythonStrip(withThink(value));
   }
-  if (content.trim() !== '') value += `${convertScratchpadToThink(content)}\n`;
+  if (!isPythonBlank(content)) value += `${convertScratchpadToThink(content)}\n`;
   for (const call of calls) {
     value += `<tool_call>\n${pythonJsonDumps({ name: call.function.name, arguments: toolCallArguments(call) })}\n</tool_call>\n`;
   }
-  return withThink(value).trimEnd();
+  return pythonStripEnd(withThink(value));
 }
 
 // Upstream tests for the substring "<think>", so a tag merely mentioned in prose ("wrap notes in a
-// <think> tag") suppresses the empty block and the turn loses the shape every gpt turn should have.
-// We look for a closed <think> block instead (outside tool_call arguments); where upstream inserts
-// the block, so do we.
+// <think> tag" inside a closed sentence) suppresses the empty block and the turn loses the shape
+// every gpt turn should have. We look for a <think> block instead (outside tool_call arguments);
+// where upstream inserts the block, so do we. A <think> that never closes (a reply cut off while
+// thinking) gets no block in front of it either, as upstream: the turn must never hold two opening
+// tags and one closing tag.
 function withThink(value: string): string {
-  const hasThinkBlock = splitTagBlocks(value, [THINK_TAG, TOOL_CALL_TAG]).some((segment) => segment.kind === 'block' && segment.tag === THINK_TAG);
-  return hasThinkBlock ? value : EMPTY_THINK + value;
+  const hasThink = splitTagBlocks(value, [THINK_TAG, TOOL_CALL_TAG]).some((segment) => segment.kind !== 'text' && segment.tag === THINK_TAG);
+  return hasThink ? value : EMPTY_THINK + value;
 }
 
 export interface ExtractedReasoning {
@@ -75,11 +78,11 @@ export function extractReasoning(msg: AssistantMessage): ExtractedReasoning {
   const parts: string[] = [];
   let content = '';
   for (const segment of segments) {
-    if (segment.kind === 'block') parts.push(segment.inner.trim());
+    if (segment.kind === 'block') parts.push(pythonStrip(segment.inner));
     else if (segment.kind === 'text') content += segment.text;
     else content += `<${segment.tag}>`;
   }
-  return { reasoning: joinParts(parts), content: content.trim() };
+  return { reasoning: joinParts(parts), content: pythonStrip(content) };
 }
 
 function structuredReasoningParts(msg: AssistantMessage): string[] {
@@ -92,10 +95,10 @@ function structuredReasoningParts(msg: AssistantMessage): string[] {
 
 /** Joined with a blank line, each text once; null when there is nothing. */
 function joinParts(parts: readonly string[]): string | null {
-  const unique = [...new Set(parts.filter((part) => part.trim() !== ''))];
+  const unique = [...new Set(parts.filter((part) => !isPythonBlank(part)))];
   return unique.length > 0 ? unique.join('\n\n') : null;
 }
 
 function nonBlank(text: unknown): string | null {
-  return typeof text === 'string' && text.trim() !== '' ? text : null;
+  return typeof text === 'string' && !isPythonBlank(text) ? text : null;
 }

@@ -3,6 +3,7 @@ import type { ChatMessage, ToolErrorCounts, ToolStat, ToolStats, Turn } from './
 import { isPlainObject } from './plainObject.js';
 import { validToolCalls } from './toolCalls.js';
 import { parseGptValue, parseToolValue } from './turns.js';
+import { pythonStrip } from './pythonText.js';
 
 /** What normalisation needs from a tool registry: every valid tool name. */
 export interface ToolNames {
@@ -23,7 +24,7 @@ export function toolCallSucceeded(content: unknown): boolean {
     try {
       value = JSON.parse(content) as unknown;
     } catch {
-      return content !== '' && !content.trim().toLowerCase().startsWith('error:');
+      return content !== '' && !pythonStrip(content).toLowerCase().startsWith('error:');
     }
   }
   if (!isPlainObject(value)) return true;

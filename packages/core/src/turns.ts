@@ -5,24 +5,25 @@
 import { parseJsonLossless } from './losslessJson.js';
 import { isPlainObject } from './plainObject.js';
 import { splitTagBlocks } from './tagBlocks.js';
+import { pythonStrip } from './pythonText.js';
 
 export interface ParsedToolCall {
   /** The call's tool name, or null when the block has no string name. */
   name: string | null;
   /** The `arguments` value, or null when the block could not be read. */
   arguments: unknown;
-  /** The block's inner text, trimmed. */
+  /** The block's inner text, stripped (Python's str.strip()). */
   raw: string;
   /** Set when the block is not a well-formed `{"name": str, "arguments": object}`. */
   error?: string;
 }
 
 export interface ParsedGptValue {
-  /** Inner texts of the <think> blocks, trimmed; the inserted empty block gives "". */
+  /** Inner texts of the <think> blocks, stripped (Python's str.strip()); the inserted empty block gives "". */
   think: string[];
-  /** Inner texts of <REASONING_SCRATCHPAD> blocks, trimmed (upstream converts them to <think>). */
+  /** Inner texts of <REASONING_SCRATCHPAD> blocks, stripped (Python's str.strip()) (upstream converts them to <think>). */
   scratchpad: string[];
-  /** Everything outside the blocks, trimmed. */
+  /** Everything outside the blocks, stripped (Python's str.strip()). */
   text: string;
   toolCalls: ParsedToolCall[];
 }
@@ -31,7 +32,7 @@ export interface ParsedToolResponse {
   tool_call_id: string | null;
   name: string | null;
   content: unknown;
-  /** The block's inner text, trimmed. */
+  /** The block's inner text, stripped (Python's str.strip()). */
   raw: string;
   /** Set when the block is not a well-formed `{"tool_call_id", "name": str, "content"}` object. */
   error?: string;
@@ -51,8 +52,8 @@ export function parseGptValue(value: string): ParsedGptValue {
     if (segment.kind === 'text') {
       text += segment.text;
     } else if (segment.kind === 'block') {
-      if (segment.tag === THINK_TAG) parsed.think.push(segment.inner.trim());
-      else if (segment.tag === SCRATCHPAD_TAG) parsed.scratchpad.push(segment.inner.trim());
+      if (segment.tag === THINK_TAG) parsed.think.push(pythonStrip(segment.inner));
+      else if (segment.tag === SCRATCHPAD_TAG) parsed.scratchpad.push(pythonStrip(segment.inner));
       else parsed.toolCalls.push(parseToolCallBlock(segment.inner));
     } else if (segment.tag === TOOL_CALL_TAG) {
       // A tool_call that never closes is a call cut off mid-way (a length stop): report it and
@@ -65,12 +66,12 @@ export function parseGptValue(value: string): ParsedGptValue {
       text += `<${segment.tag}>`;
     }
   }
-  parsed.text = text.trim();
+  parsed.text = pythonStrip(text);
   return parsed;
 }
 
 export function parseToolCallBlock(inner: string): ParsedToolCall {
-  const raw = inner.trim();
+  const raw = pythonStrip(inner);
   const json = parseJsonObject(raw);
   if ('error' in json) return { name: null, arguments: null, raw, error: json.error };
   const { name } = json.object;
@@ -97,7 +98,7 @@ export function parseToolValue(value: string): ParsedToolResponse[] {
 }
 
 function parseToolResponseBlock(inner: string): ParsedToolResponse {
-  const raw = inner.trim();
+  const raw = pythonStrip(inner);
   const json = parseJsonObject(raw);
   if ('error' in json) return { tool_call_id: null, name: null, content: null, raw, error: json.error };
   const { tool_call_id: id, name, content } = json.object;
