@@ -1,11 +1,13 @@
 // The run's one door for tool processes: every byte a process wrote is in its result, however late
 // it arrives; no more than --tool-concurrency processes run at once; a forced exit kills them all.
+import { spawnSync } from 'node:child_process';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { terminalTool } from '@hermes-datagen/generate/internal/tools/terminal.js';
 import { ToolProcesses } from '@hermes-datagen/generate/internal/tools/toolProcesses.js';
 import type { CommandResult, ToolContext } from '@hermes-datagen/generate/internal/tools/types.js';
+import { REPO_ROOT } from '../../util/cli.js';
 import { testWorkspace, type TestWorkspace } from './context.js';
 
 describe('ToolProcesses', () => {
@@ -27,7 +29,7 @@ describe('ToolProcesses', () => {
   });
 
   it('keeps every byte of hundreds of runs while the event loop is blocked for seconds', async () => {
-    const runs = Array.from({ length: 200 }, (_, i) => run(`echo token-${i}; head -c ${1000 + i * 100} /dev/zero | tr '\\0' a`));
+    const runs = Array.from({ length: 100 }, (_, i) => run(`echo token-${i}; head -c ${1000 + i * 100} /dev/zero | tr '\\0' a`));
     // What hundreds of spawn() calls did to a busy run: the loop stalls while the processes run and exit.
     for (let stall = 0; stall < 4; stall += 1) {
       await new Promise((resolve) => setImmediate(resolve));
@@ -66,6 +68,29 @@ describe('ToolProcesses', () => {
     await new Promise((resolve) => setTimeout(resolve, 200));
     processes.killAll();
     for (const result of await Promise.all(running)) expect(result).toEqual({ output: '', exit_code: 137, error: null });
+  });
+
+  it('answers a spawn that finds no file descriptor left with a tool error, never a crash (EMFILE)', async () => {
+    // A real process under `ulimit -n 40`, asking for 100 commands at once: most cannot get pipes at first.
+    const script = [
+      `import { terminalTool } from ${JSON.stringify(join(REPO_ROOT, 'packages/generate/dist/tools/terminal.js'))};`,
+      `import { ToolProcesses } from ${JSON.stringify(join(REPO_ROOT, 'packages/generate/dist/tools/toolProcesses.js'))};`,
+      `const ctx = { workspace: ${JSON.stringify(ws.dir)}, env: { PATH: process.env.PATH }, processes: new ToolProcesses({ limit: 100, isolation: 'none' }), timeoutMs: 20000, maxOutputBytes: 1000, todo: { items: [] } };`,
+      `const results = await Promise.all(Array.from({ length: 100 }, () => terminalTool.run({ command: 'echo ok' }, ctx)));`,
+      `process.stdout.write(JSON.stringify(results));`,
+    ].join('\n');
+    const child = spawnSync('/bin/bash', ['-c', 'ulimit -n 40 && exec "$0" --input-type=module -e "$1"', process.execPath, script], { encoding: 'utf8' });
+    expect(child.stderr).toBe('');
+    expect(child.status).toBe(0);
+    const results = JSON.parse(child.stdout) as CommandResult[];
+    const ok = results.filter((result) => result.error === null);
+    const refused = results.filter((result) => result.error !== null);
+    for (const result of ok) expect(result).toEqual({ output: 'ok', exit_code: 0, error: null });
+    for (const result of refused) {
+      expect(result).toEqual({ output: '', exit_code: null, error: 'could not start /bin/bash: the machine had no file descriptors or processes left (EMFILE), even after waiting for others to end; try again' });
+    }
+    // How many get through depends on timing (a failed start is retried once another has ended).
+    expect(ok.length).toBeGreaterThan(0);
   });
 
   it('reports a program that cannot be started as a tool error, not a crash', async () => {

@@ -6,6 +6,7 @@
 // or was stopped, never for a command that ran and failed.
 import { dockerFailedMessage, dockerInvocation, dockerMissingMessage, DOCKER_RUN_FAILED, killContainer } from './docker.js';
 import type { ProcessOutcome } from './runProcess.js';
+import { TRANSIENT_SPAWN_ERRORS } from './toolProcesses.js';
 import type { CommandResult, ToolContext } from './types.js';
 
 export interface CommandPlan {
@@ -34,7 +35,11 @@ export async function runCommand(plan: CommandPlan, ctx: ToolContext): Promise<C
 function commandResult(outcome: ProcessOutcome, file: string, timeoutMs: number, maxTimeoutMs: number): CommandResult {
   const output = outcome.output.trimEnd();
   if (outcome.spawnError) {
-    const reason = outcome.spawnError.code === 'ENOENT' ? 'it was not found on PATH' : outcome.spawnError.message;
+    const code = outcome.spawnError.code ?? '';
+    const reason =
+      code === 'ENOENT' ? 'it was not found on PATH'
+      : TRANSIENT_SPAWN_ERRORS.has(code) ? `the machine had no file descriptors or processes left (${code}), even after waiting for others to end; try again`
+      : outcome.spawnError.message;
     // The program that failed: the sandbox's (bwrap) when it is the one missing.
     return { output, exit_code: null, error: `could not start ${outcome.spawnError.path ?? file}: ${reason}` };
   }

@@ -8,7 +8,8 @@ import { availableParallelism } from 'node:os';
 import { runProcess, type ProcessOutcome, type ProcessSpec } from './runProcess.js';
 import { isolatedCommand, type HostIsolation } from './sandbox.js';
 
-const TRANSIENT_SPAWN_ERRORS: ReadonlySet<string> = new Set(['EMFILE', 'ENFILE', 'EAGAIN']);
+/** A spawn that failed for want of file descriptors or processes: worth one more try later. */
+export const TRANSIENT_SPAWN_ERRORS: ReadonlySet<string> = new Set(['EMFILE', 'ENFILE', 'EAGAIN']);
 
 /** Two processes a core: one can run while the other is being forked or read. */
 export function defaultToolConcurrency(): number {
@@ -24,21 +25,30 @@ export interface ToolProcessesOptions {
 
 export class ToolProcesses {
   private running = 0;
+  /** options.limit, lowered when the machine could not start that many (see run). */
+  private limit: number;
   private readonly waiting: (() => void)[] = [];
   private readonly groups = new Set<number>();
 
-  public constructor(private readonly options: ToolProcessesOptions) {}
+  public constructor(private readonly options: ToolProcessesOptions) {
+    this.limit = options.limit;
+  }
 
   /**
    * Runs the process when a slot is free, inside the sandbox unless `isolate` is false (the docker
    * CLI). The timeout starts when the process does. Aborted while waiting, it never starts. A spawn
-   * that failed for want of file descriptors or processes (EMFILE, ENFILE, EAGAIN) is tried once
-   * more when the next slot is free; a second failure is the outcome (a tool error result).
+   * that failed for want of file descriptors or processes (EMFILE, ENFILE, EAGAIN) lowers the limit
+   * to what runs now (the machine's limits are below ours) and is tried once more when a running
+   * process has ended; a second failure is the outcome (a tool error result), never a crash.
    */
   public async run(spec: ProcessSpec, isolate = true): Promise<ProcessOutcome> {
     const command = isolate ? isolatedCommand(this.options.isolation, spec.file, spec.args, spec.cwd) : { file: spec.file, args: [...spec.args] };
     let outcome = await this.runInSlot({ ...spec, ...command });
-    if (outcome.spawnError && TRANSIENT_SPAWN_ERRORS.has(outcome.spawnError.code ?? '')) outcome = await this.runInSlot({ ...spec, ...command });
+    if (outcome.spawnError && TRANSIENT_SPAWN_ERRORS.has(outcome.spawnError.code ?? '')) {
+      // As many as are alive now (holding their descriptors) is what this machine allows.
+      this.limit = Math.max(1, Math.min(this.limit, this.groups.size));
+      outcome = await this.runInSlot({ ...spec, ...command });
+    }
     return outcome;
   }
 
@@ -73,7 +83,7 @@ export class ToolProcesses {
 
   private slot(signal: AbortSignal | undefined): Promise<boolean> {
     if (signal?.aborted) return Promise.resolve(false);
-    if (this.running < this.options.limit) {
+    if (this.running < this.limit && this.waiting.length === 0) {
       this.running += 1;
       return Promise.resolve(true);
     }
@@ -83,7 +93,7 @@ export class ToolProcesses {
         if (index >= 0) this.waiting.splice(index, 1);
         resolve(false);
       };
-      // The slot is handed over by release(): running stays the same.
+      // release() counts the slot as taken before it calls this.
       const grant = (): void => {
         signal?.removeEventListener('abort', onAbort);
         resolve(true);
@@ -94,8 +104,12 @@ export class ToolProcesses {
   }
 
   private release(): void {
-    const next = this.waiting.shift();
-    if (next) next();
-    else this.running -= 1;
+    this.running -= 1;
+    while (this.running < this.limit) {
+      const next = this.waiting.shift();
+      if (next === undefined) return;
+      this.running += 1;
+      next();
+    }
   }
 }
