@@ -7,8 +7,9 @@ setup: $(NODE_MODULES_STAMP) build system-packages
 
 # Debian packages the suite needs, as PROGRAM:PACKAGE; installed when missing (as root), else named.
 # bubblewrap: the tool sandbox hermes-generate prefers (its tests run it).
+# chromium: hermes-stats report --html is checked by rendering it (test/stats/html.test.ts).
 system-packages:
-	@bash scripts/ensure-debian-packages.sh bwrap:bubblewrap
+	@bash scripts/ensure-debian-packages.sh bwrap:bubblewrap /usr/bin/chromium:chromium
 
 $(NODE_MODULES_STAMP): package.json package-lock.json packages/*/package.json
 	npm ci --no-audit --no-fund

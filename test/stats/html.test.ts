@@ -1,4 +1,4 @@
-// hermes-stats report --html: the page renders in headless Chromium (Debian's chromium package; .ci/run
+// hermes-stats report --html: the page renders in headless Chromium (Debian's chromium package; make setup
 // installs it where missing), needs nothing outside itself, and the numbers it shows are the JSON
 // summary's: read back from the DOM Chromium rendered, not from the file we wrote.
 import { execFile } from 'node:child_process';
@@ -17,7 +17,7 @@ const run = promisify(execFile);
 
 /** Runs headless Chromium on a page with a fresh profile, offline and without background traffic. */
 async function chromium(page: string, ...mode: string[]): Promise<string> {
-  expect(existsSync(CHROMIUM), `${CHROMIUM} is missing: apt-get install -y chromium (.ci/run installs it before make test)`).toBe(true);
+  expect(existsSync(CHROMIUM), `${CHROMIUM} is missing: make setup installs it (Debian's chromium package: apt-get install chromium)`).toBe(true);
   const profile = tempDir('hermes-chromium-');
   const flags = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', `--user-data-dir=${profile}`];
   const { stdout } = await run(CHROMIUM, [...flags, ...mode, pathToFileURL(page).href], { timeout: 60_000, maxBuffer: 64 * 1024 * 1024 });
