@@ -5,7 +5,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startScriptedEndpoint, type ScriptedEndpoint } from '@hermes-datagen/testkit';
-import { binPath, jsonl, REPO_ROOT, runProcess, tempDir } from '../util/cli.js';
+import { binPath, jsonl, REPO_ROOT, runProcess, tempDir, writeFiles } from '../util/cli.js';
 import { TEST_API_KEY } from '../util/secrets.js';
 import { gpt, human, system, trajectory } from '../util/trajectories.js';
 
@@ -60,6 +60,16 @@ describe('stream options are checked before any work', () => {
     });
     expect(res.code, res.stderr).toBe(2);
     expect(res.stderr).toMatch(/--stats-out missing\/stats\.json: no such directory/);
+    expect(endpoint.requests).toHaveLength(0);
+  }, 60_000);
+
+  it('hermes-generate --env-file with a malformed line: exit 2 at file:line, no model called', async () => {
+    endpoint = await startScriptedEndpoint({ script: {}, apiKey: TEST_API_KEY });
+    const dir = tempDir();
+    writeFiles(dir, { 'run.env': `HERMES_MODEL=test-model\nHERMES_API_KEY ${TEST_API_KEY}\n` });
+    const res = await runProcess(GENERATE, ['--base-url', endpoint.url, '--toolsets', 'terminal', '--env-file', 'run.env'], { input: jsonl([{ prompt: 'Say hi.' }]), cwd: dir });
+    expect(res.code, res.stderr).toBe(2);
+    expect(res.stderr).toMatch(/--env-file run\.env:2: not a NAME=value line/);
     expect(endpoint.requests).toHaveLength(0);
   }, 60_000);
 });

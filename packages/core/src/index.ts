@@ -3,6 +3,7 @@ export * from './model.js';
 export * from './pythonJson.js';
 export * from './losslessJson.js';
 export * from './pythonText.js';
+export * from './envFile.js';
 export * from './errors.js';
 export * from './schemas.js';
 export * from './lineReader.js';
