@@ -126,7 +126,7 @@ export async function compressConversation(turns: readonly Turn[], env: Compress
 }
 
 /**
- * Upstream's planner (§2.2 steps 8–11) on the reduced turns: the oldest window turns, only as many as
+ * Upstream's planner (docs/compression.md#planning-the-region) on the reduced turns: the oldest window turns, only as many as
  * the target needs (with the summary's planned size and the notice counted), the end snapped off tool
  * turns. With min_tokens_after, the region stops growing before the estimate would fall below it.
  */

@@ -1,5 +1,5 @@
 // The compression settings: defaults, then a --config file (upstream's trajectory_compression.yaml
-// sections and keys, hermes-compress-compression.md §3.1, plus this project's), then flags. Unknown keys
+// sections and keys, docs/compression.md#configuration-file, plus this project's), then flags. Unknown keys
 // are warned about (a typo should not pass silently), a wrong type is a usage error naming the key.
 import { createHash } from 'node:crypto';
 import {

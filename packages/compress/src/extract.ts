@@ -7,7 +7,7 @@ import { escapeTags } from './escape.js';
 import { MARKER_PREFIX } from './reducers.js';
 
 export const SUMMARY_PREFIX = '[CONTEXT SUMMARY]:';
-/** Upstream's fallback text (§4.3), used by --strategy placeholder. */
+/** Upstream's fallback text (docs/compression.md#when-a-summary-fails), used by --strategy placeholder. */
 export const PLACEHOLDER_SUMMARY = `${SUMMARY_PREFIX} [Summary generation failed - previous turns contained tool calls and responses that have been compressed to save context space.]`;
 
 const ARG_CHARS = 80;

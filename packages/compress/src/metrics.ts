@@ -1,4 +1,4 @@
-// Upstream's metrics, field for field and in upstream's key order (hermes-compression.md §2.10, §2.11):
+// Upstream's metrics, field for field and in upstream's key order (docs/compression.md#metrics):
 // `compression_metrics` on each compressed record, and the aggregate of the --metrics-file, to which
 // this project adds counts by status and reason.
 import type { CompressionMetrics } from '@hermes-datagen/core';

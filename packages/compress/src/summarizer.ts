@@ -1,5 +1,5 @@
 // --strategy llm: the region summarised by the project's one endpoint with upstream's prompt
-// (hermes-compression.md §2.6, the same-language clause included), max_tokens = 2 × the summary target,
+// (docs/compression.md#the-summary, the same-language clause included), max_tokens = 2 × the summary target,
 // temperature left out for models whose server manages it (Kimi). A reply cut by the length limit is
 // never used: the attempt fails, and the next one may use twice the tokens (upstream retried with the
 // same limit, which fails the same way). Attempts back off with jitter; after the last, the caller

@@ -1,4 +1,4 @@
-// The shapes hermes-to-atropos writes, as Atropos defines them (atropos-format.md §1-§3, at Atropos
+// The shapes hermes-to-atropos writes, as Atropos defines them (docs/atropos.md, at Atropos
 // HEAD 296a0bc5). They are Atropos's formats, not this project's records, so they are declared here.
 
 /** An OpenAI-format chat message as Atropos's `messages` carry them (role and content always present). */
@@ -24,7 +24,7 @@ export interface SequenceProvenance {
 /**
  * One group as Atropos's process mode writes it (a serialised ScoredDataGroup, without env_id, which
  * only a registered env adds when posting). inference_logprobs is never written: offline trajectories
- * have no sampling logprobs, and a made-up value corrupts the trainer's importance ratio (§4).
+ * have no sampling logprobs, and a made-up value corrupts the trainer's importance ratio.
  */
 export interface ScoredDataGroup {
   tokens: number[][];

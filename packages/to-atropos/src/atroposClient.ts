@@ -1,11 +1,11 @@
-// Sending groups to a running Atropos API server (atropos-format.md §2), as an unregistered producer:
+// Sending groups to a running Atropos API server (docs/atropos.md#sending-to-an-atropos-server), as an unregistered producer:
 //  1. wait until GET /info reports a batch size: a group posted before the trainer's /register makes
-//     the server skip its initialisation for good (the ordering bug of §2.1);
+//     the server skip its initialisation for good (the server's ordering bug);
 //  2. POST /scored_data_list with a gzip body, one list of groups per trainer batch (groups whose
 //     sequences add up to the batch size; the rest at the end);
 //  3. 5xx and connection failures are retried with a doubling backoff; a 4xx stops the run with the
 //     server's message (the data or the URL needs fixing, and resending the same cannot help).
-// No /register-env: an unregistered producer's groups go straight to the queue, unbuffered (§2.3).
+// No /register-env: an unregistered producer's groups go straight to the queue, unbuffered.
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
 import { ChecksFailedError, RetryableError } from '@hermes-datagen/core';

@@ -226,7 +226,7 @@ function checkModeOptions(args: ToAtroposArgs): void {
   if (!Number.isSafeInteger(args.seed)) throw new UsageError(`--seed must be an integer, got ${args.seed}`);
 }
 
-/** §2.4: the server packs whole groups into batches of exactly batch_size sequences. */
+/** The server packs whole groups into batches of exactly batch_size sequences. */
 function warnAboutBatching(ctx: RunContext, groupSize: number | 'auto', batchSize: number): void {
   if (groupSize === 'auto') {
     ctx.log.warn(`--group-size auto with --post: the server forms batches of ${batchSize} sequences from whole groups, so groups of uneven sizes may never be batched; give --group-size N`);

@@ -1,4 +1,4 @@
-// A trajectory's ShareGPT turns as the OpenAI-format messages Atropos carries (atropos-format.md §8.2).
+// A trajectory's ShareGPT turns as the OpenAI-format messages Atropos carries (docs/atropos.md#output).
 //   raw: one message per turn, content verbatim (the Hermes wire text, <think> and <tool_call> included):
 //     lossless, and what a ChatML template renders back to the same text.
 //   structured: what hermes-agent's own environments store (AgentResult.messages): a gpt turn becomes

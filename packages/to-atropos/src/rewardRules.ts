@@ -1,4 +1,4 @@
-// Reward rules (requirements.md §D): each rule is a detector over one trajectory and a weight; a
+// Reward rules (docs/rules.md#reward-rules): each rule is a detector over one trajectory and a weight; a
 // trajectory's score is the sum of the weights of the rules that fire (each fires at most once).
 // The detectors read only what the record holds, so the score is a heuristic of the trajectory's own
 // signals, not a verified result: a task verifier's rewards belong in --scores.
@@ -19,7 +19,7 @@ export const RULE_NAMES = ['task_success', 'code_runs_ok', 'invalid_tool_call', 
 export type RuleName = (typeof RULE_NAMES)[number];
 export type RuleWeights = Partial<Record<RuleName, number>>;
 
-/** This project's rules (requirements.md §D). */
+/** The product owner's rules (docs/rules.md#reward-rules). */
 export const DEFAULT_RULES: Readonly<Record<RuleName, number>> = {
   task_success: 20,
   code_runs_ok: 10,

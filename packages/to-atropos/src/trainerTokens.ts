@@ -1,5 +1,5 @@
-// tokens and masks for a trainer, as Atropos's tokenize_for_trainer computes them (atropos-format.md
-// §1.4(2), §8.3): tokens = the chat template's render of the whole chat; an assistant message i is
+// tokens and masks for a trainer, as Atropos's tokenize_for_trainer computes them (docs/atropos.md#output):
+// tokens = the chat template's render of the whole chat; an assistant message i is
 // trained over [len(render(chat[:i], add_generation_prompt)), len(render(chat[:i+1]))), its mask there
 // being the token ids and -100 everywhere else. Upstream's own comment warns this is wrong for a
 // template that renders a message differently once later messages follow (Qwen3's drops an empty

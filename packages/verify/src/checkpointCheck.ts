@@ -1,4 +1,4 @@
-// checkpoint.json agrees with the batch files (requirements.md §B: "fewer records after resume means
+// checkpoint.json agrees with the batch files (docs/rules.md#the-result-checklist: "fewer records after resume means
 // the checkpoint is wrong"). Ours (schemas/checkpoint.schema.json) maps record ids to written or
 // discarded; upstream's lists completed prompt indices. An entry without its row is a claim of work
 // that is not on disk (a failure); rows the checkpoint does not list yet are normal for a run that

@@ -1,4 +1,4 @@
-// Every record completed (requirements.md §B's checklist): `completed: false` (the turn budget ran
+// Every record completed (docs/rules.md#the-result-checklist): `completed: false` (the turn budget ran
 // out) and `partial: true` (the run stopped early) are counted; a warning by default, a failure
 // with --require-completed.
 import { Examples, pct, type CheckResult } from './checkResult.js';

@@ -1,4 +1,4 @@
-// Record count = dataset rows x samples (requirements.md §B: "trajectories.jsonl line count equals
+// Record count = dataset rows x samples (docs/rules.md#the-result-checklist: "trajectories.jsonl line count equals
 // the dataset line count"), checked per prompt so that a missing prompt and an extra one do not
 // cancel out: every prompt_index of the dataset has exactly `samples` rows (trajectories, or
 // tombstones for intentional discards), none is out of range, no id appears twice, and a record's id

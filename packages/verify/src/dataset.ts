@@ -1,5 +1,5 @@
 // --dataset: the prompts the run was made from. Its valid rows give prompt_index's range (upstream
-// counts valid rows from 0, §2.1), each row's prompt id the record ids, and its bytes the SHA-256
+// counts valid rows from 0, docs/record-format.md#prompts), each row's prompt id the record ids, and its bytes the SHA-256
 // that run.json and checkpoint.json record.
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';

@@ -1,4 +1,4 @@
-// hermes-verify: the result checklist (requirements.md §B) as a pipeline stage. Records pass through
+// hermes-verify: the result checklist (docs/rules.md#the-result-checklist) as a pipeline stage. Records pass through
 // unchanged while each check sees them once; the checklist goes to stderr, --json writes it for
 // machines, and the exit code is 1 when a check failed. The checks live in their own modules;
 // verification.ts runs them.

@@ -1,4 +1,4 @@
-// trajectories.jsonl = the union of the batch files minus tombstones (hermes-batch-format.md §3.5):
+// trajectories.jsonl = the union of the batch files minus tombstones (docs/record-format.md#run-directories):
 // each of its lines is a trajectory row of a batch file, byte for byte (compared by a 48-bit line
 // hash), none twice, and every trajectory row of the batch files is there.
 import type { Place } from '@hermes-datagen/core';

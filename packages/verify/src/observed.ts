@@ -21,7 +21,7 @@ export type Observed =
   | (Common & { readonly kind: 'tombstone'; readonly record: Tombstone })
   | (Common & { readonly kind: 'invalid'; readonly value: Record<string, unknown>; readonly problem: string });
 
-/** A row with a `discarded` key is a tombstone (hermes-batch-format.md §3.1); anything else should be a trajectory. */
+/** A row with a `discarded` key is a tombstone (docs/record-format.md#tombstones); anything else should be a trajectory. */
 export function observe(value: Record<string, unknown>, raw: string, place: Place): Observed {
   const tombstone = 'discarded' in value;
   const problem = validator(tombstone ? 'tombstone' : 'trajectory')(value);

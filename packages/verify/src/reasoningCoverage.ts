@@ -1,4 +1,4 @@
-// Reasoning coverage (upstream's "Reasoning Coverage" summary, requirements.md §G): gpt turns with a
+// Reasoning coverage (upstream's "Reasoning Coverage" summary, docs/rules.md#reasoning): gpt turns with a
 // non-empty <think> or scratchpad block. A record without any would be dropped by the zero-reasoning
 // filter (a warning); a stream where no turn has any is a model whose reasoning arrives where it is
 // not read, or a run without reasoning_effort (a failure: nothing of it is usable for RL).

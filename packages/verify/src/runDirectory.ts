@@ -1,4 +1,4 @@
-// A run directory (hermes-batch-format.md §3.1; hermes-generate --run-name): its batch_N.jsonl files
+// A run directory (docs/record-format.md#run-directories; hermes-generate --run-name): its batch_N.jsonl files
 // read once into a small index (per row: id, prompt index, file, a 48-bit hash of the line), which the
 // checkpoint, trajectories.jsonl and statistics.json are then compared with. Damage in the batch
 // files themselves (a torn line, a line that is not a record, the same id twice) is this scan's

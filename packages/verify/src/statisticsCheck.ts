@@ -1,4 +1,4 @@
-// statistics.json agrees with the records (hermes-batch-format.md §3.3; hermes-generate writes it
+// statistics.json agrees with the records (docs/record-format.md#statistics; hermes-generate writes it
 // over every record of the run): each tool's count / success / failure and rates, the reasoning
 // counters, the discards, and, when the file has hermes-stats' extensions, its record counts.
 import { isPlainObject, validator } from '@hermes-datagen/core';

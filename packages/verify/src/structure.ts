@@ -1,5 +1,5 @@
 // The structure check: every trajectory is shaped as upstream's conversion writes it
-// (hermes-batch-format.md §4.2, §5): roles in a legal order, each gpt turn one leading <think> block
+// (docs/record-format.md#conversations, docs/rules.md#think-blocks): roles in a legal order, each gpt turn one leading <think> block
 // then text and <tool_call> blocks (JSON objects with a name and object arguments), each call answered
 // by a <tool_response> block in the tool turn right after it, and no tag markup outside clean blocks.
 import type { Turn } from '@hermes-datagen/core';

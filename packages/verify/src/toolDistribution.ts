@@ -1,4 +1,4 @@
-// Tool distribution plausibility (requirements.md §B: "all terminal and no file suggests the task
+// Tool distribution plausibility (docs/rules.md#the-result-checklist: "all terminal and no file suggests the task
 // type does not match the tools"). What a record offers is read from its system turn's <tools> list
 // (what the model was really shown), or, without one, from its toolsets_used. Warnings only: an odd
 // distribution is a question about the run's design, not broken data.

@@ -1,5 +1,5 @@
 // No unknown tool names: every <tool_call>, every used tool_stats key and metadata.unknown_tools
-// names a tool of the registry (upstream's merge drops records that break this, §6.2; hermes-filter
+// names a tool of the registry (upstream's merge drops records that break this, docs/rules.md#filters; hermes-filter
 // drops them by default). tool_stats keys with count 0 are normalisation, not calls.
 import type { ToolRegistry } from '@hermes-datagen/core';
 import { Examples, plural, type CheckResult } from './checkResult.js';

@@ -274,7 +274,7 @@ function classified(error: unknown): { retryable: boolean; reason: string; error
   return { ...failure, errorClass: failure.retryable ? 'retryable' : 'needs_fix' };
 }
 
-/** upstream's tombstone (hermes-batch-format.md §3.1) with our id; the trajectory is kept inside, nothing is lost. */
+/** upstream's tombstone (docs/record-format.md#tombstones) with our id; the trajectory is kept inside, nothing is lost. */
 function tombstone(job: Job, trajectory: Trajectory): Tombstone {
   return {
     id: job.id,

@@ -1,6 +1,6 @@
 // hermes-generate list-distributions: the toolset distributions of the tool registry with each
 // toolset's probability (upstream's --list_distributions, which crashed in B1-B3 by shadowing its own
-// function; hermes-batch-format.md §1.1).
+// function; docs/upstream-differences.md#smaller-fixes).
 import { defineCommand, loadToolRegistry, toolsRegistryOption, type ToolsRegistryArgs } from '@hermes-datagen/core';
 
 export const listDistributionsCommand = defineCommand<ToolsRegistryArgs>({

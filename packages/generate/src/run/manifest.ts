@@ -1,7 +1,7 @@
 // run.json: what a run is (dataset, endpoint, model, key fingerprint, tool registry, seed, settings)
 // and the history of its invocations. A resume appends an invocation and never rewrites an earlier
 // one; it is refused when the dataset or endpoint differ from what the run started with (upstream
-// batch runs could resume with another key or dataset and silently mix them; requirements §A).
+// batch runs could resume with another key or dataset and silently mix them; docs/upstream-differences.md#resume).
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
