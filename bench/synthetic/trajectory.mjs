@@ -1,7 +1,7 @@
-// One synthetic Hermes trajectory record (hermes-batch-format.md §4), built the way upstream's
+// One synthetic Hermes trajectory record (docs/record-format.md#trajectories), built the way upstream's
 // converter builds it: the fixed function-calling system template with the offered tools, <think>
-// normalisation (§5), <tool_call>/<tool_response> blocks in Python json.dumps style, tool_stats
-// counted from the calls with upstream's success rule (§7) and normalised over the whole registry.
+// normalisation (docs/rules.md#think-blocks), <tool_call>/<tool_response> blocks in Python json.dumps style, tool_stats
+// counted from the calls with upstream's success rule (docs/rules.md#tool-success) and normalised over the whole registry.
 import { readFileSync } from 'node:fs';
 import { createRng, rngFor } from './random.mjs';
 import { code, commandOutput, COMMANDS, filePath, nonAscii, paragraph, prose, sentence, snapshot, url, webPage, words } from './text.mjs';
@@ -173,7 +173,7 @@ function failureContent(rng, name) {
   ]);
 }
 
-/** Upstream's success rule (§7): parse errors and non-dicts succeed unless the text starts with "error:". */
+/** Upstream's success rule: parse errors and non-dicts succeed unless the text starts with "error:". */
 function isFailure(content) {
   if (typeof content === 'string') return content.trim() === '' || content.trim().toLowerCase().startsWith('error:');
   if (content === null || Array.isArray(content)) return false;
@@ -187,7 +187,7 @@ function reasoningText(rng) {
 }
 
 /**
- * A gpt value per §5: native reasoning first, then content (scratchpad tags converted to <think>),
+ * A gpt value per upstream's think rules: native reasoning first, then content (scratchpad tags converted to <think>),
  * then the calls; an empty think block when none is present.
  * `style` is how this turn reasons; 'rawScratchpad' keeps unconverted <REASONING_SCRATCHPAD> tags, as
  * converters that skip upstream's conversion leave them.

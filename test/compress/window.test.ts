@@ -1,5 +1,5 @@
-// Protected turns and boundary snapping: upstream's test vectors (tests/test_trajectory_compressor.py,
-// hermes-compression.md §8.11) where our role-based window agrees, and our behaviour where it
+// Protected turns and boundary snapping: upstream's test vectors (tests/test_trajectory_compressor.py;
+// docs/compression.md#budget-and-window) where our role-based window agrees, and our behaviour where it
 // deliberately differs from upstream's n // 2 split.
 import { describe, expect, it } from 'vitest';
 import type { Turn } from '@hermes-datagen/core';

@@ -17,7 +17,7 @@ describe('toolCallSucceeded', () => {
     ['"No error: x" (no substring matching)', 'No error: x', true],
     ['"error: x"', 'error: x', false],
     ['"  ERROR: x" (trimmed, any case)', '  ERROR: x', false],
-    // The rule as written succeeds here, although the spec's §7 notes call B0's filler text a failure.
+    // The rule as written succeeds here, although upstream's notes call its pending-call filler text a failure.
     ['"Error executing tool: x" (no "error:" prefix)', 'Error executing tool: x', true],
     ['empty content', '', false],
     ['whitespace-only content (upstream: not empty)', '  ', true],

@@ -1,4 +1,4 @@
-// One test per upstream batch-runner bug (docs: hermes-batch-format.md §10 and §3), each showing
+// One test per upstream batch-runner bug (docs/upstream-differences.md#resume), each showing
 // that it cannot happen in hermes-generate's run mode. Real bin, scripted endpoint.
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -111,7 +111,7 @@ describe('upstream batch-runner bugs that cannot happen here', () => {
     expect(readdirSync(runDir).filter((name) => name.includes('.tmp'))).toEqual([]);
   });
 
-  it('#13491, #40856 and the lexicographic glob (§3.4): batch_10 merges after batch_9, and odd names are left alone', async () => {
+  it('#13491, #40856 and the lexicographic glob: batch_10 merges after batch_9, and odd names are left alone', async () => {
     const dir = tempDir('hermes-bug-');
     const prompts = Array.from({ length: 24 }, (_, i) => ({ prompt: `task ${i}`, id: `t${String(i).padStart(2, '0')}` }));
     await generate(dir, prompts, ['--num-workers', '1', '--max-concurrency', '1']);
@@ -126,7 +126,7 @@ describe('upstream batch-runner bugs that cannot happen here', () => {
     expect(run.trajectories.map((line) => (JSON.parse(line) as { id: string }).id)).toEqual(prompts.map((p) => p.id));
   });
 
-  it('§3.2: the same run name without --resume is refused, never a silent skip by index and a mix', async () => {
+  it('the same run name without --resume is refused, never a silent skip by index and a mix', async () => {
     const dir = tempDir('hermes-bug-');
     await generate(dir, [{ prompt: 'a' }]);
     const again = await generate(dir, [{ prompt: 'b' }]);
@@ -134,7 +134,7 @@ describe('upstream batch-runner bugs that cannot happen here', () => {
     expect(requestsFor('b')).toBe(0);
   });
 
-  it('§3.3: statistics.json covers every record of the run, not only this invocation\'s', async () => {
+  it('statistics.json covers every record of the run, not only this invocation\'s', async () => {
     const dir = tempDir('hermes-bug-');
     await generate(dir, [{ prompt: 'a' }, { prompt: 'b [fail]' }]);
     await generate(dir, [{ prompt: 'a' }, { prompt: 'b [fail]' }, { prompt: 'c' }], ['--resume', '--force-resume']);
@@ -148,7 +148,7 @@ describe('upstream batch-runner bugs that cannot happen here', () => {
     expect(existsSync(workspaces) ? readdirSync(workspaces) : []).toEqual([]);
   });
 
-  it('§1.1: list-distributions lists the distributions (upstream shadowed its own function and crashed)', async () => {
+  it('list-distributions lists the distributions (upstream shadowed its own function and crashed)', async () => {
     const result = await runProcess(binPath('generate', 'hermes-generate'), ['list-distributions']);
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/^default: /m);

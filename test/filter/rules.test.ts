@@ -61,7 +61,7 @@ describe('completion and length', () => {
   });
 });
 
-describe('maxToolFailureRate (the success rule of hermes-batch-format.md §7)', () => {
+describe('maxToolFailureRate (the success rule of docs/rules.md#tool-success)', () => {
   const withResults = (...contents: unknown[]): TrajectoryView =>
     view([
       system(),

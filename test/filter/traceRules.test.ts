@@ -52,7 +52,7 @@ describe('emptyAction', () => {
   });
 });
 
-describe('toolErrorStreak (the success rule of hermes-batch-format.md §7)', () => {
+describe('toolErrorStreak (the success rule of docs/rules.md#tool-success)', () => {
   const results = (...contents: unknown[]): Turn[] => contents.flatMap((content) => [gpt({ think: 'go', calls: [{ name: 'terminal' }] }), tool({ name: 'terminal', content })]);
 
   it('drops N failing results in a row across tool turns', () => {

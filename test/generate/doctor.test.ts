@@ -1,4 +1,4 @@
-// hermes-generate doctor: each failure users meet (requirements §A) diagnosed against a real endpoint
+// hermes-generate doctor: each failure users meet with their gateway, diagnosed against a real endpoint
 // (the scripted one, a closed port, an unresolvable name, a dead local proxy), with its exit code,
 // its cause and its fix; and the key never in the output.
 import { createServer, type Server } from 'node:http';

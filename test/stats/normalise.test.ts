@@ -18,7 +18,7 @@ function without(record: Trajectory, ...keys: string[]): Record<string, unknown>
   return copy;
 }
 
-// One call of each kind the success rule of hermes-batch-format.md §7 separates.
+// One call of each kind the success rule (docs/rules.md#tool-success) separates.
 const conversations = [
   system(['terminal', 'read_file']),
   human(),
@@ -46,7 +46,7 @@ const expectedStats: ToolStats = {
 const expectedErrorCounts = { read_file: 2, terminal: 1, web_search: 0, web_search_v2: 0 };
 
 describe('ToolStatsNormaliser', () => {
-  it('recomputes missing tool_stats from the conversations with the §7 success rule, over the registry', () => {
+  it('recomputes missing tool_stats from the conversations with the success rule, over the registry', () => {
     const { record, changed } = normalised(without(trajectory({ conversations }), 'tool_stats', 'tool_error_counts'));
     expect(changed).toBe(true);
     expect(record.tool_stats).toEqual(expectedStats);

@@ -61,7 +61,7 @@ function summaryOf(trajectories: readonly Trajectory[], tombstones: readonly Tom
 describe('finaliseSummary', () => {
   const file = finaliseSummary(summaryOf(records, [tombstone('no_reasoning'), tombstone('too_long')]));
 
-  it('has the statistics.json numbers of upstream (§3.3), counted by hand', () => {
+  it('has the statistics.json numbers of upstream, counted by hand', () => {
     expect(file.tool_statistics).toEqual({
       read_file: { count: 1, success: 0, failure: 1, success_rate: 0, failure_rate: 100 },
       terminal: { count: 1, success: 1, failure: 0, success_rate: 100, failure_rate: 0 },

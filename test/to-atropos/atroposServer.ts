@@ -1,5 +1,5 @@
 // A local stand-in for Atropos's API server (atroposlib/api/server.py at 296a0bc5), implementing the
-// documented behaviour the exporter depends on (atropos-format.md §1.2, §2):
+// documented behaviour the exporter depends on (docs/atropos.md):
 //   GET /info: {batch_size, max_token_len}, -1/-1 until a trainer POSTs /register;
 //   POST /register: initialises state, unless a /scored_data* POST came first (the ordering bug:
 //     the queue then exists, registration is skipped and /info stays -1 for good);

@@ -1,5 +1,5 @@
 // Small builders for Hermes trajectory records in tests, in the shape upstream writes them
-// (hermes-batch-format.md §4): gpt values with a leading <think> block and <tool_call> blocks, tool
+// (docs/record-format.md#conversations): gpt values with a leading <think> block and <tool_call> blocks, tool
 // values with <tool_response> blocks, both in Python json.dumps style. Fields not given get defaults.
 import { hermesSystemPrompt, pythonJsonDumps, type Trajectory, type Turn } from '@hermes-datagen/core';
 
@@ -20,7 +20,7 @@ export interface GptParts {
   calls?: readonly ({ name: string; arguments?: Record<string, unknown> } | string)[];
 }
 
-/** A gpt turn as upstream's §5 normalisation writes it. */
+/** A gpt turn as upstream's think normalisation writes it (docs/rules.md#think-blocks). */
 export function gpt({ think = '', text = '', calls = [] }: GptParts = {}): Turn {
   let value = think.trim() !== '' ? `<think>\n${think}\n</think>\n` : '<think>\n</think>\n';
   if (text !== '') value += calls.length > 0 ? `${text}\n` : text;
