@@ -105,11 +105,16 @@ export async function compressConversation(turns: readonly Turn[], env: Compress
       }
     }
   }
-  if (outputTokens >= n) return unchanged('no_net_savings', { apiCalls, apiErrors });
   if (config.addNotice) {
-    output = output.map((turn, i) => (i < window.start && noticed(turn) ? { ...turn, value: turn.value + config.noticeText } : turn));
-    outputTokens += noticeTokens;
+    // Counted again whole: the notice's tokens depend on where the system text ends.
+    output = output.map((turn, i) => {
+      if (i >= window.start || !noticed(turn)) return turn;
+      const value = turn.value + config.noticeText;
+      outputTokens += counter.count(value) - counter.count(turn.value);
+      return { ...turn, value };
+    });
   }
+  if (outputTokens >= n) return unchanged('no_net_savings', { apiCalls, apiErrors });
   const compressedTurns = output.length;
   const stillOver = outputTokens > target;
   if (config.minTokensAfter !== undefined && outputTokens < config.minTokensAfter) {

@@ -2,7 +2,7 @@
 // change turn values only, never the sequence of turns, so every call keeps its result. Each works
 // oldest turn first and stops as soon as the record fits; protected turns are outside the window and
 // tool results that carry an error are left alone (error_context).
-import { parseToolValue, pythonJsonDumps, splitTagBlocks, THINK_TAG, TOOL_CALL_TAG, toolCallSucceeded, type ParsedToolResponse } from '@hermes-datagen/core';
+import { parseGptValue, parseToolValue, pythonJsonDumps, splitTagBlocks, THINK_TAG, TOOL_CALL_TAG, toolCallSucceeded, type ParsedToolResponse } from '@hermes-datagen/core';
 import type { CompressConfig, Reducer } from './config.js';
 import type { Draft } from './draft.js';
 import { escapeTags } from './escape.js';
@@ -34,6 +34,25 @@ const REDUCE: Record<Reducer, (ctx: ReduceContext) => boolean> = {
   redundant_tool_outputs: truncateToolOutputs,
   intermediate_thoughts: emptyThoughts,
 };
+
+/**
+ * True when a reduced value still reads as the same blocks: the same tool calls (byte for byte), the
+ * same number of think blocks and results. Model text can quote tags (a literal <tool_call> inside a
+ * thought), and block matching counts nested tags across the whole value, so removing or cutting text
+ * could change how the rest of the turn reads; such a turn is left as it is.
+ */
+function sameShape(from: string, before: string, after: string): boolean {
+  if (from === 'tool') return parseToolValue(after).length === parseToolValue(before).length;
+  const a = parseGptValue(before);
+  const b = parseGptValue(after);
+  return a.think.length === b.think.length && a.toolCalls.length === b.toolCalls.length && a.toolCalls.every((call, i) => call.raw === b.toolCalls[i]?.raw);
+}
+
+/** Replaces a window turn's value when that keeps its shape and saves tokens. */
+function reduce(draft: Draft, index: number, value: string): boolean {
+  const turn = draft.turns[index];
+  return turn !== undefined && sameShape(turn.from, turn.value, value) && draft.shrink(index, value);
+}
 
 /** Readable results of a tool turn, or null when one is malformed, failed (and errors are kept) or ours. */
 function plainResults(value: string, keepErrors: boolean): ParsedToolResponse[] | null {
@@ -72,7 +91,7 @@ function dedupObservations({ draft, window, config, fits }: ReduceContext): bool
     const same = recent.find((r) => r.key === key);
     if (i >= window.start && same && plainResults(turn.value, config.protectErrors)) {
       const stub = toolValue(responses.map((r) => ({ ...r, content: `${MARKER_PREFIX} same result as turn ${same.index}⟫` })));
-      if (draft.shrink(i, stub)) changed = true;
+      if (reduce(draft, i, stub)) changed = true;
       if (fits()) return changed;
     }
     recent.unshift({ index: i, key });
@@ -99,7 +118,7 @@ function truncateToolOutputs({ draft, window, config, fits }: ReduceContext): bo
     for (let attempt = 1; attempt <= 5 && (draft.tokens[i] as number) > max; attempt++) {
       const share = (max / tokens) * (1 - 0.1 * attempt);
       const cut = responses.map((r) => ({ ...r, content: cutMiddle(typeof r.content === 'string' ? r.content : pythonJsonDumps(r.content), share) }));
-      if (draft.shrink(i, toolValue(cut))) changed = true;
+      if (reduce(draft, i, toolValue(cut))) changed = true;
     }
     if (fits()) return changed;
   }
@@ -124,7 +143,7 @@ function emptyThoughts({ draft, window, fits }: ReduceContext): boolean {
   for (let i = window.start; i < window.end; i++) {
     const turn = draft.turns[i];
     if (turn?.from !== 'gpt' || !turn.value.includes('<think>')) continue;
-    if (draft.shrink(i, withEmptyThoughts(turn.value))) changed = true;
+    if (reduce(draft, i, withEmptyThoughts(turn.value))) changed = true;
     if (fits()) return changed;
   }
   return changed;

@@ -4,9 +4,9 @@
 // Why not one WASM encode per text: tiktoken costs about 0.1 ms a call plus ~1 MB/s of BPE on agent
 // text (measured: 28.9 MB of trajectories in 13.6 s). Its encoder splits text with its pattern into
 // pieces and encodes each piece alone, so a text's count is the sum of its pieces' counts. We split
-// here and count each distinct piece once with tiktoken (an LRU-less, bounded cache): the same count,
-// ten times faster. For ASCII text under o200k's pattern a hand-written scanner replaces the regex
-// (the regex is most of what is left); tests check both against tiktoken's own encode.
+// here and count each distinct piece once with tiktoken (a bounded cache): the same count, ten times
+// faster. Under o200k's pattern a hand-written scanner splits the ASCII stretches (the regex was most
+// of what was left); tests check both against tiktoken's own encode.
 import { createRequire } from 'node:module';
 import { loadOptionFile, optionFileError, type OptionFile } from './optionFile.js';
 import { isPlainObject } from './plainObject.js';
@@ -85,11 +85,13 @@ function builtinPattern(encoding: TokenEncoding): RegExp | null {
 }
 
 /**
- * tiktoken's pattern (Rust fancy-regex syntax) as a JS regex, or null when JS cannot express it (then
- * every text is encoded whole). Node 20 has no inline `(?i:...)`; the groups tiktoken uses hold only
+ * tiktoken's pattern (Rust fancy-regex syntax) as a JS regex, or null when JS cannot express it or
+ * would read it differently (then every text is encoded whole). Node 20 has no inline `(?i:...)`; the groups tiktoken uses hold only
  * ASCII letters, so each letter becomes a two-case class.
  */
 export function jsPattern(patStr: string): RegExp | null {
+  // Class intersection (`&&`, in Kimi's pattern) and POSIX classes compile in JS but mean something else.
+  if (patStr.includes('&&') || patStr.includes('[[:')) return null;
   const source = patStr.replace(/\(\?i:([^()]*)\)/g, (_whole, body: string) => `(?:${body.replace(/[A-Za-z]/g, (c) => `[${c.toLowerCase()}${c.toUpperCase()}]`)})`);
   try {
     return new RegExp(source, 'gu');
@@ -109,15 +111,16 @@ class PieceCounter implements TokenCounter {
     public readonly name: string,
     private readonly definition: () => TiktokenDefinition,
     private readonly pattern: RegExp | null,
-    private readonly asciiScanner: boolean,
-  ) {}
+    asciiScanner: boolean,
+  ) {
+    this.sticky = asciiScanner && pattern ? new RegExp(pattern.source, 'uy') : null;
+  }
+
+  private readonly sticky: RegExp | null;
 
   public count(text: string): number {
     if (text === '') return 0;
-    if (this.asciiScanner) {
-      const n = countAsciiO200k(text, this);
-      if (n >= 0) return n;
-    }
+    if (this.sticky) return countO200k(text, this, this.sticky);
     const pattern = this.pattern;
     if (!pattern) return this.encode(text);
     let n = 0;
@@ -153,6 +156,7 @@ function loadEncoder(definition: TiktokenDefinition): TiktokenEncoder {
 
 // Character classes of the ASCII scanner (o200k's pattern restricted to ASCII: \p{Lu} is A-Z,
 // \p{Ll} a-z, \p{Lt}/\p{Lm}/\p{Lo}/\p{M} are empty, \p{N} is 0-9, \s is tab, LF, VT, FF, CR, space).
+// Class 0 stands for a character the scanner must not decide on (non-ASCII, or past its limit).
 const UPPER = 1;
 const LOWER = 2;
 const DIGIT = 3;
@@ -170,68 +174,88 @@ const CLASS = new Uint8Array(128).map((_, c) => {
 const APOSTROPHE = 39;
 const SLASH = 47;
 
+function nextNonAscii(text: string, from: number): number {
+  for (let i = from; i < text.length; i++) if (text.charCodeAt(i) >= 0x80) return i;
+  return text.length;
+}
+
 /**
- * o200k_base's pattern, alternative by alternative, over an ASCII text:
+ * o200k_base's split, piece by piece: a hand-written scanner over ASCII stretches, the pattern
+ * (sticky) for each piece that reaches a non-ASCII character. The pattern's alternatives:
  *   [^\r\n\p{L}\p{N}]?[\p{Lu}…]*[\p{Ll}…]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?
  *   | [^\r\n\p{L}\p{N}]?[\p{Lu}…]+[\p{Ll}…]*(?i:…)?  | \p{N}{1,3}  | ' '?[^\s\p{L}\p{N}]+[\r\n/]*
  *   | \s*[\r\n]+  | \s+(?!\S)  | \s+
- * Returns -1 at the first non-ASCII character (the caller then uses the regex).
+ * Both give the same pieces: the scanner only decides a piece when every character it read is ASCII.
  */
-function countAsciiO200k(text: string, counter: PieceCounter): number {
+function countO200k(text: string, counter: PieceCounter, sticky: RegExp): number {
   const n = text.length;
-  const cls = (i: number): number => (i < n ? (CLASS[text.charCodeAt(i)] ?? 0) : 0);
-  for (let i = 0; i < n; i++) if (text.charCodeAt(i) >= 0x80) return -1;
+  let wide = nextNonAscii(text, 0);
   let tokens = 0;
   let i = 0;
   while (i < n) {
-    const c = cls(i);
-    let end = -1;
-    // Alternatives 1 and 2: an optional leading char that is not CR/LF, letter or digit, then letters.
-    const lead = c === SPACE || c === OTHER ? 1 : 0;
-    let j = i + lead;
-    if (cls(j) === UPPER || cls(j) === LOWER) {
-      while (cls(j) === UPPER) j++;
-      while (cls(j) === LOWER) j++;
-      end = contraction(text, j, n);
+    const end = i < wide ? asciiPieceEnd(text, i, wide) : -1;
+    if (end > i) {
+      tokens += end - i === 1 ? 1 : counter.piece(text.slice(i, end));
+      i = end;
+      continue;
     }
-    if (end < 0 && c === DIGIT) {
-      end = i + 1;
-      while (end < n && end < i + 3 && cls(end) === DIGIT) end++;
-    }
-    if (end < 0) {
-      // ' '?[^\s\p{L}\p{N}]+[\r\n/]*
-      j = text.charCodeAt(i) === 32 ? i + 1 : i;
-      if (cls(j) === OTHER) {
-        while (cls(j) === OTHER) j++;
-        while (j < n && (cls(j) === NEWLINE || text.charCodeAt(j) === SLASH)) j++;
-        end = j;
-      }
-    }
-    if (end < 0) {
-      // Whitespace: up to the run's last CR/LF if it has one; else the run, less its last character
-      // when a non-space follows and the run is longer than one.
-      let runEnd = i;
-      let lastNewline = -1;
-      while (cls(runEnd) === SPACE || cls(runEnd) === NEWLINE) {
-        if (cls(runEnd) === NEWLINE) lastNewline = runEnd;
-        runEnd++;
-      }
-      if (lastNewline >= 0) end = lastNewline + 1;
-      else if (runEnd === n || runEnd - i === 1) end = runEnd;
-      else end = runEnd - 1;
-    }
-    tokens += end - i === 1 ? 1 : counter.piece(text.slice(i, end));
-    i = end;
+    sticky.lastIndex = i;
+    const piece = sticky.exec(text)?.[0] ?? text.slice(i, i + 1);
+    tokens += counter.piece(piece);
+    i += piece.length;
+    if (i > wide) wide = nextNonAscii(text, i);
   }
   return tokens;
 }
 
+function classAt(text: string, limit: number, j: number): number {
+  return j < limit ? (CLASS[text.charCodeAt(j)] as number) : 0;
+}
+
+/** The end of the piece starting at i, or -1 when deciding it needs a character at or past `limit`. */
+function asciiPieceEnd(text: string, i: number, limit: number): number {
+  const c = classAt(text, limit, i);
+  // Alternatives 1 and 2: an optional leading char that is not CR/LF, letter or digit, then letters.
+  let j = i + (c === SPACE || c === OTHER ? 1 : 0);
+  if (classAt(text, limit, j) === UPPER || classAt(text, limit, j) === LOWER) {
+    while (classAt(text, limit, j) === UPPER) j++;
+    while (classAt(text, limit, j) === LOWER) j++;
+    // A non-ASCII character right after the letters might be a letter too.
+    return j < limit ? contraction(text, j, limit) : -1;
+  }
+  if (c === DIGIT) {
+    let end = i + 1;
+    while (end < i + 3 && classAt(text, limit, end) === DIGIT) end++;
+    return end < limit ? end : -1;
+  }
+  // ' '?[^\s\p{L}\p{N}]+[\r\n/]*
+  j = text.charCodeAt(i) === 32 ? i + 1 : i;
+  if (classAt(text, limit, j) === OTHER) {
+    while (classAt(text, limit, j) === OTHER) j++;
+    while (classAt(text, limit, j) === NEWLINE || (j < limit && text.charCodeAt(j) === SLASH)) j++;
+    return j < limit ? j : -1;
+  }
+  // Whitespace: up to the run's last CR/LF if it has one; else the run, less its last character when
+  // a non-space follows and the run is longer than one. The character after the run decides.
+  let runEnd = i;
+  let lastNewline = -1;
+  while (classAt(text, limit, runEnd) === SPACE || classAt(text, limit, runEnd) === NEWLINE) {
+    if (classAt(text, limit, runEnd) === NEWLINE) lastNewline = runEnd;
+    runEnd++;
+  }
+  if (runEnd === i) return -1;
+  if (runEnd === text.length) return lastNewline >= 0 ? lastNewline + 1 : runEnd;
+  if (runEnd >= limit) return -1;
+  if (lastNewline >= 0) return lastNewline + 1;
+  return runEnd - i === 1 ? runEnd : runEnd - 1;
+}
+
 /** The end of a word at `j`, taking a following 's 't 're 've 'm 'll 'd (any case). */
-function contraction(text: string, j: number, n: number): number {
-  if (j + 1 >= n || text.charCodeAt(j) !== APOSTROPHE) return j;
+function contraction(text: string, j: number, limit: number): number {
+  if (j + 1 >= limit || text.charCodeAt(j) !== APOSTROPHE) return j;
   const a = text.charCodeAt(j + 1) | 0x20;
   if (a === 0x73 || a === 0x74 || a === 0x6d || a === 0x64) return j + 2; // s t m d
-  if (j + 2 < n) {
+  if (j + 2 < limit) {
     const b = text.charCodeAt(j + 2) | 0x20;
     if ((a === 0x72 || a === 0x76) && b === 0x65) return j + 3; // re ve
     if (a === 0x6c && b === 0x6c) return j + 3; // ll
