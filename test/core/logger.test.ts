@@ -1,6 +1,6 @@
 import { PassThrough, type Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { Counters, Logger, Progress, wantsColor } from '@hermes-datagen/core';
+import { Counters, Logger, Progress, progressStyle, wantsColor } from '@hermes-datagen/core';
 
 function sink(isTTY = false): { stream: Writable; text: () => string } {
   const stream = new PassThrough();
@@ -37,15 +37,27 @@ describe('Logger', () => {
 describe('Progress', () => {
   it('says nothing unless enabled, and reports the count at the end when it is', () => {
     const quiet = sink();
-    const off = new Progress('hermes-x', quiet.stream, false, false);
+    const off = new Progress('hermes-x', quiet.stream, false, 'lines');
     off.tick(10);
     off.done();
     expect(quiet.text()).toBe('');
     const loud = sink();
-    const on = new Progress('hermes-x', loud.stream, true, false);
+    const on = new Progress('hermes-x', loud.stream, true, 'lines');
     on.tick(1234);
     on.done();
     expect(loud.text()).toMatch(/^hermes-x: 1,234 records, [\d,]+\/s\n$/);
+  });
+
+  it('on a TERM=dumb terminal redraws with spaces, never an escape sequence', () => {
+    expect(progressStyle(sink(true).stream, { TERM: 'dumb' })).toBe('plain');
+    expect(progressStyle(sink(true).stream, { TERM: 'xterm' })).toBe('ansi');
+    expect(progressStyle(sink(false).stream, { TERM: 'xterm' })).toBe('lines');
+    const dumb = sink();
+    const progress = new Progress('hermes-x', dumb.stream, true, 'plain');
+    progress.tick(1_000_000);
+    progress.done();
+    expect(dumb.text()).toMatch(/^\rhermes-x: 1,000,000 records, [\d,]+\/s *\n$/);
+    expect(dumb.text()).not.toMatch(/\u001b/);
   });
 });
 

@@ -1,7 +1,9 @@
 // The shared stream options as real processes: checked before any work (exit 2 naming the option,
 // nothing read, no model called), and the --rejects file every stage leaves, empty when nothing
 // was rejected.
+import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
+import { promisify } from 'node:util';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startScriptedEndpoint, type ScriptedEndpoint } from '@hermes-datagen/testkit';
@@ -96,4 +98,22 @@ describe('--rejects is left by every stage, empty when nothing was rejected', ()
     expect(res.code, res.stderr).toBe(0);
     expect(readFileSync(join(dir, 'rejects.jsonl'), 'utf8')).toBe('');
   }, 60_000);
+});
+
+describe('progress on a terminal', () => {
+  /** stderr of the passthrough stage run on a pseudo-terminal (util-linux script), with TERM set. */
+  async function onTerminal(term: string): Promise<string> {
+    const dir = tempDir();
+    writeFiles(dir, { 'in.jsonl': records });
+    const command = `${JSON.stringify(process.execPath)} ${JSON.stringify(PASSTHROUGH)} in.jsonl > /dev/null`;
+    const { stdout } = await promisify(execFile)('script', ['-qec', command, '/dev/null'], { cwd: dir, env: { PATH: process.env['PATH'] ?? '', TERM: term } });
+    return stdout;
+  }
+
+  it('under TERM=dumb holds no escape sequence (ESC[K elsewhere)', async () => {
+    const dumb = await onTerminal('dumb');
+    expect(dumb).toMatch(/hermes-passthrough: 1 records/);
+    expect(dumb).not.toMatch(/\u001b/);
+    expect(await onTerminal('xterm')).toMatch(/\u001b\[K/);
+  });
 });

@@ -13,7 +13,7 @@ import { onForcedExit, runForcedExitHooks } from './forcedExit.js';
 import { Logger, wantsColor } from './logger.js';
 import type { Reject } from './model.js';
 import { peakRssMb } from './peakRss.js';
-import { Progress } from './progress.js';
+import { Progress, progressStyle } from './progress.js';
 import { readRecords, type InputRecord, type OnError } from './records.js';
 import type { SchemaName } from './schemas.js';
 import { JsonlWriter } from './writer.js';
@@ -260,7 +260,7 @@ async function execute(spec: CliSpec, { command, args }: Selected, io: CliIo): P
   const log = new Logger(spec.name, io.stderr, { color: wantsColor(io.stderr, io.env, args.color) });
   const stats = new Counters();
   const stderrIsTty = (io.stderr as Writable & { isTTY?: boolean }).isTTY === true;
-  const progress = new Progress(spec.name, io.stderr, args.progress ?? stderrIsTty, stderrIsTty);
+  const progress = new Progress(spec.name, io.stderr, args.progress ?? stderrIsTty, progressStyle(io.stderr, io.env));
   const controller = new AbortController();
   io.signal?.addEventListener('abort', () => controller.abort(io.signal?.reason), { once: true });
   if (io.signal?.aborted) controller.abort(io.signal.reason);
