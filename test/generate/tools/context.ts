@@ -26,8 +26,18 @@ export async function testWorkspace(overrides: Partial<ToolContext> = {}): Promi
   return { ctx, dir, cleanup: () => rm(dir, { recursive: true, force: true }) };
 }
 
+/**
+ * Resolves once the process has ended. A killed process closes its pipes a moment before it is gone,
+ * so a check right after the command returned could still see it on a busy machine; a process that
+ * is never killed makes the test time out.
+ */
+export async function processEnded(pid: number): Promise<true> {
+  while (await isProcessRunning(pid)) await new Promise((resolve) => setTimeout(resolve, 10));
+  return true;
+}
+
 /** Whether a process still runs; a zombie (dead, not yet reaped by whoever adopted it) does not. */
-export async function isProcessRunning(pid: number): Promise<boolean> {
+async function isProcessRunning(pid: number): Promise<boolean> {
   try {
     const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
     // The state letter follows the command name, which is in parentheses and may contain spaces.

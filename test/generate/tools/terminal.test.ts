@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { toolEnv } from '@hermes-datagen/generate/internal/tools/toolEnv.js';
 import { terminalTool } from '@hermes-datagen/generate/internal/tools/terminal.js';
 import type { CommandResult, ToolContext } from '@hermes-datagen/generate/internal/tools/types.js';
-import { isProcessRunning, testWorkspace, type TestWorkspace } from './context.js';
+import { processEnded, testWorkspace, type TestWorkspace } from './context.js';
 
 describe('terminal', () => {
   let ws: TestWorkspace;
@@ -53,14 +53,14 @@ describe('terminal', () => {
     expect(result.error).toMatch(/^timed out after 1 s; the command and every process it started were killed/);
     const grandchild = Number(await readFile(join(ws.dir, 'grandchild.pid'), 'utf8'));
     expect(grandchild).toBeGreaterThan(0);
-    expect(await isProcessRunning(grandchild)).toBe(false);
+    expect(await processEnded(grandchild)).toBe(true);
   });
 
   it('escalates to SIGKILL when the group ignores SIGTERM', async () => {
     const result = await run(`trap '' TERM; sleep 300 & echo $! > grandchild.pid; wait`, { ...ws.ctx, timeoutMs: 500 });
     expect(result.error).toMatch(/timed out/);
     expect(result.exit_code).toBe(137);
-    expect(await isProcessRunning(Number(await readFile(join(ws.dir, 'grandchild.pid'), 'utf8')))).toBe(false);
+    expect(await processEnded(Number(await readFile(join(ws.dir, 'grandchild.pid'), 'utf8')))).toBe(true);
   });
 
   it('lets the model ask for a shorter timeout, never a longer one', async () => {
@@ -73,7 +73,7 @@ describe('terminal', () => {
   it('stops background processes when the command returns', async () => {
     const result = await run('sleep 300 & echo $! > background.pid; echo left');
     expect(result).toEqual({ output: 'left', exit_code: 0, error: null });
-    expect(await isProcessRunning(Number(await readFile(join(ws.dir, 'background.pid'), 'utf8')))).toBe(false);
+    expect(await processEnded(Number(await readFile(join(ws.dir, 'background.pid'), 'utf8')))).toBe(true);
   });
 
   it('caps the output and marks what was cut', async () => {
