@@ -137,6 +137,7 @@ const report = defineCommand<ReportArgs>({
     ['$0 report --json run.jsonl | jq .tool_statistics', 'the numbers for a script'],
   ],
   run: (args, ctx) => {
+    if (args.html !== undefined) checkWritableTarget('--html', args.html, ctx.io.cwd);
     const inputs = args.files.length > 0 ? [...args.files] : [args.db ?? '<stdin>'];
     return withAnalysisDatabase(args, ctx, (db) => writeReport(db, ctx, { json: args.json, html: args.html, inputs }));
   },
