@@ -5,11 +5,12 @@
 import { randomInt } from 'node:crypto';
 import { resolve } from 'node:path';
 import { loadToolRegistry, onForcedExit, UsageError, type RunContext, type StreamArgs, type ToolsRegistryArgs } from '@hermes-datagen/core';
-import { createChatClient, endpointIdentity, resolveEndpoint, type EndpointArgs } from '@hermes-datagen/core/endpoint';
+import { endpointIdentity, resolveEndpoint, type EndpointArgs } from '@hermes-datagen/core/endpoint';
 import type { ReasoningEffort } from './agentLoop.js';
 import { generateStream } from './generateStream.js';
 import { promptRunner } from './promptRunner.js';
 import { runBatch } from './run/batchRun.js';
+import { modelClient } from './run/modelClient.js';
 import { openRun, recordedFlags, runSettings, type RunArgs } from './run/runMode.js';
 import { dockerUnavailable } from './tools/docker.js';
 import { chooseSandbox, type SandboxMode } from './tools/sandbox.js';
@@ -68,6 +69,8 @@ export async function runGenerate(args: GenerateArgs & Pick<StreamArgs, 'files'>
     ? undefined
     : await openRun({ ...args, runName: args.runName }, ctx, { files: args.files, endpoint: endpointFacts, registry, seed: args.seed, settings: recordedFlags(args as unknown as Record<string, unknown>) });
   const concurrency = settings?.concurrency ?? args.concurrency;
+  const quota = new AbortController();
+  const model = modelClient(endpoint, { concurrency, limits: settings, log: ctx.log, onExhausted: (reason) => quota.abort(reason) });
   const workspaces = new RunWorkspaces(args.workspaceRoot === undefined ? defaultWorkspaceRoot() : resolve(cwd, args.workspaceRoot), args.workspaceRoot === undefined);
   const processes = new ToolProcesses({ limit: args.toolConcurrency, isolation: sandbox.host });
   const secretValues = [endpoint.apiKey.reveal()];
@@ -79,7 +82,7 @@ export async function runGenerate(args: GenerateArgs & Pick<StreamArgs, 'files'>
 
   const runPrompt = promptRunner({
     // As many connections as prompts run at once: each waits on at most one model call.
-    client: createChatClient(endpoint, { maxConnections: concurrency }),
+    client: model.client,
     endpoint: { model: identity.model, host: identity.endpoint_host, keyFingerprint: identity.key_fingerprint },
     registry,
     // Without --seed a seed is drawn, and recorded in every record, so any run can be repeated.
@@ -110,6 +113,7 @@ export async function runGenerate(args: GenerateArgs & Pick<StreamArgs, 'files'>
       runPrompt,
       secret: endpoint.apiKey,
       checkpointIntervalMs: CHECKPOINT_INTERVAL_MS,
+      quotaExhausted: quota.signal,
     });
   } finally {
     forgetForcedExit();

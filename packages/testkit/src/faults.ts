@@ -89,7 +89,7 @@ export function sendHttpFault(response: ServerResponse, rule: FaultRule): boolea
   switch (rule.kind) {
     case 'rate_limit':
       sendError(response, 429, { message: 'Rate limit reached for requests. Please slow down.', type: 'rate_limit_error', code: 'rate_limit_exceeded' },
-        retryHeaders(rule, DEFAULT_RETRY_AFTER_S));
+        { ...retryHeaders(rule, rule.headers === undefined ? DEFAULT_RETRY_AFTER_S : undefined), ...rule.headers });
       return true;
     case 'server_error':
       sendError(response, 500, { message: 'The server had an error while processing your request.', type: 'server_error', code: null });

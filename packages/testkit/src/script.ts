@@ -71,6 +71,8 @@ export interface FaultRule {
   retry_after_s?: number;
   /** rate_limit and unavailable: an additional `retry-after-ms` header. */
   retry_after_ms?: number;
+  /** rate_limit: more response headers (e.g. x-ratelimit-remaining-requests); with them, no default retry-after. */
+  headers?: Record<string, string>;
   /** slow: how long to wait before the normal reply (default 2000). */
   delay_ms?: number;
   /** hallucinated_tool: the name called (default web_search_v2). */
@@ -231,12 +233,16 @@ class Reader {
   }
 
   public fault(value: unknown, path: string): FaultRule {
-    const fields = this.object(value, path, ['kind', 'when', 'rate', 'retry_after_s', 'retry_after_ms', 'delay_ms', 'tool_name', 'code']);
+    const fields = this.object(value, path, ['kind', 'when', 'rate', 'retry_after_s', 'retry_after_ms', 'headers', 'delay_ms', 'tool_name', 'code']);
     const rule: FaultRule = { kind: this.oneOf(fields.kind, `${path}/kind`, FAULT_KINDS) };
     if (fields.when !== undefined) rule.when = this.when(fields.when, `${path}/when`);
     if (fields.rate !== undefined) rule.rate = this.number(fields.rate, `${path}/rate`, 0, 1);
     if (fields.retry_after_s !== undefined) rule.retry_after_s = this.number(fields.retry_after_s, `${path}/retry_after_s`, 0);
     if (fields.retry_after_ms !== undefined) rule.retry_after_ms = this.number(fields.retry_after_ms, `${path}/retry_after_ms`, 0);
+    if (fields.headers !== undefined) {
+      const headers = this.object(fields.headers, `${path}/headers`);
+      rule.headers = Object.fromEntries(Object.entries(headers).map(([name, text]) => [name, this.string(text, `${path}/headers/${name}`)]));
+    }
     if (fields.delay_ms !== undefined) rule.delay_ms = this.number(fields.delay_ms, `${path}/delay_ms`, 0);
     if (fields.tool_name !== undefined) rule.tool_name = this.string(fields.tool_name, `${path}/tool_name`);
     if (fields.code !== undefined) rule.code = this.integer(fields.code, `${path}/code`, 100);

@@ -41,6 +41,8 @@ export interface RecordedRequest {
   headers: Record<string, string>;
   /** The parsed JSON body, or the raw text when it is not JSON (undefined when empty). */
   body: unknown;
+  /** When the request arrived (Date.now()), so tests can measure request rates. */
+  receivedAt: number;
 }
 
 export interface ScriptedEndpoint {
@@ -154,6 +156,7 @@ export async function startScriptedEndpoint(options: ScriptedEndpointOptions = {
   };
 
   const handle = async (incoming: IncomingMessage, response: ServerResponse): Promise<void> => {
+    const receivedAt = Date.now();
     const raw = await readBody(incoming);
     const path = incoming.url ?? '/';
     if (options.recordRequests !== false) {
@@ -163,6 +166,7 @@ export async function startScriptedEndpoint(options: ScriptedEndpointOptions = {
         path,
         headers: redactHeaders(incoming.headers),
         body: raw === '' ? undefined : parsed.ok ? parsed.value : raw,
+        receivedAt,
       });
     }
     const route = `${incoming.method} ${new URL(path, 'http://endpoint').pathname}`;

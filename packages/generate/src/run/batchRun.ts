@@ -5,7 +5,8 @@
 // never re-run, upstream #9950/#93527); a failed one goes to failures.jsonl and is re-run on resume.
 //
 // Stopping: on SIGINT/SIGTERM no new prompt starts, the running ones get --grace seconds to finish,
-// then they are aborted unwritten. At the end of every invocation, stopped or not, the checkpoint,
+// then they are aborted unwritten. A quota that stays exhausted (rateLimiter.ts) stops the run the
+// same way at once, with exit 4. At the end of every invocation, stopped or not, the checkpoint,
 // failures.jsonl, trajectories.jsonl, statistics.json and run.json are brought up to date.
 import { join } from 'node:path';
 import {
@@ -54,6 +55,8 @@ export interface BatchRunOptions {
   readonly secret: ApiKey;
   /** Least time between two checkpoint writes during the run. */
   readonly checkpointIntervalMs: number;
+  /** Aborted (with the reason) when the quota stays exhausted: the run stops at once, resumably (exit 4). */
+  readonly quotaExhausted?: AbortSignal | undefined;
 }
 
 interface Job {
@@ -101,6 +104,13 @@ export async function runBatch(ctx: RunContext, options: BatchRunOptions): Promi
     grace = setTimeout(() => stop.abort(ctx.signal.reason), options.graceMs);
   };
   ctx.signal.addEventListener('abort', onSignal, { once: true });
+  // The prompts waiting for the quota are stopped unwritten, not failed: they run again on --resume.
+  const onQuota = (): void => {
+    ctx.log.error(String(options.quotaExhausted?.reason));
+    intake.abort(options.quotaExhausted?.reason);
+    stop.abort(options.quotaExhausted?.reason);
+  };
+  options.quotaExhausted?.addEventListener('abort', onQuota, { once: true });
 
   async function* jobs(): AsyncGenerator<Job> {
     let promptIndex = 0;
@@ -227,12 +237,14 @@ export async function runBatch(ctx: RunContext, options: BatchRunOptions): Promi
   } finally {
     clearTimeout(grace);
     ctx.signal.removeEventListener('abort', onSignal);
+    options.quotaExhausted?.removeEventListener('abort', onQuota);
     await batches.closeAll();
     await finish(code);
   }
   return code;
 
   function exitCode(): number {
+    if (options.quotaExhausted?.aborted) return ExitCode.retryable;
     if (ctx.signal.aborted) return ctx.signal.reason === 'SIGTERM' ? ExitCode.terminated : ExitCode.interrupted;
     if (tally.failedRetryable + tally.failedOther === 0) return ExitCode.ok;
     return tally.failedOther === 0 ? ExitCode.retryable : ExitCode.checksFailed;

@@ -11,6 +11,7 @@ import { openRunDirectory, type RunDirectory } from './runDirectory.js';
 import { parseShard, type Shard } from './shard.js';
 
 const RUN = 'Run directory (--run-name):';
+const RATE = 'Rate limits (with --run-name; one budget shared by every agent of the process):';
 
 export interface RunArgs {
   runName?: string | undefined;
@@ -26,6 +27,9 @@ export interface RunArgs {
   promptTimeout?: number | undefined;
   grace: number;
   discardNoReasoning: boolean;
+  rpm?: number | undefined;
+  tpm?: number | undefined;
+  quotaWait: number;
 }
 
 export function runOptions<T>(y: Argv<T>): Argv<T & RunArgs> {
@@ -42,6 +46,9 @@ export function runOptions<T>(y: Argv<T>): Argv<T & RunArgs> {
     .option('shard', { type: 'string', describe: 'i/N: run only the rows whose id hashes to shard i of N (N machines, one command each, no coordination)', group: RUN })
     .option('prompt-timeout', { alias: 'prompt_timeout', type: 'number', describe: 'seconds one prompt may take in all; over it the prompt fails and runs again on --resume', group: RUN })
     .option('grace', { type: 'number', default: 30, describe: 'seconds running prompts get to finish after SIGINT/SIGTERM before they are stopped unwritten', group: RUN })
+    .option('rpm', { type: 'number', describe: 'model requests a minute at most (starts spaced 60/rpm s apart), retries included', group: RATE })
+    .option('tpm', { type: 'number', describe: 'tokens a minute at most: each request is charged an estimate before and its reported usage after', group: RATE })
+    .option('quota-wait', { alias: 'quota_wait', type: 'number', default: 300, describe: 'seconds an exhausted quota (a Retry-After beyond 30 s, insufficient_quota) may pause the run; still exhausted after it, the run ends resumably with exit 4', group: RATE })
     .option('discard-no-reasoning', { type: 'boolean', default: true, describe: 'a trajectory without any reasoning becomes a tombstone (done, not re-run, left out of trajectories.jsonl; the trajectory is kept inside it), as upstream', group: RUN }) as unknown as Argv<T & RunArgs>;
 }
 
@@ -53,6 +60,9 @@ export interface RunSettings {
   readonly shard?: Shard | undefined;
   readonly promptTimeoutMs?: number | undefined;
   readonly graceMs: number;
+  readonly rpm?: number | undefined;
+  readonly tpm?: number | undefined;
+  readonly quotaWaitMs: number;
 }
 
 /** Checks the run flags; the number of prompts run at once is num-workers x batch-size, capped. */
@@ -64,6 +74,10 @@ export function runSettings(args: RunArgs): RunSettings {
   if (args.maxConcurrency !== undefined) wholeNumber(args.maxConcurrency, '--max-concurrency', 1);
   seconds(args.grace, '--grace', true);
   if (args.promptTimeout !== undefined) seconds(args.promptTimeout, '--prompt-timeout', false);
+  seconds(args.quotaWait, '--quota-wait', true);
+  for (const [value, flag] of [[args.rpm, '--rpm'], [args.tpm, '--tpm']] as const) {
+    if (value !== undefined && !(value > 0 && Number.isFinite(value))) throw new UsageError(`${flag} must be a number above 0, got ${String(value)}`);
+  }
   return {
     samples: args.samples,
     maxSamples: args.maxSamples,
@@ -72,6 +86,9 @@ export function runSettings(args: RunArgs): RunSettings {
     shard: args.shard === undefined ? undefined : parseShard(args.shard),
     promptTimeoutMs: args.promptTimeout === undefined ? undefined : args.promptTimeout * 1000,
     graceMs: args.grace * 1000,
+    rpm: args.rpm,
+    tpm: args.tpm,
+    quotaWaitMs: args.quotaWait * 1000,
   };
 }
 

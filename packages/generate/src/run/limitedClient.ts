@@ -1,0 +1,72 @@
+// The model client seen by every agent of a run, through the one RateLimiter: each attempt (first
+// call and retries alike) waits for a permit, and what comes back (status, rate-limit headers,
+// usage) goes to the limiter. The retries are made here, with jittered exponential backoff, so a
+// wait for a permit never counts against the request timeout, which covers the HTTP call alone;
+// the wrapped client makes no retries of its own (maxRetries: 0) and leaves Retry-After uncapped, so
+// the limiter sees a provider's real wait and can tell a rate limit from an exhausted quota.
+import { setTimeout as delay } from 'node:timers/promises';
+import { APIConnectionError, APIError, APIUserAbortError } from 'openai';
+import type { ChatClient } from '../agentLoop.js';
+import type { RateLimiter } from './rateLimiter.js';
+
+/** Attempts after the first, like the client's default. */
+export const DEFAULT_RETRIES = 2;
+
+type CreateParams = Parameters<ChatClient['chat']['completions']['create']>;
+
+export interface LimitedClientOptions {
+  readonly retries: number;
+  /** Waits before a retry; replaced by a fake in tests. */
+  readonly sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+}
+
+export function limitedClient(inner: ChatClient, limiter: RateLimiter, options: LimitedClientOptions): ChatClient {
+  const sleep = options.sleep ?? ((ms: number, signal: AbortSignal) => delay(ms, undefined, { signal }));
+  const create = async (body: CreateParams[0], requestOptions: CreateParams[1] = {}): Promise<unknown> => {
+    const signal = requestOptions.signal ?? new AbortController().signal;
+    const estimate = estimateTokens(body);
+    for (let attempt = 0; ; attempt += 1) {
+      const permit = await limiter.acquire(estimate, signal);
+      try {
+        const { data, response } = await inner.chat.completions.create(body, { ...requestOptions, maxRetries: 0 }).withResponse();
+        limiter.release(permit, { status: response.status, headers: response.headers, tokens: usageTokens(data) });
+        return data;
+      } catch (error) {
+        const status = error instanceof APIError ? error.status : undefined;
+        limiter.release(permit, { status, headers: error instanceof APIError ? error.headers : undefined, quota: isQuotaError(error) });
+        if (attempt >= options.retries || !retryable(error) || signal.aborted) throw error;
+        await sleep(limiter.backoffMs(attempt), signal);
+      }
+    }
+  };
+  return { chat: { completions: { create } } } as unknown as ChatClient;
+}
+
+/** What the client would retry: no answer, 408, 409, 429, 5xx (or the server's x-should-retry). */
+function retryable(error: unknown): boolean {
+  if (error instanceof APIUserAbortError) return false;
+  if (error instanceof APIConnectionError) return true;
+  if (!(error instanceof APIError) || error.status === undefined) return false;
+  const header = error.headers?.get('x-should-retry');
+  if (header === 'true') return true;
+  if (header === 'false') return false;
+  return error.status === 408 || error.status === 409 || error.status === 429 || error.status >= 500;
+}
+
+function isQuotaError(error: unknown): boolean {
+  if (!(error instanceof APIError)) return false;
+  const code = (error.error as { code?: unknown; type?: unknown } | undefined);
+  return code?.code === 'insufficient_quota' || code?.type === 'insufficient_quota' || error.code === 'insufficient_quota';
+}
+
+/** About 4 characters a token, over what is sent; only --tpm needs it, and only as a first guess. */
+function estimateTokens(body: CreateParams[0]): number {
+  let chars = 0;
+  for (const message of body.messages) chars += typeof message.content === 'string' ? message.content.length : JSON.stringify(message.content ?? '').length;
+  return Math.ceil(chars / 4) + 16 * body.messages.length;
+}
+
+function usageTokens(data: unknown): number | undefined {
+  const total = (data as { usage?: { total_tokens?: unknown } } | null)?.usage?.total_tokens;
+  return typeof total === 'number' ? total : undefined;
+}
