@@ -15,6 +15,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ensureCorpus } from './corpus.mjs';
 import { filterOutputCheck, REASONING_PATTERN } from './filter-check.mjs';
+import { compressOutputCheck, compressRatioCheck } from './compress-check.mjs';
+import { ensureLongCorpus } from './long-trajectories.mjs';
 
 const NODE = process.execPath;
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -22,6 +24,7 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 /** Corpora by name; each gives { path, records, bytes, sha256 } for the run's --records and --seed. */
 export const inputs = {
   trajectories: ({ records, seed }) => ensureCorpus({ records, seed }),
+  'long-trajectories': ({ seed }) => ensureLongCorpus({ records: 200, seed }),
   // For subjects too slow for the full corpus (real tokenization): at most 2,000 records.
   'trajectories-2k': ({ records, seed }) => ensureCorpus({ records: Math.min(records, 2000), seed }),
 };
@@ -206,5 +209,29 @@ export const subjects = [
     maxRssMb: null,
     requires: requireBuilt('to-atropos', 'main.js'),
     verify: scoredGroups,
+  },
+  {
+    name: 'hermes-compress',
+    what: 'hermes-compress, deterministic (key_decision_extract), --target-max-tokens 2500 --protect-last 2: about a third of the records are over the budget',
+    cmd: NODE,
+    args: ['packages/compress/bin/hermes-compress.js', '--target-max-tokens', '2500', '--protect-last', '2'],
+    input: 'trajectories',
+    baseline: 'rewrite',
+    target: 0.3,
+    maxRssMb: 300,
+    requires: requireBuilt('compress', 'main.js'),
+    verify: compressOutputCheck,
+  },
+  {
+    name: 'hermes-compress-headline',
+    what: "hermes-compress with the requirements' settings (--ratio 0.15 --min-tokens-after 800 --max-tokens-after 6000 --force-above-tokens 50000) on 200 trajectories of about 38k tokens",
+    cmd: NODE,
+    args: ['packages/compress/bin/hermes-compress.js', '--ratio', '0.15', '--min-tokens-after', '800', '--max-tokens-after', '6000', '--force-above-tokens', '50000'],
+    input: 'long-trajectories',
+    baseline: 'rewrite',
+    target: null,
+    maxRssMb: 300,
+    requires: requireBuilt('compress', 'main.js'),
+    verify: compressRatioCheck({ atMost: 0.16 }),
   },
 ];
