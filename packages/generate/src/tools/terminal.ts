@@ -1,6 +1,6 @@
-// terminal: one shell command in the workspace. Not a security boundary by itself: the command can
-// read whatever the host user can (it only never sees secrets: safeEnv.ts); use the docker sandbox
-// for isolation.
+// terminal: one shell command in the workspace. The namespace sandbox (sandbox.ts) hides the user's
+// other processes and the environment is an allow-list (toolEnv.ts), but the command can still read
+// the files the host user can; use the docker sandbox to isolate the filesystem as well.
 import { existsSync } from 'node:fs';
 import { optionalInteger, requiredString } from './args.js';
 import { runCommand } from './runCommand.js';
