@@ -76,24 +76,37 @@ export function jqSubject(name, filter, { input = 'trajectories', baseline = 'pa
   return { name, what: `jq -c '${filter}'`, cmd: 'jq', args: ['-c', filter], input, baseline, target, maxRssMb, requires: requireJq, onlyWhenNamed: true };
 }
 
+/** The output's lines, parsed one at a time (the output can exceed the longest string Node holds). */
+async function* outputLines(stdout) {
+  let rest = '';
+  for await (const chunk of stdout) {
+    const lines = (rest + chunk).split('\n');
+    rest = lines.pop();
+    for (const line of lines) if (line !== '') yield JSON.parse(line);
+  }
+  if (rest !== '') yield JSON.parse(rest);
+}
+
 /** Every line is an SFT example ({"messages": [...], "score": s}); there is at least one. */
 async function sftLines(stdout) {
-  let text = '';
-  for await (const chunk of stdout) text += chunk;
-  const lines = text.split('\n').filter(Boolean).map((line) => JSON.parse(line));
-  if (lines.length === 0) return 'no SFT lines written';
-  const bad = lines.find((line) => !Array.isArray(line.messages) || typeof line.score !== 'number' || Object.keys(line).length !== 2);
-  return bad ? `a line is not {"messages", "score"}: ${JSON.stringify(bad).slice(0, 200)}` : null;
+  let count = 0;
+  for await (const line of outputLines(stdout)) {
+    count += 1;
+    if (!Array.isArray(line.messages) || typeof line.score !== 'number' || Object.keys(line).length !== 2) return `line ${count} is not {"messages", "score"}`;
+  }
+  return count === 0 ? 'no SFT lines written' : null;
 }
 
 /** Every line is a one-sequence ScoredDataGroup whose masks match its tokens and train something. */
 async function scoredGroups(stdout, corpus) {
-  let text = '';
-  for await (const chunk of stdout) text += chunk;
-  const groups = text.split('\n').filter(Boolean).map((line) => JSON.parse(line));
-  if (groups.length !== corpus.records) return `${groups.length} groups for ${corpus.records} records`;
-  const bad = groups.find((g) => g.tokens[0].length !== g.masks[0].length || !g.masks[0].some((m) => m !== -100) || 'inference_logprobs' in g);
-  return bad ? 'a group whose masks do not match its tokens, train nothing, or that carries inference_logprobs' : null;
+  let count = 0;
+  for await (const g of outputLines(stdout)) {
+    count += 1;
+    if (g.tokens[0].length !== g.masks[0].length || !g.masks[0].some((m) => m !== -100) || 'inference_logprobs' in g) {
+      return `group ${count}: masks do not match its tokens, train nothing, or it carries inference_logprobs`;
+    }
+  }
+  return count === corpus.records ? null : `${count} groups for ${corpus.records} records`;
 }
 
 export const subjects = [
