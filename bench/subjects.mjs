@@ -12,6 +12,7 @@ import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { StringDecoder } from 'node:string_decoder';
 import { fileURLToPath } from 'node:url';
 import { ensureCorpus } from './corpus.mjs';
 import { filterOutputCheck, REASONING_PATTERN } from './filter-check.mjs';
@@ -78,9 +79,10 @@ export function jqSubject(name, filter, { input = 'trajectories', baseline = 'pa
 
 /** The output's lines, parsed one at a time (the output can exceed the longest string Node holds). */
 async function* outputLines(stdout) {
+  const decoder = new StringDecoder('utf8');
   let rest = '';
   for await (const chunk of stdout) {
-    const lines = (rest + chunk).split('\n');
+    const lines = (rest + decoder.write(chunk)).split('\n');
     rest = lines.pop();
     for (const line of lines) if (line !== '') yield JSON.parse(line);
   }
