@@ -40,6 +40,37 @@ class Tasks {
   }
 }
 
+/** A promise's outcome, readable at any moment without waiting for it. */
+class Outcome {
+  public state: 'pending' | 'fulfilled' | 'rejected' = 'pending';
+  public error: unknown;
+  public readonly done: Promise<void>;
+
+  public constructor(promise: Promise<void>) {
+    this.done = promise.then(
+      () => {
+        this.state = 'fulfilled';
+      },
+      (error: unknown) => {
+        this.state = 'rejected';
+        this.error = error;
+      },
+    );
+  }
+}
+
+/** Releases the running tasks one at a time: the pool's error comes out only once the last has finished. */
+async function expectErrorAfterRunningTasks(pool: Outcome, tasks: Tasks, error: Error): Promise<void> {
+  const running = [...tasks.running].sort();
+  for (const i of running) {
+    expect(pool.state).toBe('pending');
+    await tasks.release(i);
+  }
+  await pool.done;
+  expect(pool.error).toEqual(error);
+  expect(tasks.finished.sort()).toEqual(running);
+}
+
 describe('runBounded', () => {
   it('runs every item, never more than the limit at once', async () => {
     const tasks = new Tasks();
@@ -80,13 +111,10 @@ describe('runBounded', () => {
     const controller = new AbortController();
     const tasks = new Tasks();
     const taken: number[] = [];
-    let settled = false;
-    const pool = runBounded(numbers(100, taken), 3, (i) => {
+    const pool = new Outcome(runBounded(numbers(100, taken), 3, (i) => {
       if (i === 4) controller.abort();
       return tasks.run(i);
-    }, controller.signal).then(() => {
-      settled = true;
-    });
+    }, controller.signal));
     await settle();
     await tasks.release(0);
     await tasks.release(1);
@@ -94,29 +122,22 @@ describe('runBounded', () => {
     expect([...tasks.running].sort()).toEqual([2, 3, 4]);
     await tasks.release(2);
     await tasks.release(3);
-    expect(settled).toBe(false);
+    expect(pool.state).toBe('pending');
     await tasks.release(4);
-    await pool;
+    await pool.done;
+    expect(pool.state).toBe('fulfilled');
     expect(tasks.finished.sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 4]);
     expect(taken.length).toBeLessThanOrEqual(6);
   });
 
   it('rethrows the error of a task that throws, after the running tasks finish', async () => {
     const tasks = new Tasks();
-    let outcome: unknown;
-    const pool = runBounded(numbers(50, []), 3, tasks.run, new AbortController().signal).catch((error: unknown) => {
-      outcome = error;
-    });
+    const pool = new Outcome(runBounded(numbers(50, []), 3, tasks.run, new AbortController().signal));
     await settle();
     await tasks.release(2, new Error('bug in task 2'));
     // No new task is taken, and the error waits for the two still running.
     expect([...tasks.running].sort()).toEqual([0, 1]);
-    await tasks.release(0);
-    expect(outcome).toBeUndefined();
-    await tasks.release(1);
-    await pool;
-    expect(outcome).toEqual(new Error('bug in task 2'));
-    expect(tasks.finished.sort()).toEqual([0, 1]);
+    await expectErrorAfterRunningTasks(pool, tasks, new Error('bug in task 2'));
   });
 });
 
@@ -128,17 +149,9 @@ describe('runBounded with a source that fails', () => {
       throw new Error('bad input line');
     }
     const tasks = new Tasks();
-    let outcome: unknown;
-    const pool = runBounded(failing(), 4, tasks.run, new AbortController().signal).catch((error: unknown) => {
-      outcome = error;
-    });
+    const pool = new Outcome(runBounded(failing(), 4, tasks.run, new AbortController().signal));
     await settle();
     expect([...tasks.running].sort()).toEqual([0, 1]);
-    await tasks.release(1);
-    expect(outcome).toBeUndefined();
-    await tasks.release(0);
-    await pool;
-    expect(outcome).toEqual(new Error('bad input line'));
-    expect(tasks.finished.sort()).toEqual([0, 1]);
+    await expectErrorAfterRunningTasks(pool, tasks, new Error('bad input line'));
   });
 });
