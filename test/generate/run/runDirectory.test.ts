@@ -27,6 +27,7 @@ function options(root: string, more: Partial<OpenRunOptions> = {}): OpenRunOptio
     dataset: { paths: ['p.jsonl'], sha256: 'a'.repeat(64) },
     endpoint,
     toolRegistrySha256: 'b'.repeat(64),
+    shard: null,
     settings: { batchSize: 10 },
     ...more,
   };
@@ -82,9 +83,16 @@ describe('the run directory', () => {
     expect(forced.manifest.endpoint).toEqual(endpoint);
   });
 
+  it('refuses a resume as another shard', async () => {
+    const root = tempDir();
+    await openRunDirectory(options(root, { shard: '0/4' }), logger().log);
+    await expect(openRunDirectory(options(root, { resume: true, shard: '1/4' }), logger().log)).rejects.toThrow(/the shard \(1\/4, not 0\/4\)/);
+    await expect(openRunDirectory(options(root, { resume: true, shard: null }), logger().log)).rejects.toThrow(/the shard \(all rows, not 0\/4\)/);
+  });
+
   it('compares dataset content only where both sides could hash it (stdin cannot be read twice)', () => {
     const started = { dataset: { paths: ['-'], sha256: null }, endpoint } as unknown as Manifest;
-    expect(manifestDifferences(started, { dataset: { paths: ['p'], sha256: 'a'.repeat(64) }, endpoint })).toEqual([]);
+    expect(manifestDifferences(started, { dataset: { paths: ['p'], sha256: 'a'.repeat(64) }, endpoint, shard: null })).toEqual([]);
   });
 
   it('refuses a run name that is not one directory name', async () => {

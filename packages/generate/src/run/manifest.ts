@@ -49,6 +49,8 @@ export interface Manifest {
   readonly endpoint: EndpointIdentity;
   readonly tool_registry_sha256: string;
   readonly seed: number;
+  /** --shard i/N of the run, null for all rows. */
+  readonly shard: string | null;
   readonly invocations: Invocation[];
 }
 
@@ -104,9 +106,10 @@ export function writeManifest(path: string, manifest: Manifest): Promise<void> {
 }
 
 /** What differs between the run as it started and this invocation, one phrase each; [] when nothing. */
-export function manifestDifferences(started: Manifest, now: { dataset: DatasetIdentity; endpoint: EndpointIdentity }): string[] {
+export function manifestDifferences(started: Manifest, now: { dataset: DatasetIdentity; endpoint: EndpointIdentity; shard: string | null }): string[] {
   const differences: string[] = [];
   const { dataset, endpoint } = now;
+  if ((started.shard ?? null) !== now.shard) differences.push(`the shard (${now.shard ?? 'all rows'}, not ${started.shard ?? 'all rows'})`);
   if (started.dataset.sha256 !== null && dataset.sha256 !== null && started.dataset.sha256 !== dataset.sha256) {
     differences.push(`the dataset's content (${dataset.paths.join(' ')} is not the ${started.dataset.paths.join(' ')} the run started with)`);
   }

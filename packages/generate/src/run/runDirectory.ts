@@ -28,6 +28,8 @@ export interface OpenRunOptions {
   readonly dataset: DatasetIdentity;
   readonly endpoint: EndpointIdentity;
   readonly toolRegistrySha256: string;
+  /** --shard as given (i/N), null for all rows. */
+  readonly shard: string | null;
   /** --seed; drawn for a new run without one, taken from the manifest on resume. */
   readonly seed?: number | undefined;
   /** This invocation's flags, recorded in the manifest. */
@@ -88,6 +90,7 @@ export async function openRunDirectory(options: OpenRunOptions, log: Logger): Pr
       tool_registry_sha256: options.toolRegistrySha256,
       // Drawn when not given, and recorded, so any run can be repeated.
       seed: options.seed ?? randomInt(2 ** 31),
+      shard: options.shard,
       invocations: [invocation],
     };
   }

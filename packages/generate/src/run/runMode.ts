@@ -113,6 +113,7 @@ export async function openRun(args: RunArgs & { runName: string }, ctx: RunConte
       dataset,
       endpoint: identity.endpoint,
       toolRegistrySha256: createHash('sha256').update(readFileSync(identity.registry.source)).digest('hex'),
+      shard: args.shard === undefined ? null : args.shard.trim(),
       seed: identity.seed,
       settings: identity.settings,
     },
