@@ -7,7 +7,7 @@ const example = JSON.parse(fixture('hermes-example-messages.json')) as { user_qu
 const recordLine = fixture('hermes-example-record.json').trimEnd();
 const record = JSON.parse(recordLine) as Trajectory;
 
-describe('toShareGpt on a worked example, written by hand as upstream's converter writes it', () => {
+describe('toShareGpt on a worked example, written by hand as the upstream converter writes it', () => {
   const turns = toShareGpt(example.messages, example.user_query, example.tools);
 
   it('gives every conversations value byte for byte', () => {
