@@ -1,0 +1,42 @@
+// hermes-verify on a run directory that the real hermes-generate --run-name wrote against the
+// scripted endpoint: duplicate prompts, a discard (tombstone), --samples 2, and a prompt that fails.
+// The run's own files must pass every run check; the failed prompt is the one missing record.
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startScriptedEndpoint, type ScriptedEndpoint } from '@hermes-datagen/testkit';
+import { jsonl, tempDir, writeFiles } from '../util/cli.js';
+import { runGenerate } from '../util/generate.js';
+import { TEST_API_KEY } from '../util/secrets.js';
+import { statuses, verifyReport } from './helpers.js';
+
+let endpoint: ScriptedEndpoint | undefined;
+afterEach(async () => {
+  await endpoint?.close();
+  endpoint = undefined;
+});
+
+const SCRIPT = {
+  sequences: [
+    { match: { contains: 'no thinking' }, replies: [{ content: 'answer without reasoning' }] },
+    { match: { regex: '.' }, replies: [{ reasoning: 'Plan it.', tool_calls: [{ name: 'todo', arguments: { todos: [{ id: '1', content: 'x', status: 'completed' }] } }] }, { reasoning: 'Done.', content: 'finished' }] },
+  ],
+  faults: [{ kind: 'unauthorized' as const, when: { prompt: { contains: '[fail]' } } }],
+};
+
+describe('hermes-verify --run-dir on a hermes-generate run', () => {
+  it('passes the run files; the failed prompt is missing from the count and listed in failures.jsonl', async () => {
+    endpoint = await startScriptedEndpoint({ script: SCRIPT });
+    const prompts = [{ prompt: 'repeat me' }, { prompt: 'repeat me' }, { prompt: 'no thinking please' }, { prompt: 'this one will [fail]' }, { prompt: 'unique task' }];
+    const dir = tempDir('hermes-verify-run-');
+    writeFiles(dir, { 'prompts.jsonl': jsonl(prompts) });
+    await runGenerate(endpoint.url, prompts, ['prompts.jsonl', '--run-name', 'r', '--toolsets', 'todo', '--samples', '2', '--batch-size', '2'], { dir });
+    const out = await verifyReport(['--run-dir', join(dir, 'data', 'r'), '--dataset', join(dir, 'prompts.jsonl'), '--samples', '2'], { env: { HERMES_API_KEY: TEST_API_KEY } });
+    expect(statuses(out)).toMatchObject({
+      schema: 'PASS', count: 'FAIL', secrets: 'PASS', structure: 'PASS', unknown_tools: 'PASS',
+      'run.batch_files': 'PASS', 'run.checkpoint': 'PASS', 'run.trajectories': 'PASS', 'run.statistics': 'PASS', 'run.manifest': 'PASS', 'run.failures': 'PASS',
+    });
+    expect(out.check('count').numbers).toMatchObject({ rows: 5, expected: 10, trajectories: 6, tombstones: 2, missing_records: 2, missing_prompt_indices: [3], duplicate_ids: 0, foreign_ids: 0 });
+    expect(out.check('run.failures').numbers).toMatchObject({ unresolved: 2, stale: 0 });
+    expect(out.code).toBe(1);
+  });
+});
