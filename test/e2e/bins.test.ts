@@ -12,7 +12,7 @@ const BINS = [
   ['testkit', 'hermes-testkit'],
 ] as const;
 
-const NOT_BUILT = ['hermes-compress', 'hermes-to-atropos'];
+const NOT_BUILT = ['hermes-to-atropos'];
 
 describe('the bins', () => {
   for (const [pkg, bin] of BINS) {
