@@ -1,9 +1,9 @@
 // hermes-verify on crafted streams: each check's PASS / WARN / FAIL with its numbers and the exit
 // code, records passed through byte for byte, and secrets found without being printed.
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { spec } from '../../packages/verify/src/main.js';
+import { spec } from '@hermes-datagen/verify';
 import { jsonl, runInProcess, tempDir } from '../util/cli.js';
 import { TEST_API_KEY } from '../util/secrets.js';
 import { gpt, human, rawGpt, system, tool } from '../util/trajectories.js';
@@ -37,8 +37,15 @@ describe('hermes-verify as a stage', () => {
     const res = await runInProcess(spec, ['--json', join(dir, 'report.json')], { input, cwd: dir });
     expect(res.stdout).toBe(input);
     expect(res.code).toBe(1);
-    const report = JSON.parse(await import('node:fs').then((fs) => fs.readFileSync(join(dir, 'report.json'), 'utf8'))) as { status: string; exit_code: number; counts: Record<string, number> };
+    const report = JSON.parse(readFileSync(join(dir, 'report.json'), 'utf8')) as { status: string; exit_code: number; counts: Record<string, number> };
     expect(report).toMatchObject({ status: 'FAIL', exit_code: 1, counts: { FAIL: 1 } });
+  });
+
+  it('--stats-out counts the checks by status beside the records read', async () => {
+    const dir = tempDir('hermes-verify-');
+    await runInProcess(spec, ['-q', '--stats-out', join(dir, 'stats.json')], { input: good(2), cwd: dir });
+    const stats = JSON.parse(readFileSync(join(dir, 'stats.json'), 'utf8')) as { exit_code: number; counters: Record<string, number> };
+    expect(stats).toMatchObject({ exit_code: 0, counters: { records_in: 2, checks_passed: 9, checks_warned: 0, checks_failed: 0 } });
   });
 
   it('--json - needs --quiet (the records own stdout): a usage error otherwise', async () => {
@@ -177,6 +184,13 @@ describe('the checks', () => {
     expect(check?.status).toBe('FAIL');
     expect(check?.problems[0]).toMatch(/^<stdin>:2 conversations\[2\]: AWS access key id "AKIA…" \(20 characters, at character \d+\)$/);
     expect(res.stdout + res.stderr).not.toContain(aws);
+  });
+
+  it('secrets: a key outside the conversation (in metadata) is found too', async () => {
+    const token = ['ghp_', 'aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5'].join('');
+    const out = await verifyReport([], { input: jsonl([recordFor(0, { metadata: { batch_num: 0, timestamp: 't', model: 'm', trace_id: token } })]) });
+    expect(out.check('secrets').problems[0]).toMatch(/^<stdin>:1 id, toolsets_used or metadata: GitHub token "gh…" \(40 characters/);
+    expect(JSON.stringify(out.report)).not.toContain(token);
   });
 
   it("secrets: the value of $HERMES_API_KEY in a record is found in any form (here JSON-escaped in a tool result) and shown only by fingerprint", async () => {

@@ -15,6 +15,11 @@ export const KEY_VARIABLES = ['HERMES_API_KEY', 'OPENAI_API_KEY'] as const;
 /** Distinct system turns remembered as scanned (a run has a handful of toolset combinations). */
 const SEEN_SYSTEM_TURNS = 256;
 
+/** A metadata value as text to scan: strings as they are (most are), anything else as JSON. */
+function text(value: unknown): string {
+  return typeof value === 'string' ? value : (JSON.stringify(value) ?? '');
+}
+
 interface KnownKey {
   readonly variable: string;
   readonly value: string;
@@ -44,7 +49,7 @@ export class SecretCheck implements StreamCheck {
         this.scan(turn.value, `conversations[${index}]`, hits);
       });
       // The rest is numbers and tool names, except these free-form fields.
-      this.scan(`${record.id ?? ''} ${JSON.stringify(record.metadata)} ${record.toolsets_used.join(' ')}`, 'id, metadata or toolsets_used', hits);
+      this.scan(`${record.id ?? ''} ${record.toolsets_used.join(' ')} ${Object.values(record.metadata).map(text).join(' ')}`, 'id, toolsets_used or metadata', hits);
     } else {
       this.scan(item.raw, 'the line', hits);
     }

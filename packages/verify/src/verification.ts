@@ -97,6 +97,10 @@ export async function verify(args: VerifyOptions & StreamArgs, ctx: RunContext):
     maxFailureRate: args.maxFailureRate,
     records,
   });
+  // --stats-out: how the checklist went, beside the reader's counters.
+  ctx.stats.add('checks_passed', report.counts.PASS);
+  ctx.stats.add('checks_warned', report.counts.WARN);
+  ctx.stats.add('checks_failed', report.counts.FAIL);
   printChecklist(ctx.io.stderr, ctx.name, report, wantsColor(ctx.io.stderr, ctx.io.env, args.color));
   if (args.json === '-') ctx.io.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
   else if (args.json !== undefined) await writeJsonAtomic(resolve(cwd, args.json), report);
