@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseToolValue, type Trajectory } from '@hermes-datagen/core';
 import { echoTokens, expectedEchoResult, startScriptedEndpoint, type ScriptedEndpoint } from '@hermes-datagen/testkit';
+import { binPath, runProcess } from '../util/cli.js';
 import { runGenerate } from '../util/generate.js';
 import { TEST_API_KEY } from '../util/secrets.js';
 
@@ -44,4 +45,20 @@ describe('hermes-generate with real tools under load', () => {
     for (const record of run.records) expectOwnToken(record);
     expect(readdirSync(join(run.dir, 'workspaces'))).toEqual([]);
   }, 60_000);
+
+  it('checks --tool-concurrency and --sandbox before calling the endpoint (exit 2), and --help explains both', async () => {
+    endpoint = await startScriptedEndpoint({ script: echoTokens(1).script, apiKey: TEST_API_KEY });
+    for (const value of ['0', '1.5', 'many']) {
+      const run = await runGenerate(endpoint.url, echoTokens(1).prompts, ['--toolsets', 'terminal', '--tool-concurrency', value]);
+      expect(run.code).toBe(2);
+      expect(run.stderr).toMatch(/--tool-concurrency must be a whole number from 1 up/);
+    }
+    const noBwrap = await runGenerate(endpoint.url, echoTokens(1).prompts, ['--toolsets', 'terminal', '--sandbox', 'bwrap'], { env: { PATH: '/nonexistent' } });
+    expect(noBwrap.code).toBe(2);
+    expect(noBwrap.stderr).toMatch(/--sandbox bwrap cannot run a command on this machine; install bubblewrap/);
+    expect(endpoint.requests).toHaveLength(0);
+    const help = await runProcess(binPath('generate', 'hermes-generate'), ['--help']);
+    expect(help.stdout).toMatch(/--sandbox\s+where terminal commands and code run; auto \(default\): bwrap when it works here, else unshare, else none/);
+    expect(help.stdout).toMatch(/--tool-concurrency\s+tool processes \(commands, code runs\) running at once across all prompts/);
+  });
 });
