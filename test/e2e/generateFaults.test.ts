@@ -39,8 +39,8 @@ describe('hermes-generate, endpoint faults', () => {
     const run = await runGenerate(url, '{"prompt": "fine"}\n{"prompt": "doomed"}\n', ['--toolsets', 'todo', '-c', '1']);
     expect(run.code).toBe(4);
     expect(run.records.map((r) => r.conversations[1]?.value)).toEqual(['fine']);
-    expect(run.stderr).toMatch(/warning \(at <stdin>:2\): prompt 1 failed, no trajectory: the endpoint failed: 500 /);
-    expect(run.stderr).toContain('1 of 2 prompts failed and have no trajectory');
+    expect(run.stderr).toMatch(/warning \(at <stdin>:2\): prompt 1 failed, no trajectory: POST http:\S+\/chat\/completions answered 500 Internal Server Error/);
+    expect(run.stderr).toContain('1 of 2 prompts failed and have no trajectory (1 server-error;');
     // One first attempt plus the client's bounded retries, then no more.
     const doomed = endpoint?.requests.filter((r) => JSON.stringify(r.body).includes('doomed')).length ?? 0;
     expect(doomed).toBeGreaterThan(1);
@@ -53,22 +53,22 @@ describe('hermes-generate, endpoint faults', () => {
     const run = await runGenerate(closed.url, [{ prompt: 'one' }, { prompt: 'two' }], ['--toolsets', 'todo']);
     expect(run.code).toBe(4);
     expect(run.stdout).toBe('');
-    expect(run.stderr).toMatch(/prompt \d failed, no trajectory: could not reach the endpoint \(ECONNREFUSED\)/);
-    expect(run.stderr).toContain('2 of 2 prompts failed');
+    expect(run.stderr).toMatch(/prompt \d failed, no trajectory: POST \S+ failed: connection refused/);
+    expect(run.stderr).toContain('2 of 2 prompts failed and have no trajectory (2 connection-refused;');
   });
 
-  it('exits 1 when a failure needs a fix first (the key is refused), naming doctor', async () => {
+  it('exits 1 when a failure needs a fix first (the key is refused), with doctor\'s diagnosis', async () => {
     const url = await serve({ faults: [{ kind: 'unauthorized' }] });
     const run = await runGenerate(url, [{ prompt: 'one' }], ['--toolsets', 'todo']);
     expect(run.code).toBe(1);
-    expect(run.stderr).toMatch(/the endpoint refused the key: 401 .*hermes-generate doctor/);
+    expect(run.stderr).toMatch(/answered 401 Unauthorized: "Incorrect API key provided.": the gateway rejected the key in \$HERMES_API_KEY .*; fix: check the key is current/);
   });
 
   it('fails a prompt whose answer is not a completion (an HTML page)', async () => {
     const url = await serve({ faults: [{ kind: 'html' }] });
     const run = await runGenerate(url, [{ prompt: 'one' }], ['--toolsets', 'todo']);
     expect(run.code).toBe(1);
-    expect(run.stderr).toContain('answered with text, not a chat completion (it starts "<!DOCTYPE html>');
+    expect(run.stderr).toContain('answered 200 with an HTML page, not an OpenAI-compatible API');
   });
 
   it('retries a 200 whose body is cut short, and writes the record', async () => {

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { closestModels, judgeChat, listedModels, pathVariant, type ChatContext, type Exchange, type HttpExchange } from '../../packages/generate/src/diagnose.js';
 
-const context: ChatContext = { model: 'gpt-4o', key: '$GW_KEY (fingerprint 12345678, from $GW_KEY)', keyVariable: 'GW_KEY', timeoutMs: 15_000, retryAfterCapMs: 30_000 };
+const context: ChatContext = { model: 'gpt-4o', key: '$GW_KEY (fingerprint 12345678, from $GW_KEY)', keyVariable: 'GW_KEY', timeoutMs: 15_000, timeoutFlag: '--timeout', retryAfterCapMs: 30_000 };
 
 function answer(status: number, body: unknown, extra: Partial<HttpExchange> = {}): Exchange {
   return {
@@ -57,7 +57,10 @@ describe('judgeChat', () => {
     expect(idOf(failure('EAI_AGAIN', 'getaddrinfo EAI_AGAIN gw.example'))).toBe('dns');
     expect(idOf(failure('UND_ERR_CONNECT_TIMEOUT', 'Connect Timeout Error'))).toBe('timeout');
     const tls = judgeChat(failure('UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'unable to verify the first certificate'), context).check;
-    expect([tls.id, tls.fix]).toEqual(['network-error', expect.stringContaining('NODE_EXTRA_CA_CERTS')]);
+    expect([tls.id, tls.fix]).toEqual(['tls', expect.stringContaining('NODE_EXTRA_CA_CERTS')]);
+    expect(idOf(failure('ECONNRESET', 'socket hang up'))).toBe('connection-reset');
+    expect(idOf(failure('EPIPE', 'write EPIPE'))).toBe('connection-reset');
+    expect(idOf(failure('EHOSTUNREACH', 'connect EHOSTUNREACH'))).toBe('network-error');
   });
 });
 

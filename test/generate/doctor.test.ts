@@ -133,7 +133,7 @@ describe('the key is refused', () => {
   it('401: names the variable, fingerprint and source, and the inheritance trap', async () => {
     const target = await endpoint({ apiKey: 'sk-the-gateway-expects-another-key' });
     const { text, report } = await doctor(['--base-url', target.url, '--model', 'm']);
-    expect(text.code).toBe(4);
+    expect(text.code).toBe(1);
     const failure = theFailure(report, 'unauthorized');
     expect(failure.message).toContain('answered 401 Unauthorized: "Incorrect API key provided."');
     expect(failure.message).toContain(`$HERMES_API_KEY (fingerprint ${keyFingerprint(TEST_API_KEY)}, from $HERMES_API_KEY)`);
@@ -144,7 +144,7 @@ describe('the key is refused', () => {
   it('an OAuth-style error says to use an API key (auth_mode: api_key)', async () => {
     const target = await endpoint({ script: { faults: [{ kind: 'oauth_expired' }] } });
     const { text, report } = await doctor(['--base-url', target.url, '--model', 'm']);
-    expect(text.code).toBe(4);
+    expect(text.code).toBe(1);
     const failure = theFailure(report, 'oauth');
     expect(failure.message).toContain('OAuth error: "OAuth token expired"');
     expect(failure.fix).toContain('use an API key, not an OAuth token');
@@ -158,7 +158,7 @@ describe('model not found', () => {
   it('lists the closest models the gateway offers (GET /models)', async () => {
     const target = await endpoint({ script: { models } });
     const { text, report } = await doctor(['--base-url', target.url, '--model', 'anthropic/claude-sonet-4-6']);
-    expect(text.code).toBe(4);
+    expect(text.code).toBe(1);
     const failure = theFailure(report, 'model-not-found');
     expect(failure.message).toContain("the gateway does not offer model anthropic/claude-sonet-4-6: \"The model 'anthropic/claude-sonet-4-6' does not exist");
     expect(failure.message).toContain('the closest models it lists: anthropic/claude-sonnet-4-6');
@@ -178,7 +178,7 @@ describe('404 from the path: /v1 doubled or missing, both variants tried', () =>
   it('/v1 given twice', async () => {
     const target = await endpoint({ basePath: '/v1' });
     const { text, report } = await doctor(['--base-url', `${target.url}/v1`, '--model', 'm']);
-    expect(text.code).toBe(4);
+    expect(text.code).toBe(1);
     const failure = theFailure(report, 'path-404');
     expect(failure.message).toContain(`POST ${target.url}/v1/chat/completions answered 404`);
     expect(failure.message).toContain(`with ${target.url} the gateway answers (200 OK): /v1 was given twice`);
@@ -220,19 +220,33 @@ describe('not an OpenAI-compatible answer ("reading choices")', () => {
   it('an HTML page', async () => {
     const target = await endpoint({ script: { faults: [{ kind: 'html' }] } });
     const { text, report } = await doctor(['--base-url', target.url, '--model', 'm']);
-    expect(text.code).toBe(4);
+    expect(text.code).toBe(1);
     const failure = theFailure(report, 'not-an-api');
     expect(failure.message).toContain('answered 200 with an HTML page, not an OpenAI-compatible API; clients then fail "reading choices"');
     expect(failure.fix).toContain("point the base URL at the gateway's API, not its website");
   });
 
-  it('JSON without choices, quoting the error it carries', async () => {
+  it('an upstream failure reported in a 200 ({"error": {"code": 502}}) is a server error: retry later', async () => {
     const target = await endpoint({ script: { faults: [{ kind: 'no_choices' }] } });
     const { text, report } = await doctor(['--base-url', target.url, '--model', 'm']);
     expect(text.code).toBe(4);
-    const failure = theFailure(report, 'no-choices');
-    expect(failure.message).toContain('answered 200 with JSON without `choices`: "Upstream provider returned an empty response"');
-    expect(failure.message).toContain('"reading choices" (KeyError: \'choices\', list index out of range)');
+    const failure = theFailure(report, 'server-error');
+    expect(failure.message).toContain('answered 502 (inside a 200): "Upstream provider returned an empty response"');
+  });
+
+  it('a rate limit reported in a 200 ({"error": {"code": 429}}) is a rate limit', async () => {
+    const target = await endpoint({ script: { faults: [{ kind: 'error_in_200' }] } });
+    const { text, report } = await doctor(['--base-url', target.url, '--model', 'm']);
+    expect(text.code).toBe(4);
+    expect(theFailure(report, 'rate-limited').message).toContain('answered 429 (inside a 200): "Provider returned error"');
+  });
+
+  it('a body cut short is a malformed reply: retry later, no /v1 variant tried', async () => {
+    const target = await endpoint({ script: { faults: [{ kind: 'truncated' }] } });
+    const { text, report } = await doctor(['--base-url', target.url, '--model', 'm']);
+    expect(text.code).toBe(4);
+    expect(failed(report).map((c) => c.id)).toEqual(['malformed-reply']);
+    expect(theFailure(report, 'malformed-reply').message).toContain('answered 200 with a body that is not valid JSON');
   });
 });
 
@@ -250,7 +264,7 @@ describe('rate limited', () => {
   });
 });
 
-describe('unreachable: exit 4', () => {
+describe('unreachable', () => {
   it('connection refused on a closed port', async () => {
     const port = await closedPort();
     const { text, report } = await doctor(['--base-url', `http://127.0.0.1:${port}/v1`, '--model', 'm']);
@@ -261,7 +275,7 @@ describe('unreachable: exit 4', () => {
 
   it('a host name that does not resolve', async () => {
     const { text, report } = await doctor(['--base-url', 'http://gateway.invalid/v1', '--model', 'm']);
-    expect(text.code).toBe(4);
+    expect(text.code).toBe(1);
     const failure = theFailure(report, 'dns');
     expect(failure.message).toMatch(/the host name gateway\.invalid does not resolve \((ENOTFOUND|EAI_AGAIN|EAI_NONAME)\)/);
     expect(failure.fix).toContain("check the spelling of the base URL's host");
@@ -330,7 +344,7 @@ describe('the key never appears, even when the gateway echoes it', () => {
     open.push({ close: () => new Promise<void>((done) => { echo.closeAllConnections(); echo.close(() => done()); }) });
     const port = (echo.address() as AddressInfo).port;
     const { text, report } = await doctor(['--base-url', `http://127.0.0.1:${port}/v1`, '--model', 'm']);
-    expect(text.code).toBe(4);
+    expect(text.code).toBe(1);
     expect(theFailure(report, 'unauthorized').message).toContain(`invalid key: Bearer [api key ${keyFingerprint(TEST_API_KEY)}]`);
   });
 });

@@ -1,6 +1,9 @@
 // What doctor concludes from one exchange with the endpoint: each failure users meet with their
 // gateway, named with its cause and its fix. Pure functions over recorded exchanges, so every diagnosis
-// can be tested against a scripted endpoint and read without the network code around it.
+// can be tested against a scripted endpoint and read without the network code around it. A failed
+// prompt of a run is judged here too (promptFailure.ts), so both name a failure alike, and its id
+// decides the exit code (failureKinds.ts).
+import { embeddedErrorStatus } from '@hermes-datagen/core/endpoint';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail';
 
@@ -47,6 +50,8 @@ export interface ChatContext {
   /** The variable that holds the key. */
   readonly keyVariable: string;
   readonly timeoutMs: number;
+  /** The option that sets timeoutMs: --timeout for doctor, --request-timeout for a run. */
+  readonly timeoutFlag: string;
   readonly retryAfterCapMs: number;
 }
 
@@ -65,13 +70,16 @@ interface ErrorBody {
 }
 
 const TIMEOUT_CODES: readonly string[] = ['ETIMEDOUT', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT'];
+const RESET_CODES: readonly string[] = ['ECONNRESET', 'EPIPE', 'ECONNABORTED', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED'];
 const OAUTH_WORDS = /oauth|invalid[_ ]token|token[_ ]expired|expired[_ ]token|token (has|is) expired|access[_ ]token|refresh[_ ]token/i;
 const UNKNOWN_MODEL_WORDS = /model[^.]*(not (found|exist|supported|available)|does not exist|is not a valid|unknown)|(invalid|unknown|no such|not a valid) model/i;
 
 export function judgeChat(exchange: Exchange, context: ChatContext): ChatVerdict {
   if (exchange.kind === 'error') return { check: judgeFailure(exchange, context), wrongPath: false, unknownModel: false };
   const verdict = (check: Check, flags: Partial<Pick<ChatVerdict, 'wrongPath' | 'unknownModel'>> = {}): ChatVerdict => ({ check, wrongPath: false, unknownModel: false, ...flags });
-  const { status } = exchange;
+  // A gateway that reports an upstream failure as {"error": {"code": 429}} with status 200 means that status.
+  const embedded = exchange.status === 200 ? embeddedErrorStatus(parseJson(exchange.body)) : undefined;
+  const status = embedded ?? exchange.status;
   const error = errorBody(exchange.body);
   const said = error.message ? `: "${clip(error.message)}"` : '';
   const where = `${exchange.method} ${exchange.url}`;
@@ -96,7 +104,7 @@ export function judgeChat(exchange: Exchange, context: ChatContext): ChatVerdict
     return verdict({
       id: 'unauthorized',
       status: 'fail',
-      message: `${where} answered 401 Unauthorized${said}: the gateway rejected the key in ${context.key}`,
+      message: `${where} answered 401${embedded ? ' (inside a 200)' : ' Unauthorized'}${said}: the gateway rejected the key in ${context.key}`,
       fix: 'check the key is current (not revoked or rotated) and belongs to this gateway; if doctor passes but runs get 401, the run\'s processes did not inherit the variable (nohup, cron, a background start): export it before starting them',
     });
   }
@@ -129,7 +137,7 @@ export function judgeChat(exchange: Exchange, context: ChatContext): ChatVerdict
     return verdict({
       id: 'rate-limited',
       status: 'fail',
-      message: `${where} answered 429 Too Many Requests${said}${wait ? `; it asks to wait ${wait}` : ''} (hermes-generate waits at most ${context.retryAfterCapMs / 1000} s before a retry)`,
+      message: `${where} answered 429${embedded ? ' (inside a 200)' : ' Too Many Requests'}${said}${wait ? `; it asks to wait ${wait}` : ''} (hermes-generate waits at most ${context.retryAfterCapMs / 1000} s before a retry)`,
       fix: 'the account is over its rate limit: lower --concurrency (fewer workers) or the batch size, and resume the run in smaller batches; check the plan\'s limits with the gateway',
     });
   }
@@ -137,7 +145,7 @@ export function judgeChat(exchange: Exchange, context: ChatContext): ChatVerdict
     return verdict({
       id: 'server-error',
       status: 'fail',
-      message: `${where} answered ${status} ${exchange.statusText}${said}: the gateway or its upstream failed`,
+      message: `${where} answered ${status}${embedded ? ' (inside a 200)' : exchange.statusText ? ` ${exchange.statusText}` : ''}${said}: the gateway or its upstream failed`,
       fix: 'try again later; if it persists, report it to the gateway with the time of the failure',
     });
   }
@@ -145,11 +153,27 @@ export function judgeChat(exchange: Exchange, context: ChatContext): ChatVerdict
     return verdict({
       id: 'http-error',
       status: 'fail',
-      message: `${where} answered ${status} ${exchange.statusText}${said}`,
+      message: `${where} answered ${status}${embedded ? ' (inside a 200)' : exchange.statusText ? ` ${exchange.statusText}` : ''}${said}`,
       fix: 'read the gateway\'s message above: it names the parameter or setting it refuses',
     });
   }
+  if (/^\s*[[{]/.test(exchange.body) && !isJson(exchange.body)) {
+    return verdict({
+      id: 'malformed-reply',
+      status: 'fail',
+      message: `${where} answered ${status} with a body that is not valid JSON (${exchange.body.length} characters, starting "${clip(exchange.body, 60)}"): it was cut short or garbled on the way`,
+      fix: 'a connection or proxy that drops the end of replies, or an overloaded gateway: try again later; if it persists, check any proxy between here and the gateway',
+    });
+  }
   const choices = choicesOf(exchange.body);
+  if (choices !== undefined && choices > 0 && !hasMessage(exchange.body)) {
+    return verdict({
+      id: 'no-choices',
+      status: 'fail',
+      message: `${where} answered ${status} with a choice that has no message`,
+      fix: `the base URL answers, but not as an OpenAI-compatible chat completions API: check it points at the API, and that model ${context.model} is served`,
+    });
+  }
   if (choices === undefined || choices === 0) {
     const what = choices === 0 ? 'an empty `choices` list' : isJson(exchange.body) ? 'JSON without `choices`' : 'a body that is not JSON';
     return verdict({
@@ -174,7 +198,15 @@ function judgeFailure(exchange: FailedExchange, context: ChatContext): Check {
       id: 'timeout',
       status: 'fail',
       message: exchange.timedOut ? `${where} got no answer within ${context.timeoutMs / 1000} s` : `${where} timed out (${exchange.code})`,
-      fix: `${host} is unreachable or the base URL is wrong (a wrong port, a firewall that drops packets, a gateway reachable only through a proxy); if the gateway is merely slow, raise --timeout`,
+      fix: `${host} is unreachable or the base URL is wrong (a wrong port, a firewall that drops packets, a gateway reachable only through a proxy); if the gateway is merely slow, raise ${context.timeoutFlag}`,
+    };
+  }
+  if (RESET_CODES.includes(exchange.code ?? '')) {
+    return {
+      id: 'connection-reset',
+      status: 'fail',
+      message: `${where} failed: the connection was reset or closed mid-request (${exchange.code})`,
+      fix: `${host} or something between (a proxy, a load balancer) dropped the connection: try again later, with a lower --concurrency if it happens under load`,
     };
   }
   if (exchange.code === 'ECONNREFUSED') {
@@ -193,11 +225,12 @@ function judgeFailure(exchange: FailedExchange, context: ChatContext): Check {
       fix: 'check the spelling of the base URL\'s host; if it is right, check this machine\'s DNS or network connection',
     };
   }
+  const tls = exchange.code?.includes('CERT') === true || /certificate|TLS|SSL/i.test(exchange.message);
   return {
-    id: 'network-error',
+    id: tls ? 'tls' : 'network-error',
     status: 'fail',
     message: `${where} failed: ${exchange.code ? `${exchange.code}: ` : ''}${clip(exchange.message)}`,
-    fix: exchange.code?.includes('CERT') || /certificate|TLS|SSL/i.test(exchange.message)
+    fix: tls
       ? 'the TLS certificate was refused: check the host name of the base URL, or set NODE_EXTRA_CA_CERTS to the CA file of a corporate proxy'
       : `check that ${host} is reachable from this machine (curl the base URL)`,
   };
@@ -289,6 +322,12 @@ function looksLikeHtml(exchange: HttpExchange): boolean {
 function choicesOf(body: string): number | undefined {
   const parsed = parseJson(body) as { choices?: unknown } | undefined;
   return parsed && Array.isArray(parsed.choices) ? parsed.choices.length : undefined;
+}
+
+function hasMessage(body: string): boolean {
+  const parsed = parseJson(body) as { choices?: unknown[] } | undefined;
+  const first = parsed?.choices?.[0] as { message?: unknown } | undefined;
+  return typeof first?.message === 'object' && first.message !== null;
 }
 
 function errorBody(body: string): ErrorBody {

@@ -15,7 +15,7 @@ const DEFAULT_TIMEOUT_S = 15;
 
 export const doctorCommand = defineCommand<DoctorArgs>({
   command: 'doctor',
-  describe: 'check the endpoint configuration and one minimal request; print the cause and fix of any failure (exit 0 healthy, 2 configuration wrong, 4 endpoint failed)',
+  describe: 'check the endpoint configuration and one minimal request; print the cause and fix of any failure (exit 0 healthy, 1 needs a fix, 2 configuration wrong, 4 worth retrying later)',
   options: (y) => endpointOptions(y)
     .option('timeout', { type: 'number', default: DEFAULT_TIMEOUT_S, describe: 'seconds to wait for each connection and answer' })
     .option('json', { type: 'boolean', describe: 'print the report as one JSON object instead of lines' }),
@@ -34,8 +34,9 @@ export const doctorCommand = defineCommand<DoctorArgs>({
 
 const VERDICTS: Record<number, string> = {
   0: 'healthy: the endpoint answered as an OpenAI-compatible API (exit 0)',
+  1: 'the endpoint failed the check, and it needs a fix before a run can pass (exit 1)',
   2: 'the configuration is wrong; no request was made (exit 2)',
-  4: 'the endpoint failed the check (exit 4)',
+  4: 'the endpoint failed the check in a way that may pass later: try again (exit 4)',
 };
 
 export function renderReport(result: EndpointCheckResult): string {

@@ -3,6 +3,7 @@
 // an unknown model is looked up in GET /models. Stops at the first failure that hides the next.
 import { ExitCode } from '@hermes-datagen/core';
 import { DEFAULT_RETRY_AFTER_CAP_MS, describeEndpoint, describeProxy, endpointFetch, endpointUrl, inspectEndpoint, proxyVariables, type Endpoint, type EndpointArgs, type EndpointInspection, type EndpointIo, type Origin } from '@hermes-datagen/core/endpoint';
+import { failureExitCode } from './failureKinds.js';
 import { judgeChat, judgePathVariant, judgeUnknownModel, listedModels, outcomeOf, pathVariant, type ChatContext, type ChatVerdict, type Check } from './diagnose.js';
 import { exchange, probeProxy, proxyAddress, type RequestParts } from './probe.js';
 
@@ -11,7 +12,10 @@ export interface EndpointCheckOptions {
 }
 
 export interface EndpointCheckResult {
-  /** 0 healthy, 2 the configuration is wrong (found before any request), 4 the endpoint failed. */
+  /**
+   * 0 healthy, 2 the configuration is wrong (found before any request); else the failures' exit code
+   * from the one table (failureKinds.ts): 1 needs a fix, 4 worth retrying later.
+   */
   readonly exitCode: number;
   readonly inspection: EndpointInspection;
   readonly checks: readonly Check[];
@@ -27,7 +31,7 @@ export async function checkEndpoint(args: EndpointArgs, io: EndpointIo, options:
   }
   const checks: Check[] = [{ id: 'configuration', status: 'ok', message: `configuration: ${describeEndpoint(endpoint)}` }, ...warnings];
   const finish = (): EndpointCheckResult => ({
-    exitCode: checks.some((c) => c.status === 'fail') ? ExitCode.retryable : ExitCode.ok,
+    exitCode: failureExitCode(checks.filter((c) => c.status === 'fail').map((c) => c.id)),
     inspection,
     checks,
   });
@@ -80,6 +84,7 @@ async function checkChat(endpoint: Endpoint, inspection: EndpointInspection, tim
     key: `$${endpoint.apiKeyEnv} (fingerprint ${endpoint.apiKey.fingerprint}, from ${originText(inspection.apiKey?.origin ?? endpoint.origins.apiKey)})`,
     keyVariable: endpoint.apiKeyEnv,
     timeoutMs,
+    timeoutFlag: '--timeout',
     retryAfterCapMs: DEFAULT_RETRY_AFTER_CAP_MS,
   };
 

@@ -5,9 +5,10 @@
 import { randomInt } from 'node:crypto';
 import { resolve } from 'node:path';
 import { loadToolRegistry, onForcedExit, UsageError, type RunContext, type StreamArgs, type ToolsRegistryArgs } from '@hermes-datagen/core';
-import { endpointIdentity, resolveEndpoint, type EndpointArgs } from '@hermes-datagen/core/endpoint';
+import { DEFAULT_CHAT_TIMEOUT_MS, endpointIdentity, resolveEndpoint, type EndpointArgs } from '@hermes-datagen/core/endpoint';
 import type { ReasoningEffort } from './agentLoop.js';
 import { generateStream } from './generateStream.js';
+import { failureContext } from './promptFailure.js';
 import { promptRunner } from './promptRunner.js';
 import { runBatch } from './run/batchRun.js';
 import { modelClient } from './run/modelClient.js';
@@ -84,6 +85,7 @@ export async function runGenerate(args: GenerateArgs & Pick<StreamArgs, 'files'>
     // As many connections as prompts run at once: each waits on at most one model call.
     client: model.client,
     endpoint: { model: identity.model, host: identity.endpoint_host, keyFingerprint: identity.key_fingerprint },
+    failures: failureContext(endpoint, DEFAULT_CHAT_TIMEOUT_MS),
     registry,
     // Without --seed a seed is drawn, and recorded in every record, so any run can be repeated.
     // A resumed run keeps the seed its manifest recorded.

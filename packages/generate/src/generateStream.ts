@@ -8,6 +8,7 @@
 // and the running ones are aborted and not written.
 import { ExitCode, redact, type ApiKey, type InputRecord, type Place, type PromptRow, type RunContext, type Trajectory } from '@hermes-datagen/core';
 import { runBounded } from './boundedPool.js';
+import { failureExitCode } from './failureKinds.js';
 import { internalFailure, promptFailure } from './promptFailure.js';
 
 export interface PromptJob {
@@ -31,16 +32,14 @@ export interface StreamOptions {
 }
 
 /**
- * Returns the exit code: 0 when every prompt has a record; 4 (retryable) when the only failures are
- * ones a later run may not meet (unreachable endpoint, rate limits, server errors); 1 when a
- * failure needs a fix first (a rejected key, an unknown model, an answer that is not a completion);
- * 70 when one was a bug.
+ * Returns the exit code: 0 when every prompt has a record; else the failures' code from the one
+ * table (failureKinds.ts): 4 when each may pass on a later run (rate limits, server errors,
+ * timeouts, refused or reset connections), 1 when one needs a fix first (a rejected key, an unknown
+ * model, a wrong path, a web page); 70 when one was a bug.
  */
 export async function generateStream(ctx: RunContext, options: StreamOptions): Promise<number> {
   const out = await ctx.openOutput(undefined, { keepOnError: true });
-  let failedRetryable = 0;
-  let failedOther = 0;
-  let failedInternal = 0;
+  const failedKinds = new Map<string, number>();
   const stop = new AbortController();
   // Each prompt has a signal of its own, all aborted by one listener: hundreds of prompts listening
   // on one shared signal would trip Node's MaxListenersExceededWarning.
@@ -63,9 +62,7 @@ export async function generateStream(ctx: RunContext, options: StreamOptions): P
         return;
       }
       const failure = promptFailure(error) ?? internalFailure(error);
-      if (failure.internal) failedInternal += 1;
-      else if (failure.retryable) failedRetryable += 1;
-      else failedOther += 1;
+      failedKinds.set(failure.kind, (failedKinds.get(failure.kind) ?? 0) + 1);
       ctx.stats.add('prompts_failed');
       ctx.log.warn(`prompt ${promptIndex} failed, no trajectory: ${redact(failure.reason, options.secret)}`, place, 'prompt-failed');
       return;
@@ -88,12 +85,13 @@ export async function generateStream(ctx: RunContext, options: StreamOptions): P
     ctx.signal.removeEventListener('abort', relay);
   }
 
-  const failed = failedRetryable + failedOther + failedInternal;
+  const failed = [...failedKinds.values()].reduce((sum, n) => sum + n, 0);
   if (failed === 0) return ExitCode.ok;
   const total = ctx.stats.get('trajectories_out') + failed;
-  ctx.log.warn(`${failed} of ${total} prompts failed and have no trajectory (see the messages above)`, undefined, 'summary');
-  if (failedInternal > 0) return ExitCode.internal;
-  return failedOther === 0 ? ExitCode.retryable : ExitCode.checksFailed;
+  const kinds = [...failedKinds].map(([kind, n]) => `${n} ${kind}`).join(', ');
+  ctx.log.warn(`${failed} of ${total} prompts failed and have no trajectory (${kinds}; see the messages above)`, undefined, 'summary');
+  if (failedKinds.has('internal')) return ExitCode.internal;
+  return failureExitCode(failedKinds.keys());
 }
 
 /** The valid prompt rows with their index; when reading fails, the running prompts are stopped. */

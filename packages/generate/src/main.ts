@@ -5,6 +5,7 @@ import { defineCommand, main as runMain, toolsRegistryOption, type CliCommand, t
 import { ENDPOINT_ENV_HELP, endpointOptions } from '@hermes-datagen/core/endpoint';
 import { DEFAULT_MAX_TURNS, REASONING_EFFORTS } from './agentLoop.js';
 import { doctorCommand } from './doctor.js';
+import { failureKindsHelp } from './failureKinds.js';
 import { runGenerate, type GenerateArgs } from './generateCommand.js';
 import { listDistributionsCommand } from './run/listDistributions.js';
 import { runOptions } from './run/runMode.js';
@@ -29,8 +30,10 @@ export const spec: CliSpec = {
     '"prompt_index" say which prompt.',
     '',
     'A prompt whose model calls still fail after the client\'s retries gets no trajectory: it is reported on',
-    'stderr with its line, and the run exits 4 when every such failure may pass on a later run (unreachable',
-    'endpoint, rate limits, server errors), 1 when one needs a fix first (a rejected key, an unknown model).',
+    'stderr with its line, and the run goes on. Its failure is named as doctor names it, and the names decide',
+    'the exit code (70 if one was a bug); finished trajectories are kept whatever the exit code.',
+    '',
+    failureKindsHelp(),
     '',
     'With --run-name the run also goes to <output-root>/<run-name>/: batch_N.jsonl (each record fsynced before it',
     'counts), checkpoint.json, failures.jsonl, run.json (dataset, endpoint, key fingerprint, flags, invocations),',

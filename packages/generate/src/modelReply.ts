@@ -7,7 +7,8 @@ import { extractReasoning, isPlainObject, validToolCalls, type AssistantMessage,
 import type { ChatCompletionAssistantMessageParam } from 'openai/resources/chat/completions';
 
 export class InvalidReplyError extends Error {
-  public constructor(message: string) {
+  /** What the endpoint answered (text, or the parsed JSON), for the diagnosis. */
+  public constructor(message: string, public readonly body: unknown) {
     super(message);
     this.name = 'InvalidReplyError';
   }
@@ -23,7 +24,7 @@ export interface ModelReply {
 export function readModelReply(body: unknown, turn: number): ModelReply {
   const choice = firstChoice(body);
   const raw = choice['message'];
-  if (!isPlainObject(raw)) throw new InvalidReplyError('the endpoint answered with a choice that has no message');
+  if (!isPlainObject(raw)) throw new InvalidReplyError('the endpoint answered with a choice that has no message', body);
   const draft: AssistantMessage = {
     role: 'assistant',
     content: contentText(raw['content']),
@@ -65,12 +66,12 @@ export const NO_USAGE: Usage = { prompt_tokens: 0, completion_tokens: 0, total_t
 function firstChoice(body: unknown): Record<string, unknown> {
   if (typeof body === 'string') {
     const start = body.trimStart().slice(0, 80).replace(/\s+/g, ' ');
-    throw new InvalidReplyError(`the endpoint answered with text, not a chat completion (it starts "${start}"); the base URL may point at a web page instead of an OpenAI-compatible API`);
+    throw new InvalidReplyError(`the endpoint answered with text, not a chat completion (it starts "${start}"); the base URL may point at a web page instead of an OpenAI-compatible API`, body);
   }
   const choices = isPlainObject(body) ? body['choices'] : undefined;
   if (!Array.isArray(choices) || choices.length === 0 || !isPlainObject(choices[0])) {
     const detail = isPlainObject(body) && isPlainObject(body['error']) && typeof body['error']['message'] === 'string' ? `: ${body['error']['message']}` : '';
-    throw new InvalidReplyError(`the endpoint answered without choices${detail}`);
+    throw new InvalidReplyError(`the endpoint answered without choices${detail}`, body);
   }
   return choices[0];
 }

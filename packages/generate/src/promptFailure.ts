@@ -1,10 +1,16 @@
 // Why a prompt has no trajectory: its model calls finally failed (after the client's bounded
 // retries), the endpoint's answer was not a completion, or its row cannot be run as it is (a cwd
-// that is not a directory, no image for the docker sandbox). A failed prompt is reported and
-// counted, never written. Failures a later run may not meet (unreachable endpoint, rate limits, server
-// errors) are retryable; the rest (a rejected key, an unknown model, a bad request) need a fix first.
-import { REPLY_FAULT_HEADER } from '@hermes-datagen/core/endpoint';
+// that is not a directory, no image for the docker sandbox). A failed model call is judged by
+// doctor's own diagnosis (diagnose.ts), so a run and doctor name it alike, and its id decides the
+// exit code (failureKinds.ts). A failed prompt is reported, counted and listed as a failure record
+// (schemas/failure.schema.json: in --rejects, and in a run directory's failures.jsonl), never written
+// as a trajectory.
+import { STATUS_CODES } from 'node:http';
+import { redact, type ApiKey, type Place } from '@hermes-datagen/core';
+import { DEFAULT_RETRY_AFTER_CAP_MS, endpointUrl, REPLY_FAULT_HEADER, type Endpoint } from '@hermes-datagen/core/endpoint';
 import { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
+import { judgeChat, type ChatContext, type Exchange, type HttpExchange } from './diagnose.js';
+import { FAILURE_KINDS, type FailureKindId } from './failureKinds.js';
 import { InvalidReplyError } from './modelReply.js';
 import { WorkspaceError } from './tools/workspace.js';
 
@@ -17,55 +23,147 @@ export class PromptSetupError extends Error {
 }
 
 export interface PromptFailure {
+  /** The failure's id in the one table (failureKinds.ts); `internal` for a bug in hermes-generate (exit 70). */
+  readonly kind: FailureKindId | 'internal';
+  /** It may pass on a later run as it is (exit 4); otherwise it needs a fix first (exit 1) or is a bug. */
   readonly retryable: boolean;
-  /** A bug in hermes-generate, not an endpoint or row problem: the run exits 70 once the others are done. */
-  readonly internal?: boolean;
-  /** One line for stderr, ending in what to do. */
+  /** For stderr and the failure record: what happened, and what to do. */
   readonly reason: string;
 }
 
-const DOCTOR = "run 'hermes-generate doctor' to check the endpoint configuration";
+/**
+ * An error of a prompt's agent run (thrown by promptRunner), with what its diagnosis names: the
+ * request's URL, the model, the key, the time limit.
+ */
+export class AgentRunError extends Error {
+  public constructor(public override readonly cause: unknown, public readonly context: FailureContext) {
+    super(cause instanceof Error ? cause.message : String(cause));
+    this.name = 'AgentRunError';
+  }
+}
 
-/** The failure an error stands for, or undefined when it is none of these (a bug: let it surface). */
+/** What a diagnosis names: the request's URL, the model, the key, the time limit. */
+export interface FailureContext {
+  readonly url: string;
+  readonly chat: ChatContext;
+}
+
+export function failureContext(endpoint: Pick<Endpoint, 'baseUrl' | 'model' | 'apiKeyEnv' | 'apiKey'>, requestTimeoutMs: number): FailureContext {
+  return {
+    url: endpointUrl(endpoint.baseUrl, 'chat/completions'),
+    chat: {
+      model: endpoint.model,
+      key: `$${endpoint.apiKeyEnv} (fingerprint ${endpoint.apiKey.fingerprint})`,
+      keyVariable: endpoint.apiKeyEnv,
+      timeoutMs: requestTimeoutMs,
+      timeoutFlag: '--request-timeout',
+      retryAfterCapMs: DEFAULT_RETRY_AFTER_CAP_MS,
+    },
+  };
+}
+
+/** The failure an error stands for, or undefined when it is none of these (a bug: internalFailure). */
 export function promptFailure(error: unknown): PromptFailure | undefined {
-  if (error instanceof PromptSetupError || error instanceof WorkspaceError) return { retryable: false, reason: error.message };
-  if (error instanceof InvalidReplyError) return { retryable: false, reason: `${error.message}; ${DOCTOR}` };
-  if (error instanceof APIConnectionTimeoutError) {
-    return { retryable: true, reason: 'the endpoint did not answer in time, even after retries; try again later or with a lower --concurrency' };
-  }
-  if (error instanceof APIConnectionError) {
-    return { retryable: true, reason: `could not reach the endpoint (${connectionCause(error)}), even after retries; check that it is running, or ${DOCTOR}` };
-  }
-  if (!(error instanceof APIError) || error.status === undefined) return undefined;
-  const status = error.status;
-  const said = oneLine(error.message);
-  if (error.headers?.get(REPLY_FAULT_HEADER) === 'malformed') {
-    return { retryable: true, reason: `${said.replace(/^\d+ /, '')}; still malformed after retries: run again later` };
-  }
-  if (status === 429) return { retryable: true, reason: `rate limited: ${said}; still limited after retries: lower --concurrency and run again` };
-  if (status >= 500) return { retryable: true, reason: `the endpoint failed: ${said}; still failing after retries: run again later` };
-  if (status === 401 || status === 403) return { retryable: false, reason: `the endpoint refused the key: ${said}; ${DOCTOR}` };
-  if (status === 404) return { retryable: false, reason: `not found: ${said}; check --model and --base-url, or ${DOCTOR}` };
-  return { retryable: false, reason: `the endpoint rejected the request: ${said}` };
+  if (error instanceof PromptSetupError || error instanceof WorkspaceError) return failure('prompt-setup', error.message);
+  if (!(error instanceof AgentRunError)) return undefined;
+  const exchange = exchangeOf(error.cause, error.context.url);
+  if (exchange === undefined) return undefined;
+  const { check } = judgeChat(exchange, error.context.chat);
+  // Only a reply the loop could not read while doctor's checks pass (they read no further).
+  if (check.status !== 'fail') return failure('no-choices', error.message);
+  const after = FAILURE_KINDS[check.id as FailureKindId]?.exit === 4 ? ' (still so after the client\'s retries)' : '';
+  return failure(check.id as FailureKindId, `${check.message}${after}${check.fix ? `; fix: ${check.fix}` : ''}`);
 }
 
 /** An error that is none of the failures above: a bug, reported with its stack so it can be fixed. */
 export function internalFailure(error: unknown): PromptFailure {
-  const detail = error instanceof Error ? error.stack ?? error.message : String(error);
-  return { retryable: false, internal: true, reason: `internal error, a bug in hermes-generate; please report it with the command that caused it:\n${detail}` };
+  const bug = error instanceof AgentRunError ? error.cause : error;
+  const detail = bug instanceof Error ? bug.stack ?? bug.message : String(bug);
+  return { kind: 'internal', retryable: false, reason: `internal error, a bug in hermes-generate; please report it with the command that caused it:\n${detail}` };
 }
 
-/** `ECONNREFUSED`, `ENOTFOUND` and the like, from the fetch error the client wraps. */
-function connectionCause(error: APIConnectionError): string {
+/** One line of --rejects or failures.jsonl (schemas/failure.schema.json). */
+export interface FailureRecord {
+  readonly id: string;
+  readonly prompt_index: number;
+  /** Run mode: which sample of the row (--samples). */
+  readonly sample?: number;
+  readonly source: string;
+  readonly line: number;
+  readonly error_class: PromptFailure['kind'];
+  readonly retryable: boolean;
+  readonly reason: string;
+  readonly failed_at: string;
+  /** The prompt's input line as read, so the failed prompts can be run again as they are. */
+  readonly raw?: string;
+}
+
+export interface FailedPrompt {
+  readonly id: string;
+  readonly promptIndex: number;
+  readonly place: Place;
+  readonly sample?: number;
+  readonly raw?: string;
+}
+
+/** The failure record of a prompt; the key is redacted from the reason, whatever an endpoint echoed. */
+export function failureRecord(prompt: FailedPrompt, failure: PromptFailure, secret: ApiKey | undefined, failedAt = new Date()): FailureRecord {
+  return {
+    id: prompt.id,
+    prompt_index: prompt.promptIndex,
+    ...(prompt.sample === undefined ? {} : { sample: prompt.sample }),
+    source: prompt.place.source,
+    line: prompt.place.line,
+    error_class: failure.kind,
+    retryable: failure.retryable,
+    reason: redact(failure.reason, secret),
+    failed_at: failedAt.toISOString(),
+    ...(prompt.raw === undefined ? {} : { raw: prompt.raw }),
+  };
+}
+
+function failure(kind: FailureKindId, reason: string): PromptFailure {
+  return { kind, retryable: FAILURE_KINDS[kind].exit === 4, reason };
+}
+
+/** The exchange an error of the client stands for, as doctor would have recorded it. */
+function exchangeOf(error: unknown, url: string): Exchange | undefined {
+  const request = { method: 'POST', url };
+  if (error instanceof APIConnectionTimeoutError) return { kind: 'error', ...request, code: undefined, timedOut: true, message: error.message };
+  if (error instanceof APIConnectionError) return { kind: 'error', ...request, code: connectionCause(error), timedOut: false, message: innermostMessage(error) };
+  if (error instanceof InvalidReplyError) return response(request, 200, '', typeof error.body === 'string' ? error.body : JSON.stringify(error.body));
+  if (!(error instanceof APIError) || error.status === undefined) return undefined;
+  const headers = error.headers;
+  const inner = error.error as Record<string, unknown> | undefined;
+  // A 200 that was no completion reached the client as the failure it stands for (surfaceReplyFaults); judged as what came.
+  const fault = headers?.get(REPLY_FAULT_HEADER);
+  if (fault === 'malformed' && typeof inner?.['body'] === 'string') return response(request, 200, 'application/json', inner['body']);
+  if (fault === 'error-in-200') return response(request, 200, 'application/json', JSON.stringify({ error: inner ?? null }));
+  const body = inner !== undefined ? JSON.stringify({ error: inner }) : error.message.replace(/^\d+ (status code \(no body\))?/, '');
+  return {
+    ...response(request, error.status, headers?.get('content-type') ?? '', body),
+    retryAfter: headers?.get('retry-after') ?? undefined,
+    retryAfterMs: headers?.get('retry-after-ms') ?? undefined,
+  };
+}
+
+function response(request: { method: string; url: string }, status: number, contentType: string, body: string): HttpExchange {
+  return { kind: 'response', ...request, status, statusText: STATUS_CODES[status] ?? '', contentType, body, retryAfter: undefined, retryAfterMs: undefined, elapsedMs: 0 };
+}
+
+/** `ECONNREFUSED`, `ECONNRESET` and the like, from the fetch error the client wraps. */
+function connectionCause(error: APIConnectionError): string | undefined {
   let cause: unknown = error.cause;
   for (let depth = 0; depth < 4 && cause instanceof Error; depth += 1) {
     const code = (cause as NodeJS.ErrnoException).code;
     if (typeof code === 'string') return code;
     cause = cause.cause;
   }
-  return oneLine(error.message);
+  return undefined;
 }
 
-function oneLine(text: string): string {
-  return text.replace(/\s+/g, ' ').trim();
+function innermostMessage(error: Error): string {
+  let current: Error = error;
+  while (current.cause instanceof Error) current = current.cause;
+  return current.message;
 }

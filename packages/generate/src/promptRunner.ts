@@ -6,7 +6,7 @@ import { resolve } from 'node:path';
 import { promptId, redact, type ApiKey, type PromptRow, type ToolRegistry, type Trajectory } from '@hermes-datagen/core';
 import { runAgent, type ChatClient, type ReasoningEffort } from './agentLoop.js';
 import type { PromptJob, PromptRunner } from './generateStream.js';
-import { PromptSetupError } from './promptFailure.js';
+import { AgentRunError, PromptSetupError, type FailureContext } from './promptFailure.js';
 import { executeTool, offeredTools, toolDefinition } from './tools/registry.js';
 import type { SandboxMode } from './tools/sandbox.js';
 import type { ToolProcesses } from './tools/toolProcesses.js';
@@ -27,6 +27,8 @@ export interface PromptRunnerSettings {
   readonly sandbox: SandboxMode;
   readonly toolTimeoutMs: number;
   readonly maxToolOutputBytes: number;
+  /** What the diagnosis of a failed model call names (promptFailure.ts). */
+  readonly failures: FailureContext;
   /** The API key, redacted from every tool result. */
   readonly secret: ApiKey;
   /** The environment of the row's tool processes: an allow-list plus the row's own env (tools/toolEnv.ts). */
@@ -74,6 +76,8 @@ export function promptRunner(settings: PromptRunnerSettings): PromptRunner {
         maxTurns: settings.maxTurns,
         reasoningEffort: settings.reasoningEffort,
         signal,
+      }).catch((error: unknown) => {
+        throw new AgentRunError(error, settings.failures);
       });
       return buildTrajectory({
         id,
