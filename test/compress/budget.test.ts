@@ -1,6 +1,6 @@
 // Ratio mode arithmetic, min/max bounds, force-above and the byte bound's soundness.
 import { describe, expect, it } from 'vitest';
-import { certainSkip, skipReason, targetFor } from '../../packages/compress/src/budget.js';
+import { certainSkip, skipReason, targetFor } from '@hermes-datagen/compress/internal/budget.js';
 import { settings } from './helpers.js';
 
 const requirements = settings({ ratio: 0.15, minTokensAfter: 800, maxTokensAfter: 6000, forceAboveTokens: 50000 });

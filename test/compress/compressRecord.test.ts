@@ -2,9 +2,9 @@
 // guard), each reducer, each strategy, the min_tokens_after error, escaping, never growing, idempotence.
 import { describe, expect, it } from 'vitest';
 import { loadTokenCounter, parseGptValue, parseToolValue, type Turn } from '@hermes-datagen/core';
-import { compressConversation, MIN_TOKENS_AFTER_MESSAGE, type CompressEnv } from '../../packages/compress/src/compressRecord.js';
-import { PLACEHOLDER_SUMMARY } from '../../packages/compress/src/extract.js';
-import type { Summarizer } from '../../packages/compress/src/summarizer.js';
+import { compressConversation, MIN_TOKENS_AFTER_MESSAGE, type CompressEnv } from '@hermes-datagen/compress/internal/compressRecord.js';
+import { PLACEHOLDER_SUMMARY } from '@hermes-datagen/compress/internal/extract.js';
+import type { Summarizer } from '@hermes-datagen/compress/internal/summarizer.js';
 import { gpt, human, system, tool } from '../util/trajectories.js';
 import { NEVER, quarterCounter, settings } from './helpers.js';
 

@@ -1,7 +1,7 @@
 // Shared by the hermes-compress tests: upstream's test stub counter (4 characters a token) and the
 // default settings with overrides.
 import type { TokenCounter } from '@hermes-datagen/core';
-import { DEFAULTS, type CompressConfig } from '../../packages/compress/src/config.js';
+import { DEFAULTS, type CompressConfig } from '@hermes-datagen/compress/internal/config.js';
 
 /** upstream tests' tokenizer stub: len(text) // 4 (code points). */
 export const quarterCounter: TokenCounter = { name: 'len/4', count: (text) => Math.floor(Array.from(text).length / 4) };

@@ -8,10 +8,10 @@ import {
   createRng, hermesSystemPrompt, loadTokenCounter, parseGptValue, parseToolValue, pythonJsonDumps, validator,
   type Trajectory, type Turn,
 } from '@hermes-datagen/core';
-import { compressConversation } from '../../packages/compress/src/compressRecord.js';
-import { REDUCERS, type CompressConfig } from '../../packages/compress/src/config.js';
-import { outputRecord } from '../../packages/compress/src/main.js';
-import { compressibleWindow } from '../../packages/compress/src/window.js';
+import { compressConversation } from '@hermes-datagen/compress/internal/compressRecord.js';
+import { REDUCERS, type CompressConfig } from '@hermes-datagen/compress/internal/config.js';
+import { outputRecord } from '@hermes-datagen/compress';
+import { compressibleWindow } from '@hermes-datagen/compress/internal/window.js';
 import { trajectory } from '../util/trajectories.js';
 import { NEVER, settings } from './helpers.js';
 

@@ -3,7 +3,7 @@
 // deliberately differs from upstream's n // 2 split.
 import { describe, expect, it } from 'vitest';
 import type { Turn } from '@hermes-datagen/core';
-import { compressibleWindow, snapBoundary } from '../../packages/compress/src/window.js';
+import { compressibleWindow, snapBoundary } from '@hermes-datagen/compress/internal/window.js';
 import { settings } from './helpers.js';
 
 const t = (from: Turn['from'], value = 'x'): Turn => ({ from, value });

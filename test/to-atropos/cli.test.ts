@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { derivedPromptId } from '@hermes-datagen/core';
-import { spec } from '../../packages/to-atropos/src/main.js';
+import { spec } from '@hermes-datagen/to-atropos';
 import { jsonl, parseJsonl, runInProcess, tempDir, writeFiles } from '../util/cli.js';
 import { gpt, human, trajectory } from '../util/trajectories.js';
 import { corpus } from './corpus.js';

@@ -2,7 +2,7 @@
 // selection, pairing, tokens and masks) are kept in golden/. HERMES_UPDATE_GOLDEN=1 rewrites them.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { spec } from '../../packages/to-atropos/src/main.js';
+import { spec } from '@hermes-datagen/to-atropos';
 import { jsonl, parseJsonl, runInProcess, tempDir, writeFiles } from '../util/cli.js';
 import { corpus } from './corpus.js';
 import { chatmlTokenizerDir } from './tokenizer.js';

@@ -1,6 +1,6 @@
 // Groups held only until complete, bounded in number; incomplete ones reported.
 import { describe, expect, it } from 'vitest';
-import { GroupBuffer, groupKey, parseGroupSize, type Group, type Member } from '../../packages/to-atropos/src/groups.js';
+import { GroupBuffer, groupKey, parseGroupSize, type Group, type Member } from '@hermes-datagen/to-atropos/internal/groups.js';
 import { human, system, trajectory } from '../util/trajectories.js';
 
 const member = (promptIndex: number, line: number): Member => ({ record: trajectory({ prompt_index: promptIndex }), place: { source: 'in', line }, score: 0 });

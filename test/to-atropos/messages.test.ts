@@ -1,7 +1,7 @@
 // ShareGPT turns as Atropos messages: raw (verbatim) and structured (content + tool_calls, one tool
 // message per response), with the raw fallback for turns that cannot be split faithfully.
 import { describe, expect, it } from 'vitest';
-import { toAtroposMessages } from '../../packages/to-atropos/src/messages.js';
+import { toAtroposMessages } from '@hermes-datagen/to-atropos/internal/messages.js';
 import { gpt, human, rawGpt, system, tool } from '../util/trajectories.js';
 
 const turns = [

@@ -6,7 +6,7 @@ import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { spec } from '../../packages/to-atropos/src/main.js';
+import { spec } from '@hermes-datagen/to-atropos';
 import { jsonl, parseJsonl, runInProcess, tempDir, writeFiles } from '../util/cli.js';
 import { gpt, human, trajectory } from '../util/trajectories.js';
 import { AtroposServer } from './atroposServer.js';

@@ -1,6 +1,6 @@
 // Each reward rule's detector on crafted trajectories, the sum of weights, and the rules file.
 import { describe, expect, it } from 'vitest';
-import { applyRules, DEFAULT_RULES, loadRewardRules } from '../../packages/to-atropos/src/rewardRules.js';
+import { applyRules, DEFAULT_RULES, loadRewardRules } from '@hermes-datagen/to-atropos/internal/rewardRules.js';
 import { tempDir, writeFiles } from '../util/cli.js';
 import { gpt, human, rawGpt, system, tool, trajectory } from '../util/trajectories.js';
 

@@ -1,7 +1,7 @@
 // The SFT and DPO selection rules of atropos-sft-gen / atropos-dpo-gen.
 import { describe, expect, it } from 'vitest';
 import { createRng } from '@hermes-datagen/core';
-import { selectDpo, selectSft } from '../../packages/to-atropos/src/select.js';
+import { selectDpo, selectSft } from '@hermes-datagen/to-atropos/internal/select.js';
 
 const base = { topN: 3, allowNegative: false, minScoreDiff: 0, minScore: undefined };
 

@@ -1,5 +1,5 @@
 // Running hermes-verify in-process and reading its --json report.
-import { spec } from '../../packages/verify/src/main.js';
+import { spec } from '@hermes-datagen/verify';
 import { runInProcess, type RunOptions } from '../util/cli.js';
 
 export interface CheckView {

@@ -1,6 +1,6 @@
 // scanMarkup: clean blocks are counted in order; every tag token outside a clean block is reported.
 import { describe, expect, it } from 'vitest';
-import { scanMarkup, type MarkupTag } from '../../packages/verify/src/markup.js';
+import { scanMarkup, type MarkupTag } from '@hermes-datagen/verify/internal/markup.js';
 
 const GPT: ReadonlySet<MarkupTag> = new Set(['think', 'REASONING_SCRATCHPAD', 'tool_call']);
 
