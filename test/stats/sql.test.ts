@@ -49,6 +49,10 @@ describe('hermes-stats sql: the tables', () => {
       tokens_after: 300,
       wall_time_s: 2.5,
       endpoint_host: '127.0.0.1:8080',
+      run_name: null,
+      trace_id: null,
+      parent_id: null,
+      depth: null,
       metadata: toolsRecord.metadata,
     });
     expect(rows[1]).toMatchObject({ id: 'edge-bare', completed: false, partial: true, prompt_tokens: null, tokens_before: null, wall_time_s: null });

@@ -51,6 +51,9 @@ export interface TrajectoryMetadata {
   run_name?: string;
   sample?: number;
   row_hash?: string;
+  /** A sub-agent's record (delegate_task): the record that delegated it, and how deep it is (from 1). */
+  parent_id?: string;
+  depth?: number;
   /** Set by a compression stage: the conversation's token count before and after it (null: not tokenised), and what it did. */
   compression?: {
     tokens_before: number | null;

@@ -155,12 +155,12 @@ return errors === 0;
 validate20.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const trajectory = validate21;
-const schema32 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://hermes-datagen.local/schemas/trajectory.schema.json","title":"Trajectory","description":"The Hermes batch record (hermes-agent batch_runner, batch_N.jsonl / trajectories.jsonl), field for field, plus a top-level `id`. Every other addition of hermes-datagen lives inside `metadata`, so files stay loadable by consumers of upstream Hermes records. Key sets and types are fixed: HF datasets / Arrow rejects drift between rows.","type":"object","required":["prompt_index","conversations","metadata","completed","partial","api_calls","toolsets_used","tool_stats","tool_error_counts"],"properties":{"id":{"type":"string","minLength":1,"description":"Stable, unique per trajectory. Absent only in records made by upstream Hermes."},"prompt_index":{"type":"integer","minimum":0,"description":"Position of the prompt among the dataset's valid rows, from 0."},"conversations":{"type":"array","items":{"$ref":"#/$defs/turn"}},"metadata":{"$ref":"#/$defs/metadata"},"completed":{"type":"boolean"},"partial":{"type":"boolean"},"api_calls":{"type":"integer","minimum":0},"toolsets_used":{"type":"array","items":{"type":"string"}},"tool_stats":{"type":"object","additionalProperties":{"$ref":"#/$defs/toolStat"}},"tool_error_counts":{"type":"object","additionalProperties":{"type":"integer","minimum":0}},"compression_metrics":{"$ref":"#/$defs/compressionMetrics"}},"additionalProperties":false,"$defs":{"turn":{"type":"object","required":["from","value"],"properties":{"from":{"enum":["system","human","gpt","tool"]},"value":{"type":"string"}},"additionalProperties":false},"toolStat":{"type":"object","required":["count","success","failure"],"properties":{"count":{"type":"integer","minimum":0},"success":{"type":"integer","minimum":0},"failure":{"type":"integer","minimum":0}},"additionalProperties":false},"usage":{"type":"object","required":["prompt_tokens","completion_tokens","total_tokens"],"properties":{"prompt_tokens":{"type":"integer","minimum":0},"completion_tokens":{"type":"integer","minimum":0},"total_tokens":{"type":"integer","minimum":0}},"additionalProperties":false},"compressionMetrics":{"type":"object","description":"Upstream hermes-agent's per-trajectory compression metrics (TrajectoryMetrics.to_dict), on records a compression stage changed.","required":["original_tokens","compressed_tokens","tokens_saved","compression_ratio","original_turns","compressed_turns","turns_removed","compression_region","was_compressed","still_over_limit","skipped_under_target","summarization_api_calls","summarization_errors"],"properties":{"original_tokens":{"type":"integer","minimum":0},"compressed_tokens":{"type":"integer","minimum":0},"tokens_saved":{"type":"integer"},"compression_ratio":{"type":"number","minimum":0},"original_turns":{"type":"integer","minimum":0},"compressed_turns":{"type":"integer","minimum":0},"turns_removed":{"type":"integer"},"compression_region":{"type":"object","required":["start_idx","end_idx","turns_count"],"properties":{"start_idx":{"type":"integer","minimum":-1},"end_idx":{"type":"integer","minimum":-1},"turns_count":{"type":"integer","minimum":0}},"additionalProperties":false},"was_compressed":{"type":"boolean"},"still_over_limit":{"type":"boolean"},"skipped_under_target":{"type":"boolean"},"summarization_api_calls":{"type":"integer","minimum":0},"summarization_errors":{"type":"integer","minimum":0}},"additionalProperties":false},"metadata":{"type":"object","description":"Upstream keys (batch_num, timestamp, model) plus hermes-datagen's own, each with a fixed type. Keys other tools add are allowed but should be declared here.","required":["batch_num","timestamp","model"],"properties":{"batch_num":{"type":"integer","minimum":0},"timestamp":{"type":"string","description":"When the trajectory finished (ISO 8601)."},"model":{"type":"string"},"endpoint_host":{"type":"string","description":"Host (and port) of the endpoint; never the key."},"key_fingerprint":{"type":"string","pattern":"^[0-9a-f]{8}$","description":"First 8 hex digits of SHA-256 of the API key."},"usage":{"$ref":"#/$defs/usage"},"wall_time_s":{"type":"number","minimum":0},"trace_id":{"type":"string"},"seed":{"type":["integer","null"]},"unknown_tools":{"type":"array","items":{"type":"string"},"description":"Tool names the model called that are not in the registry."},"run_name":{"type":"string","description":"hermes-generate --run-name: the run directory the record was written to."},"sample":{"type":"integer","minimum":0,"description":"Which of the prompt's --samples this record is, from 0."},"row_hash":{"type":"string","pattern":"^[0-9a-f]{16}$","description":"First 16 hex of SHA-256 of the dataset row, so a resume can tell that the row changed."},"compression":{"type":"object","description":"Set by a compression stage: the conversation's token count before and after it (hermes-stats report shows the totals), and what hermes-compress did. Counts are null when the record was passed through without being tokenised (its UTF-8 size was under its target).","required":["tokens_before","tokens_after"],"properties":{"tokens_before":{"type":["integer","null"],"minimum":0},"tokens_after":{"type":["integer","null"],"minimum":0},"status":{"enum":["compressed","skipped","unchanged","error"]},"reason":{"type":"string"},"strategy":{"enum":["prune","key_decision_extract","llm","placeholder",null]},"target":{"type":["integer","null"],"minimum":0},"config_hash":{"type":"string","pattern":"^[0-9a-f]{16}$"},"message":{"type":"string"}},"additionalProperties":true}},"additionalProperties":true}}};
+const schema32 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://hermes-datagen.local/schemas/trajectory.schema.json","title":"Trajectory","description":"The Hermes batch record (hermes-agent batch_runner, batch_N.jsonl / trajectories.jsonl), field for field, plus a top-level `id`. Every other addition of hermes-datagen lives inside `metadata`, so files stay loadable by consumers of upstream Hermes records. Key sets and types are fixed: HF datasets / Arrow rejects drift between rows.","type":"object","required":["prompt_index","conversations","metadata","completed","partial","api_calls","toolsets_used","tool_stats","tool_error_counts"],"properties":{"id":{"type":"string","minLength":1,"description":"Stable, unique per trajectory. Absent only in records made by upstream Hermes."},"prompt_index":{"type":"integer","minimum":0,"description":"Position of the prompt among the dataset's valid rows, from 0."},"conversations":{"type":"array","items":{"$ref":"#/$defs/turn"}},"metadata":{"$ref":"#/$defs/metadata"},"completed":{"type":"boolean"},"partial":{"type":"boolean"},"api_calls":{"type":"integer","minimum":0},"toolsets_used":{"type":"array","items":{"type":"string"}},"tool_stats":{"type":"object","additionalProperties":{"$ref":"#/$defs/toolStat"}},"tool_error_counts":{"type":"object","additionalProperties":{"type":"integer","minimum":0}},"compression_metrics":{"$ref":"#/$defs/compressionMetrics"}},"additionalProperties":false,"$defs":{"turn":{"type":"object","required":["from","value"],"properties":{"from":{"enum":["system","human","gpt","tool"]},"value":{"type":"string"}},"additionalProperties":false},"toolStat":{"type":"object","required":["count","success","failure"],"properties":{"count":{"type":"integer","minimum":0},"success":{"type":"integer","minimum":0},"failure":{"type":"integer","minimum":0}},"additionalProperties":false},"usage":{"type":"object","required":["prompt_tokens","completion_tokens","total_tokens"],"properties":{"prompt_tokens":{"type":"integer","minimum":0},"completion_tokens":{"type":"integer","minimum":0},"total_tokens":{"type":"integer","minimum":0}},"additionalProperties":false},"compressionMetrics":{"type":"object","description":"Upstream hermes-agent's per-trajectory compression metrics (TrajectoryMetrics.to_dict), on records a compression stage changed.","required":["original_tokens","compressed_tokens","tokens_saved","compression_ratio","original_turns","compressed_turns","turns_removed","compression_region","was_compressed","still_over_limit","skipped_under_target","summarization_api_calls","summarization_errors"],"properties":{"original_tokens":{"type":"integer","minimum":0},"compressed_tokens":{"type":"integer","minimum":0},"tokens_saved":{"type":"integer"},"compression_ratio":{"type":"number","minimum":0},"original_turns":{"type":"integer","minimum":0},"compressed_turns":{"type":"integer","minimum":0},"turns_removed":{"type":"integer"},"compression_region":{"type":"object","required":["start_idx","end_idx","turns_count"],"properties":{"start_idx":{"type":"integer","minimum":-1},"end_idx":{"type":"integer","minimum":-1},"turns_count":{"type":"integer","minimum":0}},"additionalProperties":false},"was_compressed":{"type":"boolean"},"still_over_limit":{"type":"boolean"},"skipped_under_target":{"type":"boolean"},"summarization_api_calls":{"type":"integer","minimum":0},"summarization_errors":{"type":"integer","minimum":0}},"additionalProperties":false},"metadata":{"type":"object","description":"Upstream keys (batch_num, timestamp, model) plus hermes-datagen's own, each with a fixed type. Keys other tools add are allowed but should be declared here.","required":["batch_num","timestamp","model"],"properties":{"batch_num":{"type":"integer","minimum":0},"timestamp":{"type":"string","description":"When the trajectory finished (ISO 8601)."},"model":{"type":"string"},"endpoint_host":{"type":"string","description":"Host (and port) of the endpoint; never the key."},"key_fingerprint":{"type":"string","pattern":"^[0-9a-f]{8}$","description":"First 8 hex digits of SHA-256 of the API key."},"usage":{"$ref":"#/$defs/usage"},"wall_time_s":{"type":"number","minimum":0},"trace_id":{"type":"string"},"seed":{"type":["integer","null"]},"unknown_tools":{"type":"array","items":{"type":"string"},"description":"Tool names the model called that are not in the registry."},"run_name":{"type":"string","description":"hermes-generate --run-name: the run directory the record was written to."},"sample":{"type":"integer","minimum":0,"description":"Which of the prompt's --samples this record is, from 0."},"row_hash":{"type":"string","pattern":"^[0-9a-f]{16}$","description":"First 16 hex of SHA-256 of the dataset row, so a resume can tell that the row changed."},"parent_id":{"type":"string","description":"A sub-agent's record: the id of the record whose agent delegated it (delegate_task)."},"depth":{"type":"integer","minimum":1,"description":"A sub-agent's record: 1 below the prompt's own agent, 2 below one of its sub-agents..."},"compression":{"type":"object","description":"Set by a compression stage: the conversation's token count before and after it (hermes-stats report shows the totals), and what hermes-compress did. Counts are null when the record was passed through without being tokenised (its UTF-8 size was under its target).","required":["tokens_before","tokens_after"],"properties":{"tokens_before":{"type":["integer","null"],"minimum":0},"tokens_after":{"type":["integer","null"],"minimum":0},"status":{"enum":["compressed","skipped","unchanged","error"]},"reason":{"type":"string"},"strategy":{"enum":["prune","key_decision_extract","llm","placeholder",null]},"target":{"type":["integer","null"],"minimum":0},"config_hash":{"type":"string","pattern":"^[0-9a-f]{16}$"},"message":{"type":"string"}},"additionalProperties":true}},"additionalProperties":true}}};
 const schema33 = {"type":"object","required":["from","value"],"properties":{"from":{"enum":["system","human","gpt","tool"]},"value":{"type":"string"}},"additionalProperties":false};
 const schema36 = {"type":"object","required":["count","success","failure"],"properties":{"count":{"type":"integer","minimum":0},"success":{"type":"integer","minimum":0},"failure":{"type":"integer","minimum":0}},"additionalProperties":false};
 const schema37 = {"type":"object","description":"Upstream hermes-agent's per-trajectory compression metrics (TrajectoryMetrics.to_dict), on records a compression stage changed.","required":["original_tokens","compressed_tokens","tokens_saved","compression_ratio","original_turns","compressed_turns","turns_removed","compression_region","was_compressed","still_over_limit","skipped_under_target","summarization_api_calls","summarization_errors"],"properties":{"original_tokens":{"type":"integer","minimum":0},"compressed_tokens":{"type":"integer","minimum":0},"tokens_saved":{"type":"integer"},"compression_ratio":{"type":"number","minimum":0},"original_turns":{"type":"integer","minimum":0},"compressed_turns":{"type":"integer","minimum":0},"turns_removed":{"type":"integer"},"compression_region":{"type":"object","required":["start_idx","end_idx","turns_count"],"properties":{"start_idx":{"type":"integer","minimum":-1},"end_idx":{"type":"integer","minimum":-1},"turns_count":{"type":"integer","minimum":0}},"additionalProperties":false},"was_compressed":{"type":"boolean"},"still_over_limit":{"type":"boolean"},"skipped_under_target":{"type":"boolean"},"summarization_api_calls":{"type":"integer","minimum":0},"summarization_errors":{"type":"integer","minimum":0}},"additionalProperties":false};
 const func1 = Object.prototype.hasOwnProperty;
-const schema34 = {"type":"object","description":"Upstream keys (batch_num, timestamp, model) plus hermes-datagen's own, each with a fixed type. Keys other tools add are allowed but should be declared here.","required":["batch_num","timestamp","model"],"properties":{"batch_num":{"type":"integer","minimum":0},"timestamp":{"type":"string","description":"When the trajectory finished (ISO 8601)."},"model":{"type":"string"},"endpoint_host":{"type":"string","description":"Host (and port) of the endpoint; never the key."},"key_fingerprint":{"type":"string","pattern":"^[0-9a-f]{8}$","description":"First 8 hex digits of SHA-256 of the API key."},"usage":{"$ref":"#/$defs/usage"},"wall_time_s":{"type":"number","minimum":0},"trace_id":{"type":"string"},"seed":{"type":["integer","null"]},"unknown_tools":{"type":"array","items":{"type":"string"},"description":"Tool names the model called that are not in the registry."},"run_name":{"type":"string","description":"hermes-generate --run-name: the run directory the record was written to."},"sample":{"type":"integer","minimum":0,"description":"Which of the prompt's --samples this record is, from 0."},"row_hash":{"type":"string","pattern":"^[0-9a-f]{16}$","description":"First 16 hex of SHA-256 of the dataset row, so a resume can tell that the row changed."},"compression":{"type":"object","description":"Set by a compression stage: the conversation's token count before and after it (hermes-stats report shows the totals), and what hermes-compress did. Counts are null when the record was passed through without being tokenised (its UTF-8 size was under its target).","required":["tokens_before","tokens_after"],"properties":{"tokens_before":{"type":["integer","null"],"minimum":0},"tokens_after":{"type":["integer","null"],"minimum":0},"status":{"enum":["compressed","skipped","unchanged","error"]},"reason":{"type":"string"},"strategy":{"enum":["prune","key_decision_extract","llm","placeholder",null]},"target":{"type":["integer","null"],"minimum":0},"config_hash":{"type":"string","pattern":"^[0-9a-f]{16}$"},"message":{"type":"string"}},"additionalProperties":true}},"additionalProperties":true};
+const schema34 = {"type":"object","description":"Upstream keys (batch_num, timestamp, model) plus hermes-datagen's own, each with a fixed type. Keys other tools add are allowed but should be declared here.","required":["batch_num","timestamp","model"],"properties":{"batch_num":{"type":"integer","minimum":0},"timestamp":{"type":"string","description":"When the trajectory finished (ISO 8601)."},"model":{"type":"string"},"endpoint_host":{"type":"string","description":"Host (and port) of the endpoint; never the key."},"key_fingerprint":{"type":"string","pattern":"^[0-9a-f]{8}$","description":"First 8 hex digits of SHA-256 of the API key."},"usage":{"$ref":"#/$defs/usage"},"wall_time_s":{"type":"number","minimum":0},"trace_id":{"type":"string"},"seed":{"type":["integer","null"]},"unknown_tools":{"type":"array","items":{"type":"string"},"description":"Tool names the model called that are not in the registry."},"run_name":{"type":"string","description":"hermes-generate --run-name: the run directory the record was written to."},"sample":{"type":"integer","minimum":0,"description":"Which of the prompt's --samples this record is, from 0."},"row_hash":{"type":"string","pattern":"^[0-9a-f]{16}$","description":"First 16 hex of SHA-256 of the dataset row, so a resume can tell that the row changed."},"parent_id":{"type":"string","description":"A sub-agent's record: the id of the record whose agent delegated it (delegate_task)."},"depth":{"type":"integer","minimum":1,"description":"A sub-agent's record: 1 below the prompt's own agent, 2 below one of its sub-agents..."},"compression":{"type":"object","description":"Set by a compression stage: the conversation's token count before and after it (hermes-stats report shows the totals), and what hermes-compress did. Counts are null when the record was passed through without being tokenised (its UTF-8 size was under its target).","required":["tokens_before","tokens_after"],"properties":{"tokens_before":{"type":["integer","null"],"minimum":0},"tokens_after":{"type":["integer","null"],"minimum":0},"status":{"enum":["compressed","skipped","unchanged","error"]},"reason":{"type":"string"},"strategy":{"enum":["prune","key_decision_extract","llm","placeholder",null]},"target":{"type":["integer","null"],"minimum":0},"config_hash":{"type":"string","pattern":"^[0-9a-f]{16}$"},"message":{"type":"string"}},"additionalProperties":true}},"additionalProperties":true};
 const schema35 = {"type":"object","required":["prompt_tokens","completion_tokens","total_tokens"],"properties":{"prompt_tokens":{"type":"integer","minimum":0},"completion_tokens":{"type":"integer","minimum":0},"total_tokens":{"type":"integer","minimum":0}},"additionalProperties":false};
 const pattern4 = new RegExp("^[0-9a-f]{8}$", "u");
 const pattern5 = new RegExp("^[0-9a-f]{16}$", "u");
@@ -490,65 +490,64 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.compression !== undefined){
-let data17 = data.compression;
+if(data.parent_id !== undefined){
 const _errs38 = errors;
-if(errors === _errs38){
-if(data17 && typeof data17 == "object" && !Array.isArray(data17)){
+if(typeof data.parent_id !== "string"){
+validate22.errors = [{instancePath:instancePath+"/parent_id",schemaPath:"#/properties/parent_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs38 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.depth !== undefined){
+let data18 = data.depth;
+const _errs40 = errors;
+if(!(((typeof data18 == "number") && (!(data18 % 1) && !isNaN(data18))) && (isFinite(data18)))){
+validate22.errors = [{instancePath:instancePath+"/depth",schemaPath:"#/properties/depth/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs40){
+if((typeof data18 == "number") && (isFinite(data18))){
+if(data18 < 1 || isNaN(data18)){
+validate22.errors = [{instancePath:instancePath+"/depth",schemaPath:"#/properties/depth/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+var valid0 = _errs40 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.compression !== undefined){
+let data19 = data.compression;
+const _errs42 = errors;
+if(errors === _errs42){
+if(data19 && typeof data19 == "object" && !Array.isArray(data19)){
 let missing2;
-if(((data17.tokens_before === undefined) && (missing2 = "tokens_before")) || ((data17.tokens_after === undefined) && (missing2 = "tokens_after"))){
+if(((data19.tokens_before === undefined) && (missing2 = "tokens_before")) || ((data19.tokens_after === undefined) && (missing2 = "tokens_after"))){
 validate22.errors = [{instancePath:instancePath+"/compression",schemaPath:"#/properties/compression/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
-if(data17.tokens_before !== undefined){
-let data18 = data17.tokens_before;
-const _errs41 = errors;
-if((!(((typeof data18 == "number") && (!(data18 % 1) && !isNaN(data18))) && (isFinite(data18)))) && (data18 !== null)){
+if(data19.tokens_before !== undefined){
+let data20 = data19.tokens_before;
+const _errs45 = errors;
+if((!(((typeof data20 == "number") && (!(data20 % 1) && !isNaN(data20))) && (isFinite(data20)))) && (data20 !== null)){
 validate22.errors = [{instancePath:instancePath+"/compression/tokens_before",schemaPath:"#/properties/compression/properties/tokens_before/type",keyword:"type",params:{type: schema34.properties.compression.properties.tokens_before.type},message:"must be integer,null"}];
 return false;
 }
-if(errors === _errs41){
-if((typeof data18 == "number") && (isFinite(data18))){
-if(data18 < 0 || isNaN(data18)){
+if(errors === _errs45){
+if((typeof data20 == "number") && (isFinite(data20))){
+if(data20 < 0 || isNaN(data20)){
 validate22.errors = [{instancePath:instancePath+"/compression/tokens_before",schemaPath:"#/properties/compression/properties/tokens_before/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
-}
-var valid4 = _errs41 === errors;
-}
-else {
-var valid4 = true;
-}
-if(valid4){
-if(data17.tokens_after !== undefined){
-let data19 = data17.tokens_after;
-const _errs43 = errors;
-if((!(((typeof data19 == "number") && (!(data19 % 1) && !isNaN(data19))) && (isFinite(data19)))) && (data19 !== null)){
-validate22.errors = [{instancePath:instancePath+"/compression/tokens_after",schemaPath:"#/properties/compression/properties/tokens_after/type",keyword:"type",params:{type: schema34.properties.compression.properties.tokens_after.type},message:"must be integer,null"}];
-return false;
-}
-if(errors === _errs43){
-if((typeof data19 == "number") && (isFinite(data19))){
-if(data19 < 0 || isNaN(data19)){
-validate22.errors = [{instancePath:instancePath+"/compression/tokens_after",schemaPath:"#/properties/compression/properties/tokens_after/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
-return false;
-}
-}
-}
-var valid4 = _errs43 === errors;
-}
-else {
-var valid4 = true;
-}
-if(valid4){
-if(data17.status !== undefined){
-let data20 = data17.status;
-const _errs45 = errors;
-if(!((((data20 === "compressed") || (data20 === "skipped")) || (data20 === "unchanged")) || (data20 === "error"))){
-validate22.errors = [{instancePath:instancePath+"/compression/status",schemaPath:"#/properties/compression/properties/status/enum",keyword:"enum",params:{allowedValues: schema34.properties.compression.properties.status.enum},message:"must be equal to one of the allowed values"}];
-return false;
 }
 var valid4 = _errs45 === errors;
 }
@@ -556,45 +555,33 @@ else {
 var valid4 = true;
 }
 if(valid4){
-if(data17.reason !== undefined){
-const _errs46 = errors;
-if(typeof data17.reason !== "string"){
-validate22.errors = [{instancePath:instancePath+"/compression/reason",schemaPath:"#/properties/compression/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(data19.tokens_after !== undefined){
+let data21 = data19.tokens_after;
+const _errs47 = errors;
+if((!(((typeof data21 == "number") && (!(data21 % 1) && !isNaN(data21))) && (isFinite(data21)))) && (data21 !== null)){
+validate22.errors = [{instancePath:instancePath+"/compression/tokens_after",schemaPath:"#/properties/compression/properties/tokens_after/type",keyword:"type",params:{type: schema34.properties.compression.properties.tokens_after.type},message:"must be integer,null"}];
 return false;
 }
-var valid4 = _errs46 === errors;
+if(errors === _errs47){
+if((typeof data21 == "number") && (isFinite(data21))){
+if(data21 < 0 || isNaN(data21)){
+validate22.errors = [{instancePath:instancePath+"/compression/tokens_after",schemaPath:"#/properties/compression/properties/tokens_after/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+var valid4 = _errs47 === errors;
 }
 else {
 var valid4 = true;
 }
 if(valid4){
-if(data17.strategy !== undefined){
-let data22 = data17.strategy;
-const _errs48 = errors;
-if(!(((((data22 === "prune") || (data22 === "key_decision_extract")) || (data22 === "llm")) || (data22 === "placeholder")) || (data22 === null))){
-validate22.errors = [{instancePath:instancePath+"/compression/strategy",schemaPath:"#/properties/compression/properties/strategy/enum",keyword:"enum",params:{allowedValues: schema34.properties.compression.properties.strategy.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-var valid4 = _errs48 === errors;
-}
-else {
-var valid4 = true;
-}
-if(valid4){
-if(data17.target !== undefined){
-let data23 = data17.target;
+if(data19.status !== undefined){
+let data22 = data19.status;
 const _errs49 = errors;
-if((!(((typeof data23 == "number") && (!(data23 % 1) && !isNaN(data23))) && (isFinite(data23)))) && (data23 !== null)){
-validate22.errors = [{instancePath:instancePath+"/compression/target",schemaPath:"#/properties/compression/properties/target/type",keyword:"type",params:{type: schema34.properties.compression.properties.target.type},message:"must be integer,null"}];
+if(!((((data22 === "compressed") || (data22 === "skipped")) || (data22 === "unchanged")) || (data22 === "error"))){
+validate22.errors = [{instancePath:instancePath+"/compression/status",schemaPath:"#/properties/compression/properties/status/enum",keyword:"enum",params:{allowedValues: schema34.properties.compression.properties.status.enum},message:"must be equal to one of the allowed values"}];
 return false;
-}
-if(errors === _errs49){
-if((typeof data23 == "number") && (isFinite(data23))){
-if(data23 < 0 || isNaN(data23)){
-validate22.errors = [{instancePath:instancePath+"/compression/target",schemaPath:"#/properties/compression/properties/target/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
-return false;
-}
-}
 }
 var valid4 = _errs49 === errors;
 }
@@ -602,12 +589,58 @@ else {
 var valid4 = true;
 }
 if(valid4){
-if(data17.config_hash !== undefined){
-let data24 = data17.config_hash;
-const _errs51 = errors;
-if(errors === _errs51){
-if(typeof data24 === "string"){
-if(!pattern5.test(data24)){
+if(data19.reason !== undefined){
+const _errs50 = errors;
+if(typeof data19.reason !== "string"){
+validate22.errors = [{instancePath:instancePath+"/compression/reason",schemaPath:"#/properties/compression/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid4 = _errs50 === errors;
+}
+else {
+var valid4 = true;
+}
+if(valid4){
+if(data19.strategy !== undefined){
+let data24 = data19.strategy;
+const _errs52 = errors;
+if(!(((((data24 === "prune") || (data24 === "key_decision_extract")) || (data24 === "llm")) || (data24 === "placeholder")) || (data24 === null))){
+validate22.errors = [{instancePath:instancePath+"/compression/strategy",schemaPath:"#/properties/compression/properties/strategy/enum",keyword:"enum",params:{allowedValues: schema34.properties.compression.properties.strategy.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid4 = _errs52 === errors;
+}
+else {
+var valid4 = true;
+}
+if(valid4){
+if(data19.target !== undefined){
+let data25 = data19.target;
+const _errs53 = errors;
+if((!(((typeof data25 == "number") && (!(data25 % 1) && !isNaN(data25))) && (isFinite(data25)))) && (data25 !== null)){
+validate22.errors = [{instancePath:instancePath+"/compression/target",schemaPath:"#/properties/compression/properties/target/type",keyword:"type",params:{type: schema34.properties.compression.properties.target.type},message:"must be integer,null"}];
+return false;
+}
+if(errors === _errs53){
+if((typeof data25 == "number") && (isFinite(data25))){
+if(data25 < 0 || isNaN(data25)){
+validate22.errors = [{instancePath:instancePath+"/compression/target",schemaPath:"#/properties/compression/properties/target/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+var valid4 = _errs53 === errors;
+}
+else {
+var valid4 = true;
+}
+if(valid4){
+if(data19.config_hash !== undefined){
+let data26 = data19.config_hash;
+const _errs55 = errors;
+if(errors === _errs55){
+if(typeof data26 === "string"){
+if(!pattern5.test(data26)){
 validate22.errors = [{instancePath:instancePath+"/compression/config_hash",schemaPath:"#/properties/compression/properties/config_hash/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{16}$"},message:"must match pattern \""+"^[0-9a-f]{16}$"+"\""}];
 return false;
 }
@@ -617,19 +650,19 @@ validate22.errors = [{instancePath:instancePath+"/compression/config_hash",schem
 return false;
 }
 }
-var valid4 = _errs51 === errors;
+var valid4 = _errs55 === errors;
 }
 else {
 var valid4 = true;
 }
 if(valid4){
-if(data17.message !== undefined){
-const _errs53 = errors;
-if(typeof data17.message !== "string"){
+if(data19.message !== undefined){
+const _errs57 = errors;
+if(typeof data19.message !== "string"){
 validate22.errors = [{instancePath:instancePath+"/compression/message",schemaPath:"#/properties/compression/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid4 = _errs53 === errors;
+var valid4 = _errs57 === errors;
 }
 else {
 var valid4 = true;
@@ -648,10 +681,12 @@ validate22.errors = [{instancePath:instancePath+"/compression",schemaPath:"#/pro
 return false;
 }
 }
-var valid0 = _errs38 === errors;
+var valid0 = _errs42 === errors;
 }
 else {
 var valid0 = true;
+}
+}
 }
 }
 }

@@ -8,6 +8,7 @@
 // and the running ones are aborted and not written.
 import { ExitCode, redact, type ApiKey, type InputRecord, type Place, type PromptRow, type RunContext, type Trajectory } from '@hermes-datagen/core';
 import { runBounded } from './boundedPool.js';
+import type { Delegate } from './run/delegation.js';
 import { failureExitCode } from './failureKinds.js';
 import { internalFailure, promptFailure } from './promptFailure.js';
 
@@ -20,6 +21,11 @@ export interface PromptJob {
   /** Run mode (--run-name): the record's id (row and sample) and its batch file's number. */
   readonly recordId?: string;
   readonly batchNum?: number;
+  /** Run mode: the chain's trace id (also sent with each request), and for a sub-agent its toolsets. */
+  readonly traceId?: string;
+  readonly toolsets?: readonly string[];
+  /** Run mode, below the depth budget: delegate_task is offered and runs sub-agents through this. */
+  readonly delegate?: Delegate;
 }
 
 export type PromptRunner = (job: PromptJob) => Promise<Trajectory>;

@@ -7,6 +7,7 @@ import { promptId, redact, type ApiKey, type PromptRow, type ToolRegistry, type 
 import { runAgent, type ChatClient, type ReasoningEffort } from './agentLoop.js';
 import type { PromptJob, PromptRunner } from './generateStream.js';
 import { AgentRunError, PromptSetupError, type FailureContext } from './promptFailure.js';
+import { TOOLS_WITH_DELEGATION } from './run/delegation.js';
 import { executeTool, offeredTools, toolDefinition } from './tools/registry.js';
 import type { SandboxMode } from './tools/sandbox.js';
 import type { ToolProcesses } from './tools/toolProcesses.js';
@@ -43,11 +44,11 @@ export interface PromptRunnerSettings {
 
 export function promptRunner(settings: PromptRunnerSettings): PromptRunner {
   const knownToolNames = new Set(settings.registry.names);
-  return async ({ row, promptIndex, signal, recordId, batchNum }: PromptJob): Promise<Trajectory> => {
+  return async ({ row, promptIndex, signal, recordId, batchNum, traceId, toolsets: given, delegate }: PromptJob): Promise<Trajectory> => {
     const started = performance.now();
     const id = recordId ?? promptId(row, promptIndex);
-    const toolsets = toolsetsForPrompt(settings.registry, settings.toolsets, id);
-    const tools = offeredTools(toolsets, settings.registry);
+    const toolsets = given ?? toolsetsForPrompt(settings.registry, settings.toolsets, id);
+    const tools = offeredTools(toolsets, settings.registry, delegate ? TOOLS_WITH_DELEGATION : undefined);
     const sandbox = sandboxFor(row, settings.sandbox);
     const workspace = tools.every((tool) => tool.workspaceFree === true)
       ? undefined
@@ -63,6 +64,7 @@ export function promptRunner(settings: PromptRunnerSettings): PromptRunner {
         signal,
         todo: { items: [] },
         ...(sandbox ? { sandbox } : {}),
+        ...(delegate ? { delegate: (tasks, delegateSignal) => delegate(tasks, toolsets, delegateSignal) } : {}),
       };
       const offered = tools.map(toolDefinition);
       const run = await runAgent({
@@ -90,7 +92,7 @@ export function promptRunner(settings: PromptRunnerSettings): PromptRunner {
         batchNum: batchNum ?? settings.batchNum,
         endpoint: settings.endpoint,
         wallTimeS: (performance.now() - started) / 1000,
-        traceId: randomUUID(),
+        traceId: traceId ?? randomUUID(),
         seed: settings.toolsets.seed,
         finishedAt: new Date(),
       });

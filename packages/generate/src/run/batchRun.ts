@@ -8,6 +8,7 @@
 // then they are aborted unwritten. A quota that stays exhausted (rateLimiter.ts) stops the run the
 // same way at once, with exit 4. At the end of every invocation, stopped or not, the checkpoint,
 // failures.jsonl, trajectories.jsonl, statistics.json and run.json are brought up to date.
+import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import {
   conversationReasoningStats,
@@ -27,6 +28,7 @@ import { runBounded } from '../boundedPool.js';
 import type { PromptRunner } from '../generateStream.js';
 import { promptFailure } from '../promptFailure.js';
 import { BatchAppender, listBatchFiles } from './batchFiles.js';
+import { delegateFor, type DelegationSettings } from './delegation.js';
 import { CHECKPOINT_FILE, CheckpointState } from './checkpoint.js';
 import { FailureLog, type FailureRecord } from './failureLog.js';
 import { MANIFEST_FILE, writeManifest } from './manifest.js';
@@ -34,6 +36,7 @@ import { recordId, rowHash } from './recordId.js';
 import type { RunDirectory } from './runDirectory.js';
 import { writeRunOutputs } from './runOutputs.js';
 import { inShard, type Shard } from './shard.js';
+import { requestTrace } from './trace.js';
 
 export interface BatchRunOptions {
   readonly run: RunDirectory;
@@ -57,6 +60,8 @@ export interface BatchRunOptions {
   readonly checkpointIntervalMs: number;
   /** Aborted (with the reason) when the quota stays exhausted: the run stops at once, resumably (exit 4). */
   readonly quotaExhausted?: AbortSignal | undefined;
+  /** delegate_task: offered to prompts whose toolsets include `delegation`. */
+  readonly delegation?: Omit<DelegationSettings, 'runPrompt'> | undefined;
 }
 
 interface Job {
@@ -88,7 +93,7 @@ export async function runBatch(ctx: RunContext, options: BatchRunOptions): Promi
   const checkpoint = new CheckpointState(join(run.dir, CHECKPOINT_FILE), { run_name: options.runName, endpoint, dataset: datasetFacts }, options.checkpointIntervalMs);
   for (const [id, entry] of run.done) checkpoint.set(id, entry);
   const batches = new Batches(run.dir, (run.files.at(-1)?.num ?? -1) + 1, options.batchSize);
-  const tally = { written: 0, tombstones: 0, skipped: 0, failedRetryable: 0, failedOther: 0, interrupted: 0, rows: 0, records: 0 };
+  const tally = { written: 0, subAgents: 0, tombstones: 0, skipped: 0, failedRetryable: 0, failedOther: 0, interrupted: 0, rows: 0, records: 0 };
 
   // Intake stops at once on a signal; the prompts' own signals only after the grace period.
   const intake = new AbortController();
@@ -151,6 +156,10 @@ export async function runBatch(ctx: RunContext, options: BatchRunOptions): Promi
     }
   }
 
+  // Each agent's requests carry its run, record and trace id (trace.ts).
+  const traced: PromptRunner = (job) =>
+    requestTrace.run({ runName: options.runName, recordId: job.recordId ?? '', traceId: job.traceId ?? '' }, () => options.runPrompt(job));
+
   const runOne = async (job: Job): Promise<void> => {
     const prompt = new AbortController();
     running.add(prompt);
@@ -158,8 +167,18 @@ export async function runBatch(ctx: RunContext, options: BatchRunOptions): Promi
       ? undefined
       : setTimeout(() => prompt.abort(new PromptTimeout(options.promptTimeoutMs! / 1000)), options.promptTimeoutMs);
     let trajectory: Trajectory | undefined;
+    // Sub-agents' trajectories, written with their root's record (a root that fails leaves none).
+    const subAgents: Trajectory[] = [];
+    const traceId = randomUUID();
+    const base = { row: job.row, promptIndex: job.promptIndex, place: job.place, batchNum: job.batch };
     try {
-      trajectory = await options.runPrompt({ row: job.row, promptIndex: job.promptIndex, place: job.place, signal: prompt.signal, recordId: job.id, batchNum: job.batch });
+      trajectory = await traced({
+        ...base,
+        signal: prompt.signal,
+        recordId: job.id,
+        traceId,
+        ...(options.delegation ? { delegate: delegateFor({ id: job.id, traceId, depth: 0 }, base, { ...options.delegation, runPrompt: traced }, (record) => subAgents.push(record)) } : {}),
+      });
     } catch (error) {
       if (stop.signal.aborted) tally.interrupted += 1;
       else await recordFailure(job, prompt.signal.reason instanceof PromptTimeout ? prompt.signal.reason : error);
@@ -168,7 +187,7 @@ export async function runBatch(ctx: RunContext, options: BatchRunOptions): Promi
       running.delete(prompt);
     }
     try {
-      if (trajectory) await write(job, trajectory);
+      if (trajectory) await write(job, trajectory, subAgents);
     } finally {
       await batches.settle(job.batch);
     }
@@ -195,35 +214,38 @@ export async function runBatch(ctx: RunContext, options: BatchRunOptions): Promi
     await failures.add(record);
   };
 
-  const write = async (job: Job, trajectory: Trajectory): Promise<void> => {
-    trajectory.metadata.run_name = options.runName;
-    trajectory.metadata.sample = job.sample;
-    trajectory.metadata.row_hash = job.rowHash;
+  /** The root's record (or its tombstone) after its sub-agents', in one append. Sub-agents are never discarded: the root decides. */
+  const write = async (job: Job, trajectory: Trajectory, subAgents: readonly Trajectory[]): Promise<void> => {
+    for (const record of [...subAgents, trajectory]) {
+      record.metadata.run_name = options.runName;
+      record.metadata.sample = job.sample;
+      record.metadata.row_hash = job.rowHash;
+    }
     const discard = options.discardNoReasoning && conversationReasoningStats(trajectory.conversations).turns_with_reasoning === 0;
-    const record: Trajectory | Tombstone = discard ? tombstone(job, trajectory) : trajectory;
+    const root: Trajectory | Tombstone = discard ? tombstone(job, trajectory) : trajectory;
     // Last line of defence: a key the agent read from a file (a copied .env) never reaches the output.
-    const line = redact(JSON.stringify(record), options.secret);
+    const lines = [...subAgents, root].map((record) => redact(JSON.stringify(record), options.secret));
     const file = await batches.appender(job.batch);
-    await file.append(line);
-    checkpoint.set(job.id, {
-      prompt_index: job.promptIndex,
-      status: discard ? 'discarded' : 'written',
-      ...(discard ? { reason: 'no_reasoning' } : {}),
-      shard: file.file.name,
-      sample: job.sample,
-      row_hash: job.rowHash,
-    });
+    await file.append(lines.join('\n'));
+    const entry = { prompt_index: job.promptIndex, shard: file.file.name, sample: job.sample, row_hash: job.rowHash };
+    for (const sub of subAgents) checkpoint.set(sub.id ?? '', { ...entry, status: 'written' });
+    checkpoint.set(job.id, { ...entry, status: discard ? 'discarded' : 'written', ...(discard ? { reason: 'no_reasoning' } : {}) });
+    tally.written += subAgents.length;
+    tally.subAgents += subAgents.length;
+    const streamed = discard ? lines.slice(0, -1) : lines;
     if (discard) {
       tally.tombstones += 1;
       ctx.stats.add('tombstones_written');
     } else {
       tally.written += 1;
-      ctx.stats.add('trajectories_out');
-      ctx.stats.add('api_calls', trajectory.api_calls);
-      await out.writeLine(line);
-      // Each record goes out when it is done, not when the writer's buffer fills.
-      await out.flush();
     }
+    for (const [i, line] of streamed.entries()) {
+      ctx.stats.add('trajectories_out');
+      ctx.stats.add('api_calls', (i < subAgents.length ? subAgents[i]! : trajectory).api_calls);
+      await out.writeLine(line);
+    }
+    // Each record goes out when it is done, not when the writer's buffer fills.
+    await out.flush();
     await checkpoint.maybeWrite();
   };
 
@@ -270,7 +292,7 @@ export async function runBatch(ctx: RunContext, options: BatchRunOptions): Promi
     });
     await writeManifest(join(run.dir, MANIFEST_FILE), run.manifest);
     const parts = [
-      `${tally.written} trajectories and ${tally.tombstones} tombstones written`,
+      `${tally.written} trajectories (${tally.subAgents} of them by sub-agents) and ${tally.tombstones} tombstones written`,
       `${tally.skipped} already done`,
       ...(unresolved.length > 0 ? [`${unresolved.length} failed (listed in ${join(run.dir, 'failures.jsonl')}; --resume runs them again)`] : []),
       ...(tally.interrupted > 0 ? [`${tally.interrupted} stopped unwritten`] : []),

@@ -30,6 +30,7 @@ export interface RunArgs {
   rpm?: number | undefined;
   tpm?: number | undefined;
   quotaWait: number;
+  maxDepth: number;
 }
 
 export function runOptions<T>(y: Argv<T>): Argv<T & RunArgs> {
@@ -49,6 +50,7 @@ export function runOptions<T>(y: Argv<T>): Argv<T & RunArgs> {
     .option('rpm', { type: 'number', describe: 'model requests a minute at most (starts spaced 60/rpm s apart), retries included', group: RATE })
     .option('tpm', { type: 'number', describe: 'tokens a minute at most: each request is charged an estimate before and its reported usage after', group: RATE })
     .option('quota-wait', { alias: 'quota_wait', type: 'number', default: 300, describe: 'seconds an exhausted quota (a Retry-After beyond 30 s, insufficient_quota) may pause the run; still exhausted after it, the run ends resumably with exit 4', group: RATE })
+    .option('max-depth', { alias: 'max_depth', type: 'number', default: 1, describe: 'delegate_task (toolset delegation): how deep sub-agents may go; 1 lets the prompt\'s agent delegate and its sub-agents not', group: RUN })
     .option('discard-no-reasoning', { type: 'boolean', default: true, describe: 'a trajectory without any reasoning becomes a tombstone (done, not re-run, left out of trajectories.jsonl; the trajectory is kept inside it), as upstream', group: RUN }) as unknown as Argv<T & RunArgs>;
 }
 
@@ -75,6 +77,7 @@ export function runSettings(args: RunArgs): RunSettings {
   seconds(args.grace, '--grace', true);
   if (args.promptTimeout !== undefined) seconds(args.promptTimeout, '--prompt-timeout', false);
   seconds(args.quotaWait, '--quota-wait', true);
+  wholeNumber(args.maxDepth, '--max-depth', 0);
   for (const [value, flag] of [[args.rpm, '--rpm'], [args.tpm, '--tpm']] as const) {
     if (value !== undefined && !(value > 0 && Number.isFinite(value))) throw new UsageError(`${flag} must be a number above 0, got ${String(value)}`);
   }

@@ -1,4 +1,5 @@
 // The contract between hermes-generate's agent loop and the tools it offers the model.
+import type { BoundDelegate } from '../run/delegation.js';
 import type { ToolArgs } from './args.js';
 import type { ToolProcesses } from './toolProcesses.js';
 
@@ -39,6 +40,8 @@ export interface ToolContext {
   signal?: AbortSignal;
   todo: TodoState;
   sandbox?: DockerSandbox;
+  /** delegate_task's sub-agents (run/delegation.ts); only where delegation is offered. */
+  delegate?: BoundDelegate;
 }
 
 export interface AgentTool {

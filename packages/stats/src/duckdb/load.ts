@@ -127,6 +127,10 @@ class TableRows {
       .bigint(compression?.tokens_after ?? null)
       .double(metadata.wall_time_s ?? null)
       .text(metadata.endpoint_host ?? null)
+      .text(typeof metadata.run_name === 'string' ? metadata.run_name : null)
+      .text(typeof metadata.trace_id === 'string' ? metadata.trace_id : null)
+      .text(typeof metadata.parent_id === 'string' ? metadata.parent_id : null)
+      .int(typeof metadata.depth === 'number' ? metadata.depth : null)
       .text(JSON.stringify(metadata))
       .end();
     t.conversations.forEach((turn, index) => this.turn(record, t.conversations, turn, index));
