@@ -3,8 +3,8 @@
 // defaults and the per-record metrics' key order.
 import { describe, expect, it } from 'vitest';
 import type { Turn } from '@hermes-datagen/core';
-import { AggregateMetrics, compressionMetrics } from '../../packages/compress/src/metrics.js';
-import { backoffMs, finishSummary, omitsTemperature, renderRegion, summaryPrompt } from '../../packages/compress/src/summarizer.js';
+import { AggregateMetrics, compressionMetrics } from '@hermes-datagen/compress/internal/metrics.js';
+import { backoffMs, finishSummary, omitsTemperature, renderRegion, summaryPrompt } from '@hermes-datagen/compress/internal/summarizer.js';
 
 describe('renderRegion (_extract_turn_content_for_summary)', () => {
   it('writes [Turn i - ROLE]: with original indices, joined by blank lines; an empty range is ""', () => {

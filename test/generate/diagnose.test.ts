@@ -1,7 +1,7 @@
 // The pure judgements behind doctor, on answers that other gateways give and the scripted endpoint
 // does not: other error shapes, statuses and model-naming habits.
 import { describe, expect, it } from 'vitest';
-import { closestModels, judgeChat, listedModels, pathVariant, type ChatContext, type Exchange, type HttpExchange } from '../../packages/generate/src/diagnose.js';
+import { closestModels, judgeChat, listedModels, pathVariant, type ChatContext, type Exchange, type HttpExchange } from '@hermes-datagen/generate/internal/diagnose.js';
 
 const context: ChatContext = { model: 'gpt-4o', key: '$GW_KEY (fingerprint 12345678, from $GW_KEY)', keyVariable: 'GW_KEY', timeoutMs: 15_000, timeoutFlag: '--timeout', retryAfterCapMs: 30_000 };
 

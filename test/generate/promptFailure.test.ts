@@ -3,10 +3,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createChatClient, resolveEndpoint, type Endpoint } from '@hermes-datagen/core/endpoint';
 import { startScriptedEndpoint, type Script, type ScriptedEndpoint } from '@hermes-datagen/testkit';
-import { FAILURE_KINDS, failureExitCode } from '../../packages/generate/src/failureKinds.js';
-import { InvalidReplyError, readModelReply } from '../../packages/generate/src/modelReply.js';
-import { AgentRunError, failureContext, failureRecord, internalFailure, promptFailure, PromptSetupError, type PromptFailure } from '../../packages/generate/src/promptFailure.js';
-import { WorkspaceError } from '../../packages/generate/src/tools/workspace.js';
+import { FAILURE_KINDS, failureExitCode } from '@hermes-datagen/generate/internal/failureKinds.js';
+import { InvalidReplyError, readModelReply } from '@hermes-datagen/generate/internal/modelReply.js';
+import { AgentRunError, failureContext, failureRecord, internalFailure, promptFailure, PromptSetupError, type PromptFailure } from '@hermes-datagen/generate/internal/promptFailure.js';
+import { WorkspaceError } from '@hermes-datagen/generate/internal/tools/workspace.js';
 import { TEST_API_KEY } from '../util/secrets.js';
 
 let endpoint: ScriptedEndpoint | undefined;
