@@ -4,6 +4,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { validator } from '@hermes-datagen/core';
+import { jsonl } from '../util/cli.js';
 import { startScriptedEndpoint, type Script, type ScriptedEndpoint } from '@hermes-datagen/testkit';
 import { parseJsonl } from '../util/cli.js';
 import { runGenerate } from '../util/generate.js';
@@ -108,4 +109,27 @@ describe('hermes-generate, endpoint faults', () => {
     expect(readdirSync(run.dir).filter((name) => name.includes('.tmp-'))).toEqual([]);
     expect(existsSync(join(run.dir, 'out.jsonl'))).toBe(true);
   });
+
+  it('lists every failed prompt in --rejects (line, id, class, diagnosis, input line), even past the 20 warnings stderr shows', async () => {
+    const url = await serve({ sequences: ANSWER, faults: [{ kind: 'unauthorized', when: { prompt: { contains: 'doomed' } } }] });
+    const rows = Array.from({ length: 26 }, (_, i) => (i === 0 ? { prompt: 'fine' } : { prompt: `doomed ${i}`, id: `d${i}` }));
+    const input = jsonl(rows);
+    const run = await runGenerate(url, input, ['--toolsets', 'todo', '-c', '4', '--rejects', 'rejects.jsonl']);
+    expect(run.code).toBe(1);
+    expect(run.records).toHaveLength(1);
+    expect(run.stderr.match(/failed, no trajectory/g)).toHaveLength(20);
+    expect(run.stderr).toContain('25 of 26 prompts failed and have no trajectory (25 unauthorized; each is listed in the --rejects file)');
+    const failures = parseJsonl(readFileSync(join(run.dir, 'rejects.jsonl'), 'utf8')) as Record<string, unknown>[];
+    expect(failures).toHaveLength(25);
+    const lines = input.split('\n');
+    for (const failure of failures) {
+      expect(validator('failure')(failure)).toBeNull();
+      expect(failure).toMatchObject({ source: '<stdin>', error_class: 'unauthorized', retryable: false, reason: expect.stringContaining('answered 401') });
+      const line = failure['line'] as number;
+      expect(failure['raw']).toBe(lines[line - 1]);
+      expect(failure['id']).toBe(`d${line - 1}`);
+      expect(failure['prompt_index']).toBe(line - 1);
+    }
+  });
 });
+

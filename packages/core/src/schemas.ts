@@ -3,7 +3,7 @@
 // compiler is loaded at start-up.
 import * as compiled from './validators.generated.js';
 
-export const SCHEMA_NAMES = ['prompt', 'trajectory', 'tombstone', 'checkpoint', 'statistics', 'reject', 'tool-registry'] as const;
+export const SCHEMA_NAMES = ['prompt', 'trajectory', 'tombstone', 'checkpoint', 'statistics', 'reject', 'failure', 'tool-registry'] as const;
 export type SchemaName = (typeof SCHEMA_NAMES)[number];
 
 /** Returns null when the value is valid, else one line saying what is wrong and where in the value. */

@@ -3634,11 +3634,11 @@ return errors === 0;
 }
 validate33.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const tool_registry = validate34;
-const schema59 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://hermes-datagen.local/schemas/tool-registry.schema.json","title":"ToolRegistry","description":"Valid tool names and their toolsets, the static toolsets, and the toolset distributions. The default registry ships with core; --tools-registry FILE replaces it.","type":"object","required":["tools"],"properties":{"tools":{"type":"object","description":"Tool name -> {toolset}. Every name here is valid; tool_stats are normalised over these names.","additionalProperties":{"type":"object","required":["toolset"],"properties":{"toolset":{"type":"string"},"renamed_to":{"type":"string","description":"The newer upstream name of a renamed tool."},"note":{"type":"string"}},"additionalProperties":false}},"toolsets":{"type":"object","description":"Static toolset name -> the tools it holds and the toolsets it includes.","additionalProperties":{"type":"object","required":["tools"],"properties":{"tools":{"type":"array","items":{"type":"string"}},"includes":{"type":"array","items":{"type":"string"}}},"additionalProperties":false}},"toolset_aliases":{"type":"object","description":"Legacy toolset name (e.g. web_tools) -> current name.","additionalProperties":{"type":"string"}},"distributions":{"type":"object","description":"Distribution name -> independent per-toolset inclusion probabilities in percent (not weights).","additionalProperties":{"type":"object","required":["toolsets"],"properties":{"description":{"type":"string"},"toolsets":{"type":"object","additionalProperties":{"type":"number","minimum":0,"maximum":100}}},"additionalProperties":false}}},"additionalProperties":false};
+export const failure = validate34;
+const schema59 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://hermes-datagen.local/schemas/failure.schema.json","title":"Failure","description":"A prompt that hermes-generate could not turn into a trajectory: one line of --rejects (stream mode) or of a run directory's failures.jsonl, with the prompt's place, id, the failure's class and the diagnosis. Every failed prompt has one, so the failed prompts can be listed and run again.","type":"object","required":["id","prompt_index","source","line","error_class","retryable","reason","failed_at"],"properties":{"id":{"type":"string","minLength":1,"description":"The record id the prompt's trajectory would have had."},"prompt_index":{"type":"integer","minimum":0},"sample":{"type":"integer","minimum":0,"description":"Run mode: which sample of the row."},"source":{"type":"string","description":"The input file name, or <stdin>."},"line":{"type":"integer","minimum":1,"description":"1-based line number of the prompt's row in source."},"error_class":{"type":"string","minLength":1,"description":"The failure's id: doctor's check id (see hermes-generate --help: unauthorized, rate-limited, ...), prompt-setup, prompt-timeout, or internal (a bug)."},"retryable":{"type":"boolean","description":"true: it may pass on a later run as it is (exit 4); false: it needs a fix first (exit 1), or is a bug (exit 70)."},"reason":{"type":"string","description":"The diagnosis and what to do, the key redacted."},"failed_at":{"type":"string","description":"When it failed, ISO 8601 UTC."},"raw":{"type":"string","description":"Stream mode: the prompt's input line as read, so failed prompts can be run again as they are."}},"additionalProperties":false};
 
 function validate34(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="https://hermes-datagen.local/schemas/tool-registry.schema.json" */;
+/*# sourceURL="https://hermes-datagen.local/schemas/failure.schema.json" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate34.evaluated;
@@ -3651,15 +3651,232 @@ evaluated0.items = undefined;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if((data.tools === undefined) && (missing0 = "tools")){
+if(((((((((data.id === undefined) && (missing0 = "id")) || ((data.prompt_index === undefined) && (missing0 = "prompt_index"))) || ((data.source === undefined) && (missing0 = "source"))) || ((data.line === undefined) && (missing0 = "line"))) || ((data.error_class === undefined) && (missing0 = "error_class"))) || ((data.retryable === undefined) && (missing0 = "retryable"))) || ((data.reason === undefined) && (missing0 = "reason"))) || ((data.failed_at === undefined) && (missing0 = "failed_at"))){
 validate34.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!((((key0 === "tools") || (key0 === "toolsets")) || (key0 === "toolset_aliases")) || (key0 === "distributions"))){
+if(!(func1.call(schema59.properties, key0))){
 validate34.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.id !== undefined){
+let data0 = data.id;
+const _errs2 = errors;
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(data0.length < 1){
+validate34.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+else {
+validate34.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.prompt_index !== undefined){
+let data1 = data.prompt_index;
+const _errs4 = errors;
+if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
+validate34.errors = [{instancePath:instancePath+"/prompt_index",schemaPath:"#/properties/prompt_index/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs4){
+if((typeof data1 == "number") && (isFinite(data1))){
+if(data1 < 0 || isNaN(data1)){
+validate34.errors = [{instancePath:instancePath+"/prompt_index",schemaPath:"#/properties/prompt_index/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.sample !== undefined){
+let data2 = data.sample;
+const _errs6 = errors;
+if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
+validate34.errors = [{instancePath:instancePath+"/sample",schemaPath:"#/properties/sample/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs6){
+if((typeof data2 == "number") && (isFinite(data2))){
+if(data2 < 0 || isNaN(data2)){
+validate34.errors = [{instancePath:instancePath+"/sample",schemaPath:"#/properties/sample/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.source !== undefined){
+const _errs8 = errors;
+if(typeof data.source !== "string"){
+validate34.errors = [{instancePath:instancePath+"/source",schemaPath:"#/properties/source/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.line !== undefined){
+let data4 = data.line;
+const _errs10 = errors;
+if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
+validate34.errors = [{instancePath:instancePath+"/line",schemaPath:"#/properties/line/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs10){
+if((typeof data4 == "number") && (isFinite(data4))){
+if(data4 < 1 || isNaN(data4)){
+validate34.errors = [{instancePath:instancePath+"/line",schemaPath:"#/properties/line/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+var valid0 = _errs10 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.error_class !== undefined){
+let data5 = data.error_class;
+const _errs12 = errors;
+if(errors === _errs12){
+if(typeof data5 === "string"){
+if(data5.length < 1){
+validate34.errors = [{instancePath:instancePath+"/error_class",schemaPath:"#/properties/error_class/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+else {
+validate34.errors = [{instancePath:instancePath+"/error_class",schemaPath:"#/properties/error_class/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs12 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.retryable !== undefined){
+const _errs14 = errors;
+if(typeof data.retryable !== "boolean"){
+validate34.errors = [{instancePath:instancePath+"/retryable",schemaPath:"#/properties/retryable/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid0 = _errs14 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.reason !== undefined){
+const _errs16 = errors;
+if(typeof data.reason !== "string"){
+validate34.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs16 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.failed_at !== undefined){
+const _errs18 = errors;
+if(typeof data.failed_at !== "string"){
+validate34.errors = [{instancePath:instancePath+"/failed_at",schemaPath:"#/properties/failed_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs18 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.raw !== undefined){
+const _errs20 = errors;
+if(typeof data.raw !== "string"){
+validate34.errors = [{instancePath:instancePath+"/raw",schemaPath:"#/properties/raw/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs20 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate34.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate34.errors = vErrors;
+return errors === 0;
+}
+validate34.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const tool_registry = validate35;
+const schema60 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://hermes-datagen.local/schemas/tool-registry.schema.json","title":"ToolRegistry","description":"Valid tool names and their toolsets, the static toolsets, and the toolset distributions. The default registry ships with core; --tools-registry FILE replaces it.","type":"object","required":["tools"],"properties":{"tools":{"type":"object","description":"Tool name -> {toolset}. Every name here is valid; tool_stats are normalised over these names.","additionalProperties":{"type":"object","required":["toolset"],"properties":{"toolset":{"type":"string"},"renamed_to":{"type":"string","description":"The newer upstream name of a renamed tool."},"note":{"type":"string"}},"additionalProperties":false}},"toolsets":{"type":"object","description":"Static toolset name -> the tools it holds and the toolsets it includes.","additionalProperties":{"type":"object","required":["tools"],"properties":{"tools":{"type":"array","items":{"type":"string"}},"includes":{"type":"array","items":{"type":"string"}}},"additionalProperties":false}},"toolset_aliases":{"type":"object","description":"Legacy toolset name (e.g. web_tools) -> current name.","additionalProperties":{"type":"string"}},"distributions":{"type":"object","description":"Distribution name -> independent per-toolset inclusion probabilities in percent (not weights).","additionalProperties":{"type":"object","required":["toolsets"],"properties":{"description":{"type":"string"},"toolsets":{"type":"object","additionalProperties":{"type":"number","minimum":0,"maximum":100}}},"additionalProperties":false}}},"additionalProperties":false};
+
+function validate35(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://hermes-datagen.local/schemas/tool-registry.schema.json" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate35.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.tools === undefined) && (missing0 = "tools")){
+validate35.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!((((key0 === "tools") || (key0 === "toolsets")) || (key0 === "toolset_aliases")) || (key0 === "distributions"))){
+validate35.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -3677,14 +3894,14 @@ if(errors === _errs5){
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 let missing1;
 if((data1.toolset === undefined) && (missing1 = "toolset")){
-validate34.errors = [{instancePath:instancePath+"/tools/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/tools/additionalProperties/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate35.errors = [{instancePath:instancePath+"/tools/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/tools/additionalProperties/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs7 = errors;
 for(const key2 in data1){
 if(!(((key2 === "toolset") || (key2 === "renamed_to")) || (key2 === "note"))){
-validate34.errors = [{instancePath:instancePath+"/tools/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/tools/additionalProperties/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
+validate35.errors = [{instancePath:instancePath+"/tools/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/tools/additionalProperties/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -3693,7 +3910,7 @@ if(_errs7 === errors){
 if(data1.toolset !== undefined){
 const _errs8 = errors;
 if(typeof data1.toolset !== "string"){
-validate34.errors = [{instancePath:instancePath+"/tools/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/toolset",schemaPath:"#/properties/tools/additionalProperties/properties/toolset/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate35.errors = [{instancePath:instancePath+"/tools/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/toolset",schemaPath:"#/properties/tools/additionalProperties/properties/toolset/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs8 === errors;
@@ -3705,7 +3922,7 @@ if(valid2){
 if(data1.renamed_to !== undefined){
 const _errs10 = errors;
 if(typeof data1.renamed_to !== "string"){
-validate34.errors = [{instancePath:instancePath+"/tools/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/renamed_to",schemaPath:"#/properties/tools/additionalProperties/properties/renamed_to/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate35.errors = [{instancePath:instancePath+"/tools/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/renamed_to",schemaPath:"#/properties/tools/additionalProperties/properties/renamed_to/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs10 === errors;
@@ -3717,7 +3934,7 @@ if(valid2){
 if(data1.note !== undefined){
 const _errs12 = errors;
 if(typeof data1.note !== "string"){
-validate34.errors = [{instancePath:instancePath+"/tools/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/note",schemaPath:"#/properties/tools/additionalProperties/properties/note/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate35.errors = [{instancePath:instancePath+"/tools/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/note",schemaPath:"#/properties/tools/additionalProperties/properties/note/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs12 === errors;
@@ -3731,7 +3948,7 @@ var valid2 = true;
 }
 }
 else {
-validate34.errors = [{instancePath:instancePath+"/tools/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/tools/additionalProperties/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate35.errors = [{instancePath:instancePath+"/tools/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/tools/additionalProperties/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -3742,7 +3959,7 @@ break;
 }
 }
 else {
-validate34.errors = [{instancePath:instancePath+"/tools",schemaPath:"#/properties/tools/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate35.errors = [{instancePath:instancePath+"/tools",schemaPath:"#/properties/tools/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -3764,14 +3981,14 @@ if(errors === _errs17){
 if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
 let missing2;
 if((data6.tools === undefined) && (missing2 = "tools")){
-validate34.errors = [{instancePath:instancePath+"/toolsets/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/toolsets/additionalProperties/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate35.errors = [{instancePath:instancePath+"/toolsets/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/toolsets/additionalProperties/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
 const _errs19 = errors;
 for(const key4 in data6){
 if(!((key4 === "tools") || (key4 === "includes"))){
-validate34.errors = [{instancePath:instancePath+"/toolsets/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/toolsets/additionalProperties/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"}];
+validate35.errors = [{instancePath:instancePath+"/toolsets/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/toolsets/additionalProperties/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -3787,7 +4004,7 @@ const len0 = data7.length;
 for(let i0=0; i0<len0; i0++){
 const _errs22 = errors;
 if(typeof data7[i0] !== "string"){
-validate34.errors = [{instancePath:instancePath+"/toolsets/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/tools/" + i0,schemaPath:"#/properties/toolsets/additionalProperties/properties/tools/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate35.errors = [{instancePath:instancePath+"/toolsets/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/tools/" + i0,schemaPath:"#/properties/toolsets/additionalProperties/properties/tools/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid5 = _errs22 === errors;
@@ -3797,7 +4014,7 @@ break;
 }
 }
 else {
-validate34.errors = [{instancePath:instancePath+"/toolsets/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/tools",schemaPath:"#/properties/toolsets/additionalProperties/properties/tools/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate35.errors = [{instancePath:instancePath+"/toolsets/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/tools",schemaPath:"#/properties/toolsets/additionalProperties/properties/tools/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -3817,7 +4034,7 @@ const len1 = data9.length;
 for(let i1=0; i1<len1; i1++){
 const _errs26 = errors;
 if(typeof data9[i1] !== "string"){
-validate34.errors = [{instancePath:instancePath+"/toolsets/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/includes/" + i1,schemaPath:"#/properties/toolsets/additionalProperties/properties/includes/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate35.errors = [{instancePath:instancePath+"/toolsets/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/includes/" + i1,schemaPath:"#/properties/toolsets/additionalProperties/properties/includes/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid6 = _errs26 === errors;
@@ -3827,7 +4044,7 @@ break;
 }
 }
 else {
-validate34.errors = [{instancePath:instancePath+"/toolsets/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/includes",schemaPath:"#/properties/toolsets/additionalProperties/properties/includes/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate35.errors = [{instancePath:instancePath+"/toolsets/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/includes",schemaPath:"#/properties/toolsets/additionalProperties/properties/includes/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -3841,7 +4058,7 @@ var valid4 = true;
 }
 }
 else {
-validate34.errors = [{instancePath:instancePath+"/toolsets/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/toolsets/additionalProperties/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate35.errors = [{instancePath:instancePath+"/toolsets/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/toolsets/additionalProperties/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -3852,7 +4069,7 @@ break;
 }
 }
 else {
-validate34.errors = [{instancePath:instancePath+"/toolsets",schemaPath:"#/properties/toolsets/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate35.errors = [{instancePath:instancePath+"/toolsets",schemaPath:"#/properties/toolsets/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -3870,7 +4087,7 @@ if(data11 && typeof data11 == "object" && !Array.isArray(data11)){
 for(const key5 in data11){
 const _errs31 = errors;
 if(typeof data11[key5] !== "string"){
-validate34.errors = [{instancePath:instancePath+"/toolset_aliases/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/toolset_aliases/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate35.errors = [{instancePath:instancePath+"/toolset_aliases/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/toolset_aliases/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid7 = _errs31 === errors;
@@ -3880,7 +4097,7 @@ break;
 }
 }
 else {
-validate34.errors = [{instancePath:instancePath+"/toolset_aliases",schemaPath:"#/properties/toolset_aliases/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate35.errors = [{instancePath:instancePath+"/toolset_aliases",schemaPath:"#/properties/toolset_aliases/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -3902,14 +4119,14 @@ if(errors === _errs36){
 if(data14 && typeof data14 == "object" && !Array.isArray(data14)){
 let missing3;
 if((data14.toolsets === undefined) && (missing3 = "toolsets")){
-validate34.errors = [{instancePath:instancePath+"/distributions/" + key6.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/distributions/additionalProperties/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
+validate35.errors = [{instancePath:instancePath+"/distributions/" + key6.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/distributions/additionalProperties/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
 return false;
 }
 else {
 const _errs38 = errors;
 for(const key7 in data14){
 if(!((key7 === "description") || (key7 === "toolsets"))){
-validate34.errors = [{instancePath:instancePath+"/distributions/" + key6.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/distributions/additionalProperties/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties"}];
+validate35.errors = [{instancePath:instancePath+"/distributions/" + key6.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/distributions/additionalProperties/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -3918,7 +4135,7 @@ if(_errs38 === errors){
 if(data14.description !== undefined){
 const _errs39 = errors;
 if(typeof data14.description !== "string"){
-validate34.errors = [{instancePath:instancePath+"/distributions/" + key6.replace(/~/g, "~0").replace(/\//g, "~1")+"/description",schemaPath:"#/properties/distributions/additionalProperties/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate35.errors = [{instancePath:instancePath+"/distributions/" + key6.replace(/~/g, "~0").replace(/\//g, "~1")+"/description",schemaPath:"#/properties/distributions/additionalProperties/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid9 = _errs39 === errors;
@@ -3938,18 +4155,18 @@ const _errs44 = errors;
 if(errors === _errs44){
 if((typeof data17 == "number") && (isFinite(data17))){
 if(data17 > 100 || isNaN(data17)){
-validate34.errors = [{instancePath:instancePath+"/distributions/" + key6.replace(/~/g, "~0").replace(/\//g, "~1")+"/toolsets/" + key8.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/distributions/additionalProperties/properties/toolsets/additionalProperties/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"}];
+validate35.errors = [{instancePath:instancePath+"/distributions/" + key6.replace(/~/g, "~0").replace(/\//g, "~1")+"/toolsets/" + key8.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/distributions/additionalProperties/properties/toolsets/additionalProperties/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"}];
 return false;
 }
 else {
 if(data17 < 0 || isNaN(data17)){
-validate34.errors = [{instancePath:instancePath+"/distributions/" + key6.replace(/~/g, "~0").replace(/\//g, "~1")+"/toolsets/" + key8.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/distributions/additionalProperties/properties/toolsets/additionalProperties/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate35.errors = [{instancePath:instancePath+"/distributions/" + key6.replace(/~/g, "~0").replace(/\//g, "~1")+"/toolsets/" + key8.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/distributions/additionalProperties/properties/toolsets/additionalProperties/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
 }
 else {
-validate34.errors = [{instancePath:instancePath+"/distributions/" + key6.replace(/~/g, "~0").replace(/\//g, "~1")+"/toolsets/" + key8.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/distributions/additionalProperties/properties/toolsets/additionalProperties/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate35.errors = [{instancePath:instancePath+"/distributions/" + key6.replace(/~/g, "~0").replace(/\//g, "~1")+"/toolsets/" + key8.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/distributions/additionalProperties/properties/toolsets/additionalProperties/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
@@ -3960,7 +4177,7 @@ break;
 }
 }
 else {
-validate34.errors = [{instancePath:instancePath+"/distributions/" + key6.replace(/~/g, "~0").replace(/\//g, "~1")+"/toolsets",schemaPath:"#/properties/distributions/additionalProperties/properties/toolsets/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate35.errors = [{instancePath:instancePath+"/distributions/" + key6.replace(/~/g, "~0").replace(/\//g, "~1")+"/toolsets",schemaPath:"#/properties/distributions/additionalProperties/properties/toolsets/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -3974,7 +4191,7 @@ var valid9 = true;
 }
 }
 else {
-validate34.errors = [{instancePath:instancePath+"/distributions/" + key6.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/distributions/additionalProperties/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate35.errors = [{instancePath:instancePath+"/distributions/" + key6.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/distributions/additionalProperties/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -3985,7 +4202,7 @@ break;
 }
 }
 else {
-validate34.errors = [{instancePath:instancePath+"/distributions",schemaPath:"#/properties/distributions/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate35.errors = [{instancePath:instancePath+"/distributions",schemaPath:"#/properties/distributions/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -4001,12 +4218,12 @@ var valid0 = true;
 }
 }
 else {
-validate34.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate35.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate34.errors = vErrors;
+validate35.errors = vErrors;
 return errors === 0;
 }
-validate34.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate35.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 

@@ -1,16 +1,18 @@
 // The stream mode of hermes-generate: prompt rows in (validated with the prompt schema, bad lines
 // under the shared --on-error policy), one trajectory out per prompt as soon as it is done (so out
 // of input order; each record has its id and prompt_index). A prompt whose model calls finally fail
-// is reported on stderr with its place and counted, and has no record; whatever goes wrong in one
+// is reported on stderr with its place and counted, and has no record: every one is listed in
+// --rejects as a failure record (schemas/failure.schema.json), while stderr stops after 20 warnings
+// of a kind; whatever goes wrong in one
 // prompt (a bug included) never ends the others, and finished records are kept whatever the exit
 // code (with -o, the file is moved into place even then). When the run is stopped
 // (SIGINT/SIGTERM), or the input fails (a bad line under --on-error fail), no new prompt starts
 // and the running ones are aborted and not written.
-import { ExitCode, redact, type ApiKey, type InputRecord, type Place, type PromptRow, type RunContext, type Trajectory } from '@hermes-datagen/core';
+import { ExitCode, promptId, redact, type ApiKey, type InputRecord, type Place, type PromptRow, type RunContext, type Trajectory } from '@hermes-datagen/core';
 import { runBounded } from './boundedPool.js';
 import type { Delegate } from './run/delegation.js';
 import { failureExitCode } from './failureKinds.js';
-import { internalFailure, promptFailure } from './promptFailure.js';
+import { failureRecord, internalFailure, promptFailure } from './promptFailure.js';
 
 export interface PromptJob {
   readonly row: PromptRow;
@@ -56,7 +58,7 @@ export async function generateStream(ctx: RunContext, options: StreamOptions): P
     for (const prompt of running) prompt.abort(stop.signal.reason);
   }, { once: true });
 
-  const runOne = async ({ row, promptIndex, place }: Omit<PromptJob, 'signal'>): Promise<void> => {
+  const runOne = async ({ row, promptIndex, place, raw }: PromptLine): Promise<void> => {
     let trajectory: Trajectory;
     const prompt = new AbortController();
     running.add(prompt);
@@ -71,6 +73,7 @@ export async function generateStream(ctx: RunContext, options: StreamOptions): P
       failedKinds.set(failure.kind, (failedKinds.get(failure.kind) ?? 0) + 1);
       ctx.stats.add('prompts_failed');
       ctx.log.warn(`prompt ${promptIndex} failed, no trajectory: ${redact(failure.reason, options.secret)}`, place, 'prompt-failed');
+      await (await ctx.rejects())?.write(failureRecord({ id: promptId(row, promptIndex), promptIndex, place, raw }, failure, options.secret));
       return;
     } finally {
       running.delete(prompt);
@@ -95,18 +98,22 @@ export async function generateStream(ctx: RunContext, options: StreamOptions): P
   if (failed === 0) return ExitCode.ok;
   const total = ctx.stats.get('trajectories_out') + failed;
   const kinds = [...failedKinds].map(([kind, n]) => `${n} ${kind}`).join(', ');
-  ctx.log.warn(`${failed} of ${total} prompts failed and have no trajectory (${kinds}; see the messages above)`, undefined, 'summary');
+  const listed = (await ctx.rejects()) === undefined ? 'see the messages above, or use --rejects FILE to list them all' : 'each is listed in the --rejects file';
+  ctx.log.warn(`${failed} of ${total} prompts failed and have no trajectory (${kinds}; ${listed})`, undefined, 'summary');
   if (failedKinds.has('internal')) return ExitCode.internal;
   return failureExitCode(failedKinds.keys());
 }
 
+/** A valid prompt row, its index, and its line as read (for a failure record). */
+type PromptLine = Omit<PromptJob, 'signal'> & { readonly raw: string };
+
 /** The valid prompt rows with their index; when reading fails, the running prompts are stopped. */
-async function* indexedPrompts(ctx: RunContext, stop: AbortController): AsyncGenerator<Omit<PromptJob, 'signal'>> {
+async function* indexedPrompts(ctx: RunContext, stop: AbortController): AsyncGenerator<PromptLine> {
   let promptIndex = 0;
   try {
     for await (const batch of ctx.readRecords({ schema: 'prompt' })) {
       for (const record of batch as InputRecord<PromptRow>[]) {
-        yield { row: record.value, promptIndex, place: record.place };
+        yield { row: record.value, promptIndex, place: record.place, raw: record.raw };
         promptIndex += 1;
       }
     }
