@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validator, type Trajectory, type Turn } from '@hermes-datagen/core';
 import { startScriptedEndpoint, type ScriptedEndpoint } from '@hermes-datagen/testkit';
-import { binPath, jsonl, parseJsonl, runProcess, tempDir, writeFiles } from '../util/cli.js';
+import { spec } from '@hermes-datagen/compress';
+import { binPath, jsonl, parseJsonl, runInProcess, runProcess, tempDir, writeFiles } from '../util/cli.js';
 import { gpt, human, system, tool, trajectory } from '../util/trajectories.js';
 
 const BIN = binPath('compress', 'hermes-compress');
@@ -149,5 +150,18 @@ describe('--strategy llm against the scripted endpoint', () => {
     } finally {
       await slow.close();
     }
+  });
+});
+
+describe('hermes-compress in process', () => {
+  it('processing.save_over_limit: false drops records still over their target; --stats-out counts statuses and reasons', async () => {
+    const dir = tempDir();
+    writeFiles(dir, { 'c.yaml': 'compression:\n  target_max_tokens: 600\nprocessing:\n  save_over_limit: false\n' });
+    const records = [longRun(12), trajectory()].map((r, i) => ({ ...r, prompt_index: i }));
+    const result = await runInProcess(spec, ['--config', 'c.yaml', '--stats-out', 'stats.json'], { input: jsonl(records), cwd: dir });
+    expect(result.code, result.stderr).toBe(0);
+    expect((parseJsonl(result.stdout) as Trajectory[]).map((r) => r.prompt_index)).toEqual([1]);
+    const stats = JSON.parse(readFileSync(join(dir, 'stats.json'), 'utf8')) as { counters: Record<string, number> };
+    expect(stats.counters).toMatchObject({ records_in: 2, dropped: 1, 'status.compressed': 1, 'reason.over_limit': 1, 'status.skipped': 1 });
   });
 });

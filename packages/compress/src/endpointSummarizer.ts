@@ -1,17 +1,10 @@
 // --strategy llm reaches the model through the one endpoint every hermes-* CLI resolves (flags >
 // environment > --config providers), so the summariser can never use another key or URL than the
 // generator (requirement A). The endpoint is resolved before any record is read.
-import type { Argv, RunContext } from '@hermes-datagen/core';
-import { createChatClient, describeEndpoint, ENDPOINT_ENV_HELP, endpointOptions, resolveEndpoint, type EndpointArgs } from '@hermes-datagen/core/endpoint';
+import type { RunContext } from '@hermes-datagen/core';
+import { createChatClient, describeEndpoint, resolveEndpoint, type EndpointArgs } from '@hermes-datagen/core/endpoint';
 import type { CompressConfig } from './config.js';
 import { llmSummarizer, type Summarizer } from './summarizer.js';
-
-export type EndpointFlags = EndpointArgs;
-export const ENDPOINT_HELP = ENDPOINT_ENV_HELP;
-
-export function withEndpointOptions<T>(y: Argv<T>): Argv<T & EndpointArgs> {
-  return endpointOptions(y);
-}
 
 export async function endpointSummarizer(args: EndpointArgs, ctx: RunContext, config: CompressConfig): Promise<{ summarizer: Summarizer; model: string }> {
   const endpoint = await resolveEndpoint(args, ctx.io);

@@ -3,16 +3,17 @@
 // settings are config.ts; this file declares the CLI and runs the stream.
 import { resolve } from 'node:path';
 import {
-  defineCommand, loadTokenCounter, main as runMain, TOKEN_ENCODINGS, writeJsonAtomic,
+  defineCommand, isPlainObject, loadTokenCounter, main as runMain, TOKEN_ENCODINGS, writeJsonAtomic,
   type CliCommand, type CliSpec, type InputRecord, type RunContext, type StreamArgs, type TokenEncoding,
 } from '@hermes-datagen/core';
 import { checkConfig, configHash, DEFAULTS, parseReducerList, readConfigFile, STRATEGIES, type CompressConfig, type Strategy } from './config.js';
 import type { CompressEnv, Outcome } from './compressRecord.js';
 import { compressionMetrics, AggregateMetrics } from './metrics.js';
 import { compressStream } from './stream.js';
-import { endpointSummarizer, ENDPOINT_HELP, withEndpointOptions, type EndpointFlags } from './endpointSummarizer.js';
+import { ENDPOINT_ENV_HELP, endpointOptions, type EndpointArgs } from '@hermes-datagen/core/endpoint';
+import { endpointSummarizer } from './endpointSummarizer.js';
 
-interface CompressArgs extends EndpointFlags {
+interface CompressArgs extends EndpointArgs {
   encoding?: TokenEncoding;
   tokenizer?: string;
   targetMaxTokens?: number;
@@ -88,7 +89,7 @@ const compress = defineCommand<CompressArgs>({
   describe: 'Bring trajectories under a token budget; each record says how (metadata.compression).',
   stream: true,
   options: (y) =>
-    withEndpointOptions(
+    endpointOptions(
       y
         .option('encoding', { choices: TOKEN_ENCODINGS, describe: `tiktoken encoding for counting (default ${DEFAULTS.encoding})`, group: BUDGET })
         .option('tokenizer', { type: 'string', describe: 'count with this tiktoken ranks file instead (.tiktoken, or tiktoken encoder JSON)', group: BUDGET })
@@ -176,7 +177,7 @@ async function compressCommand(args: CompressArgs & StreamArgs, ctx: RunContext)
       ctx.stats.add('dropped');
       continue;
     }
-    if (outcome.status === 'skipped' && isObject(record.value['metadata']) && record.value['metadata']['compression'] !== undefined) {
+    if (outcome.status === 'skipped' && isPlainObject(record.value['metadata']) && record.value['metadata']['compression'] !== undefined) {
       await out.writeLine(record.bytes);
     } else {
       await out.write(outputRecord(record.value, outcome, hash, config.perRecordMetrics));
@@ -186,13 +187,9 @@ async function compressCommand(args: CompressArgs & StreamArgs, ctx: RunContext)
   ctx.log.info(summaryLine(aggregate, ctx));
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
-
 /** The record with its new conversation, metadata.compression in metadata's place, compression_metrics last. */
 export function outputRecord(value: Record<string, unknown>, outcome: Outcome, hash: string, perRecordMetrics: boolean): Record<string, unknown> {
-  const metadata = isObject(value['metadata']) ? value['metadata'] : {};
+  const metadata = isPlainObject(value['metadata']) ? value['metadata'] : {};
   const compression = {
     tokens_before: outcome.tokensBefore,
     tokens_after: outcome.tokensAfter,
@@ -222,7 +219,7 @@ export const spec: CliSpec = {
   name: 'hermes-compress',
   summary: 'Bring Hermes trajectories under a token budget: deterministic by default, LLM summaries optional; never grows a record.',
   commands: [compress],
-  env: ENDPOINT_HELP,
+  env: ENDPOINT_ENV_HELP,
   epilog: HELP,
 };
 
