@@ -134,14 +134,18 @@ describe('hermes-verify --run-dir', () => {
 
   it("reads upstream's run layout: no ids, a completed_prompts checkpoint, statistics without extensions", async () => {
     const dir = tempDir('hermes-verify-');
-    const { dataset, run } = writeRun(dir, { rows: 3, batches: [[recordFor(0, { id: undefined }), recordFor(1, { id: undefined }), recordFor(2, { id: undefined })]] });
+    const tombstone = { prompt_index: 2, discarded: 'no_reasoning', prompt: 'Task number 2: list the files.' };
+    const { dataset, run } = writeRun(dir, { rows: 3, batches: [[recordFor(0, { id: undefined }), recordFor(1, { id: undefined }), tombstone]] });
     for (const n of [0, 1, 2]) expect(readFileSync(join(run, 'batch_0.jsonl'), 'utf8')).not.toContain(`"id":"p${n}`);
     rewrite(run, 'checkpoint.json', JSON.stringify({ run_name: 'run', completed_prompts: [0, 1, 2, 3], batch_stats: {}, last_updated: '2026-01-15T10:30:00' }));
     const stats = JSON.parse(readFileSync(join(run, 'statistics.json'), 'utf8')) as Record<string, unknown>;
-    rewrite(run, 'statistics.json', JSON.stringify({ tool_statistics: stats['tool_statistics'], reasoning_statistics: stats['reasoning_statistics'], discarded_no_reasoning: 0 }));
+    rewrite(run, 'statistics.json', JSON.stringify({ tool_statistics: stats['tool_statistics'], reasoning_statistics: stats['reasoning_statistics'], discarded_no_reasoning: 1 }));
     rmSync(join(run, 'run.json'));
     const out = await verifyReport(['--run-dir', run, '--dataset', dataset]);
     expect(out.check('run.checkpoint')).toMatchObject({ status: 'FAIL', numbers: { completed_prompts: 4, without_row: 1 } });
+    // The batch files as the stream: the tombstone (no id either) counts once, from the stream.
+    const batches = await verifyReport(['--run-dir', run, '--dataset', dataset, join(run, 'batch_0.jsonl')]);
+    expect(batches.check('count')).toMatchObject({ status: 'PASS', numbers: { trajectories: 2, tombstones: 1 } });
     expect(statuses(out)).toMatchObject({ count: 'PASS', 'run.trajectories': 'PASS', 'run.statistics': 'PASS', 'run.manifest': 'WARN' });
     expect(out.check('run.manifest').summary).toBe('no run.json (hermes-generate --run-name writes it)');
   });

@@ -26,6 +26,8 @@ export class CoverageCheck implements StreamCheck {
   private runTombstones = 0;
   private readonly perRow: Uint32Array | undefined;
   private readonly ids = new Set<string>();
+  /** Keys of the stream's tombstones, ids or `#<prompt_index>`, so the run's are not counted again. */
+  private readonly streamTombstones = new Set<string>();
   private readonly duplicates = new Examples();
   private readonly outOfRange = new Examples();
   private readonly foreignIds = new Examples();
@@ -39,13 +41,17 @@ export class CoverageCheck implements StreamCheck {
     if (item.kind === 'trajectory') this.trajectories += 1;
     else if (item.kind === 'tombstone') this.tombstones += 1;
     const value: { id?: unknown; prompt_index?: unknown } = item.kind === 'invalid' ? item.value : item.record;
+    if (item.kind === 'tombstone') {
+      const key = rowKey(value);
+      if (key !== undefined) this.streamTombstones.add(key);
+    }
     this.count(value, item.place);
   }
 
   /** A tombstone of the run directory's batch files that the stream did not hold (trajectories.jsonl has none). */
   public addRunTombstone(value: { id?: unknown; prompt_index?: unknown }, place: Place): void {
     const key = rowKey(value);
-    if (key !== undefined && this.ids.has(key)) return;
+    if (key !== undefined && (this.ids.has(key) || this.streamTombstones.has(key))) return;
     this.runTombstones += 1;
     this.count(value, place);
   }
