@@ -131,5 +131,31 @@ describe('hermes-generate, endpoint faults', () => {
       expect(failure['prompt_index']).toBe(line - 1);
     }
   });
+
+  it('retries {"error":{"code":429}} in a 200 as a rate limit, and writes the record', async () => {
+    const url = await serve({ sequences: ANSWER, faults: [{ kind: 'error_in_200', when: { nth: [1] } }] });
+    const run = await runGenerate(url, [{ prompt: 'hello' }], ['--toolsets', 'todo']);
+    expect(run.code).toBe(0);
+    expect(run.records).toHaveLength(1);
+    expect(chatRequests()).toBe(2);
+  });
+
+  it('--request-timeout bounds a call that never answers: a timeout failure (exit 4), not a hang', async () => {
+    const url = await serve({ sequences: ANSWER, faults: [{ kind: 'timeout', when: { prompt: { exact: 'hangs' } } }] });
+    const run = await runGenerate(url, [{ prompt: 'hangs' }, { prompt: 'fine' }], ['--toolsets', 'todo', '--request-timeout', '0.5', '--rejects', 'rejects.jsonl']);
+    expect(run.code).toBe(4);
+    expect(run.records.map((r) => r.conversations[1]?.value)).toEqual(['fine']);
+    expect(run.stderr).toContain('no answer within 0.5 s');
+    const [failure] = parseJsonl(readFileSync(join(run.dir, 'rejects.jsonl'), 'utf8')) as { error_class: string }[];
+    expect(failure?.error_class).toBe('timeout');
+  });
+
+  it.each([['0'], ['-1'], ['abc']])('refuses --request-timeout %s before any call (exit 2)', async (value) => {
+    const url = await serve({ sequences: ANSWER });
+    const run = await runGenerate(url, [{ prompt: 'hello' }], ['--toolsets', 'todo', '--request-timeout', value]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('--request-timeout');
+    expect(chatRequests()).toBe(0);
+  });
 });
 

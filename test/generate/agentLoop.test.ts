@@ -1,6 +1,6 @@
 // The agent loop against the real scripted endpoint over HTTP, with the real OpenAI client. The
 // tools here are a recording stand-in: the real tools run in the end-to-end tests.
-import OpenAI from 'openai';
+import OpenAI, { APIConnectionTimeoutError } from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AssistantMessage, ChatMessage, ToolDefinition } from '@hermes-datagen/core';
 import { startScriptedEndpoint, type ReasoningField, type Script, type ScriptedEndpoint } from '@hermes-datagen/testkit';
@@ -41,6 +41,7 @@ async function runScript(script: Script, overrides: Partial<AgentInput> = {}): P
       return Promise.resolve(JSON.stringify({ output: `ran ${name}`, exit_code: 0, error: null }));
     },
     maxTurns: 10,
+    requestTimeoutMs: 30_000,
     signal: new AbortController().signal,
     ...overrides,
   });
@@ -98,7 +99,7 @@ describe('runAgent', () => {
     expect(lastMessages.at(-1)).toEqual({ role: 'user', content: MAX_TURNS_MESSAGE });
   });
 
-  it.each<[ReasoningField]>([['reasoning'], ['reasoning_content'], ['reasoning_details'], ['inline_think'], ['inline_scratchpad']])(
+  it.each<[ReasoningField]>([['reasoning'], ['reasoning_content'], ['reasoning_details'], ['thinking'], ['inline_think'], ['inline_scratchpad']])(
     'takes reasoning sent as %s into the message reasoning and out of its content',
     async (field) => {
       const { run } = await runScript(sequence({ reasoning: 'Three lines, I think.', reasoning_field: field, content: 'It has 3 lines.' }));
@@ -161,4 +162,28 @@ describe('runAgent', () => {
     controller.abort('SIGINT');
     await expect(pending).rejects.toThrow();
   });
+
+  it('answers a tool call with "name": null as an invalid call (a strike with an error result), never as a finished turn', async () => {
+    const nameless = { tool_calls: [{ name: null, arguments: { path: 'notes.txt' } }] };
+    const { run, toolRuns } = await runScript(sequence(nameless, { content: 'It has 3 lines.' }));
+    expect(toolRuns).toEqual([]);
+    expect(run).toMatchObject({ completed: true, partial: false, apiCalls: 2, unknownTools: [] });
+    expect(run.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
+    expect(JSON.parse(run.messages[2]?.content as string)).toEqual({ error: 'the tool name was empty; call one of the available tools by its name. Available tools: read_file, terminal' });
+    const { run: struck } = await runScript(sequence(nameless, nameless, nameless, { content: 'never reached' }));
+    expect(struck).toMatchObject({ completed: false, partial: true, apiCalls: 3 });
+  });
+
+  it.each([['content_filter'], ['error'], ['MALFORMED_FUNCTION_CALL']] as const)('never calls a run completed when a reply ends with finish_reason %s', async (reason) => {
+    const { run } = await runScript(sequence({ content: 'I cannot', finish_reason: reason }));
+    expect(run).toMatchObject({ completed: false, partial: true, apiCalls: 1 });
+    expect(run.messages.map((m) => m.role)).toEqual(['user']);
+  });
+
+  it('bounds a model call, its retries included, by requestTimeoutMs: a timeout, not a hang', async () => {
+    const error = await runScript({ faults: [{ kind: 'timeout' }] }, { requestTimeoutMs: 300 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(APIConnectionTimeoutError);
+    expect((error as Error).message).toBe('no answer within 0.3 s (--request-timeout)');
+  });
 });
+

@@ -8,6 +8,7 @@
 // of the main loop only (docs/rules.md#completed-partial-and-api_calls): not transport retries, not the summary call.
 import type { ChatMessage, ToolDefinition, Usage } from '@hermes-datagen/core';
 import type OpenAI from 'openai';
+import { APIConnectionTimeoutError } from 'openai';
 import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
 import { MAX_TURNS_MESSAGE, summaryMessage } from './maxTurns.js';
 import { addUsage, NO_USAGE, readModelReply, wireAssistantMessage, type ModelReply } from './modelReply.js';
@@ -17,6 +18,15 @@ export const REASONING_EFFORTS = ['none', 'minimal', 'low', 'medium', 'high', 'x
 export type ReasoningEffort = (typeof REASONING_EFFORTS)[number];
 
 export const DEFAULT_MAX_TURNS = 10;
+/** --request-timeout's default: one hung call used to take 6 minutes (120 s a try, three tries). */
+export const DEFAULT_REQUEST_TIMEOUT_S = 120;
+
+/**
+ * Finish reasons of a turn that did not end as the model meant: cut off by the length limit, held
+ * back by a filter, failed at the provider, or a function call the provider could not parse
+ * (Gemini's MALFORMED_FUNCTION_CALL). Such a turn is left out and never makes a run `completed`.
+ */
+const CUT_OFF = /^(length|content_filter|error)$|malformed|refusal|safety|recitation|blocklist|prohibited/i;
 
 /** The part of the OpenAI client the loop uses. */
 export type ChatClient = Pick<OpenAI, 'chat'>;
@@ -33,6 +43,8 @@ export interface AgentInput {
   readonly runTool: (name: string, args: Record<string, unknown>) => Promise<string>;
   readonly maxTurns: number;
   readonly reasoningEffort?: ReasoningEffort | undefined;
+  /** Bounds each model call, its retries included (--request-timeout). */
+  readonly requestTimeoutMs: number;
   readonly signal: AbortSignal;
 }
 
@@ -41,7 +53,7 @@ export interface AgentRun {
   messages: ChatMessage[];
   /** The model gave a final answer on its own. */
   completed: boolean;
-  /** The run was cut short: MAX_STRIKES bad tool-call replies in a row, or a reply cut off by the length limit. */
+  /** The run was cut short: MAX_STRIKES bad tool-call replies in a row, or a reply cut off (CUT_OFF). */
   partial: boolean;
   apiCalls: number;
   usage: Usage;
@@ -56,8 +68,9 @@ export async function runAgent(input: AgentInput): Promise<AgentRun> {
   while (conversation.apiCalls < input.maxTurns) {
     const reply = await conversation.call(true);
     conversation.apiCalls += 1;
-    // A reply cut off by the length limit may hold half a tool call: it is left out, as upstream does.
-    if (reply.finishReason === 'length') return conversation.end({ completed: false, partial: true });
+    // A reply cut off by the length limit may hold half a tool call: it is left out, as upstream does;
+    // so is one a filter or the provider cut off.
+    if (reply.finishReason !== null && CUT_OFF.test(reply.finishReason)) return conversation.end({ completed: false, partial: true });
     conversation.add(reply.message, wireAssistantMessage(reply.message));
     const calls = reply.message.tool_calls ?? [];
     if (calls.length === 0) return conversation.end({ completed: true, partial: false });
@@ -109,6 +122,8 @@ class Conversation {
     const request = new AbortController();
     const relay = (): void => request.abort(signal.reason);
     signal.addEventListener('abort', relay, { once: true });
+    const timedOut = new APIConnectionTimeoutError({ message: `no answer within ${this.input.requestTimeoutMs / 1000} s (--request-timeout)` });
+    const timer = setTimeout(() => request.abort(timedOut), this.input.requestTimeoutMs);
     let body: unknown;
     try {
       body = await this.input.client.chat.completions.create(
@@ -118,9 +133,12 @@ class Conversation {
           ...(withTools && this.tools.length > 0 ? { tools: this.tools } : {}),
           ...(this.input.reasoningEffort !== undefined ? { reasoning_effort: this.input.reasoningEffort } : {}),
         },
-        { signal: request.signal },
+        { signal: request.signal, timeout: this.input.requestTimeoutMs },
       );
+    } catch (error) {
+      throw request.signal.reason === timedOut ? timedOut : error;
     } finally {
+      clearTimeout(timer);
       signal.removeEventListener('abort', relay);
     }
     const reply = readModelReply(body, this.replies);

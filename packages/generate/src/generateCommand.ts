@@ -5,7 +5,7 @@
 import { randomInt } from 'node:crypto';
 import { resolve } from 'node:path';
 import { loadToolRegistry, onForcedExit, UsageError, type RunContext, type StreamArgs, type ToolsRegistryArgs } from '@hermes-datagen/core';
-import { DEFAULT_CHAT_TIMEOUT_MS, endpointIdentity, resolveEndpoint, type EndpointArgs } from '@hermes-datagen/core/endpoint';
+import { endpointIdentity, resolveEndpoint, type EndpointArgs } from '@hermes-datagen/core/endpoint';
 import type { ReasoningEffort } from './agentLoop.js';
 import { generateStream } from './generateStream.js';
 import { failureContext } from './promptFailure.js';
@@ -36,6 +36,7 @@ export interface GenerateArgs extends EndpointArgs, ToolsRegistryArgs, RunArgs {
   keepWorkspaces: boolean;
   sandbox: SandboxMode;
   toolTimeout: number;
+  requestTimeout: number;
   toolConcurrency: number;
 }
 
@@ -44,6 +45,7 @@ export async function runGenerate(args: GenerateArgs & Pick<StreamArgs, 'files'>
   positiveInteger(args.maxTurns, '--max-turns');
   positiveInteger(args.toolConcurrency, '--tool-concurrency');
   if (!(args.toolTimeout > 0)) throw new UsageError(`--tool-timeout must be a number of seconds above 0, got ${String(args.toolTimeout)}`);
+  if (!(args.requestTimeout > 0)) throw new UsageError(`--request-timeout must be a number of seconds above 0, got ${String(args.requestTimeout)}`);
   if (args.seed !== undefined && !Number.isSafeInteger(args.seed)) throw new UsageError(`--seed must be an integer, got ${String(args.seed)}`);
   const { cwd, env } = ctx.io;
   const settings = args.runName === undefined ? undefined : runSettings(args);
@@ -85,7 +87,8 @@ export async function runGenerate(args: GenerateArgs & Pick<StreamArgs, 'files'>
     // As many connections as prompts run at once: each waits on at most one model call.
     client: model.client,
     endpoint: { model: identity.model, host: identity.endpoint_host, keyFingerprint: identity.key_fingerprint },
-    failures: failureContext(endpoint, DEFAULT_CHAT_TIMEOUT_MS),
+    requestTimeoutMs: args.requestTimeout * 1000,
+    failures: failureContext(endpoint, args.requestTimeout * 1000),
     registry,
     // Without --seed a seed is drawn, and recorded in every record, so any run can be repeated.
     // A resumed run keeps the seed its manifest recorded.

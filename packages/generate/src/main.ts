@@ -3,7 +3,7 @@
 // trajectory is written as soon as its prompt is done.
 import { defineCommand, main as runMain, toolsRegistryOption, type CliCommand, type CliSpec } from '@hermes-datagen/core';
 import { ENDPOINT_ENV_HELP, endpointOptions } from '@hermes-datagen/core/endpoint';
-import { DEFAULT_MAX_TURNS, REASONING_EFFORTS } from './agentLoop.js';
+import { DEFAULT_MAX_TURNS, DEFAULT_REQUEST_TIMEOUT_S, REASONING_EFFORTS } from './agentLoop.js';
 import { doctorCommand } from './doctor.js';
 import { failureKindsHelp } from './failureKinds.js';
 import { runGenerate, type GenerateArgs } from './generateCommand.js';
@@ -51,6 +51,7 @@ export const spec: CliSpec = {
         runOptions(toolsRegistryOption(endpointOptions(y), TOOLS))
           .option('concurrency', { alias: 'c', type: 'number', default: 4, describe: 'prompts run at the same time', group: GENERATION })
           .option('max-turns', { type: 'number', default: DEFAULT_MAX_TURNS, describe: 'model calls per prompt; at the limit one more call asks for a summary (completed: false)', group: GENERATION })
+          .option('request-timeout', { type: 'number', default: DEFAULT_REQUEST_TIMEOUT_S, describe: 'seconds one model call may take in all, its retries included; over it the call fails as a timeout (retryable, exit 4)', group: GENERATION })
           .option('reasoning-effort', { alias: 'reasoning_effort', choices: REASONING_EFFORTS, describe: 'sent to the endpoint as reasoning_effort (not sent when not given)', group: GENERATION })
           .option('toolsets', { type: 'string', describe: 'give every prompt exactly these toolsets, comma-separated (e.g. terminal,file)', group: TOOLS })
           .option('distribution', { type: 'string', default: 'default', describe: 'sample each prompt\'s toolsets from this distribution of the tool registry', group: TOOLS })

@@ -1,9 +1,11 @@
 // Reads a chat-completion response into the agent's internal assistant message. Endpoints differ in
 // where they put reasoning (docs/rules.md#think-blocks): core's extractReasoning finds it and moves
 // inline <think>/<REASONING_SCRATCHPAD> blocks out of the content, so every source ends up as the
-// message's `reasoning`. A body that is not a completion (an HTML page, an error object with status
-// 200) is an InvalidReplyError that says what came back.
-import { extractReasoning, isPlainObject, validToolCalls, type AssistantMessage, type ChatToolCall, type Usage } from '@hermes-datagen/core';
+// message's `reasoning` (a top-level `thinking` field, as some providers send it, included). A body
+// that is not a completion (an HTML page, an error object with status 200) is an InvalidReplyError
+// that says what came back. A tool call without a name string (`"name": null`) is kept with an
+// empty name, so the loop answers it as an invalid call instead of dropping it.
+import { extractReasoning, isPlainObject, type AssistantMessage, type ChatToolCall, type ReasoningDetail, type Usage } from '@hermes-datagen/core';
 import type { ChatCompletionAssistantMessageParam } from 'openai/resources/chat/completions';
 
 export class InvalidReplyError extends Error {
@@ -30,13 +32,13 @@ export function readModelReply(body: unknown, turn: number): ModelReply {
     content: contentText(raw['content']),
     reasoning: typeof raw['reasoning'] === 'string' ? raw['reasoning'] : null,
     reasoning_content: typeof raw['reasoning_content'] === 'string' ? raw['reasoning_content'] : null,
-    reasoning_details: Array.isArray(raw['reasoning_details']) ? raw['reasoning_details'] : null,
+    reasoning_details: reasoningDetails(raw),
   };
   const { reasoning, content } = extractReasoning(draft);
   const finishReason = typeof choice['finish_reason'] === 'string' ? choice['finish_reason'] : null;
   const message: AssistantMessage = { role: 'assistant', content, reasoning, finish_reason: finishReason };
-  const toolCalls = validToolCalls({ role: 'assistant', content: null, tool_calls: Array.isArray(raw['tool_calls']) ? raw['tool_calls'] : [] });
-  if (toolCalls.length > 0) message.tool_calls = toolCalls.map((call, index) => withId(call, `call_${turn}_${index}`));
+  const toolCalls = Array.isArray(raw['tool_calls']) ? raw['tool_calls'].filter(isPlainObject) : [];
+  if (toolCalls.length > 0) message.tool_calls = toolCalls.map((call, index) => toolCall(call, `call_${turn}_${index}`));
   return { message, finishReason, usage: readUsage(isPlainObject(body) ? body['usage'] : undefined) };
 }
 
@@ -84,10 +86,24 @@ function contentText(content: unknown): string | null {
   return texts.length > 0 ? texts.join('') : null;
 }
 
-// Some providers omit call ids; a tool message must answer a call by id, so one is made up.
-function withId(call: ChatToolCall, fallbackId: string): ChatToolCall {
-  const id = typeof call.id === 'string' && call.id !== '' ? call.id : fallbackId;
-  return { id, type: 'function', function: { name: call.function.name, arguments: call.function.arguments ?? '' } };
+/** reasoning_details, with a top-level `thinking` text as one more detail. */
+function reasoningDetails(raw: Record<string, unknown>): ReasoningDetail[] | null {
+  const details = Array.isArray(raw['reasoning_details']) ? (raw['reasoning_details'] as ReasoningDetail[]) : [];
+  const thinking = typeof raw['thinking'] === 'string' ? [{ type: 'thinking', thinking: raw['thinking'] }] : [];
+  return details.length + thinking.length > 0 ? [...details, ...thinking] : null;
+}
+
+// Some providers omit call ids; a tool message must answer a call by id, so one is made up. A call
+// without a name string gets an empty one: checkToolCall answers it as an invalid call.
+function toolCall(call: Record<string, unknown>, fallbackId: string): ChatToolCall {
+  const id = typeof call['id'] === 'string' && call['id'] !== '' ? call['id'] : fallbackId;
+  const fn = isPlainObject(call['function']) ? call['function'] : {};
+  const args = fn['arguments'];
+  return {
+    id,
+    type: 'function',
+    function: { name: typeof fn['name'] === 'string' ? fn['name'] : '', arguments: typeof args === 'string' || isPlainObject(args) ? args : '' },
+  };
 }
 
 function argumentsText(call: ChatToolCall): string {

@@ -28,6 +28,8 @@ export interface PromptRunnerSettings {
   readonly sandbox: SandboxMode;
   readonly toolTimeoutMs: number;
   readonly maxToolOutputBytes: number;
+  /** Bounds each model call, its retries included (--request-timeout). */
+  readonly requestTimeoutMs: number;
   /** What the diagnosis of a failed model call names (promptFailure.ts). */
   readonly failures: FailureContext;
   /** The API key, redacted from every tool result. */
@@ -77,6 +79,7 @@ export function promptRunner(settings: PromptRunnerSettings): PromptRunner {
         runTool: async (name, args) => redact(await executeTool(name, args, ctx, tools), settings.secret),
         maxTurns: settings.maxTurns,
         reasoningEffort: settings.reasoningEffort,
+        requestTimeoutMs: settings.requestTimeoutMs,
         signal,
       }).catch((error: unknown) => {
         throw new AgentRunError(error, settings.failures);
