@@ -1,7 +1,7 @@
 // The key never leaves an ApiKey by accident, and redact() removes every form of it from text.
 import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { ApiKey, keyFingerprint, redact } from '@hermes-datagen/core';
+import { ApiKey, canBeSecret, keyFingerprint, redact } from '@hermes-datagen/core';
 
 const KEY = 'sk-hermes-FAKE-secrets-0123456789';
 
@@ -39,7 +39,7 @@ describe('ApiKey', () => {
 
 describe('redact', () => {
   it('replaces the key, its URL-encoded and JSON-escaped forms', () => {
-    const odd = 'sk-a/b+c"d';
+    const odd = 'sk-a/b+c"d-0123456789abcdef';
     const text = `Authorization: Bearer ${odd}; url ?key=${encodeURIComponent(odd)}; body {"k":${JSON.stringify(odd)}}`;
     const out = redact(text, odd);
     expect(out).not.toContain(odd);
@@ -56,6 +56,22 @@ describe('redact', () => {
   it('does nothing for an empty or missing key', () => {
     expect(redact('abc', '')).toBe('abc');
     expect(redact('abc', undefined)).toBe('abc');
+  });
+
+  it.each([['EMPTY'], ['none'], ['test'], ['x'], ['dummy'], ['sk-no-key-required'], ['SK-NO-KEY-REQUIRED'], ['short-key-123']])(
+    'never substitutes %s, which cannot be a secret: the text stays as it is',
+    (placeholder) => {
+      const text = `prints ${placeholder} of the odd numbers; export ${placeholder.toLowerCase()} fix`;
+      expect(canBeSecret(placeholder)).toBe(false);
+      expect(redact(text, placeholder)).toBe(text);
+      expect(redact(text, new ApiKey(placeholder))).toBe(text);
+    },
+  );
+
+  it('takes a value of 16 characters or more that is no placeholder for a secret', () => {
+    expect(canBeSecret('0123456789abcdef')).toBe(true);
+    expect(canBeSecret('  0123456789abcde ')).toBe(false);
+    expect(canBeSecret(KEY)).toBe(true);
   });
 
   it('removes a key that carried a trailing newline, with or without it', () => {

@@ -36,14 +36,35 @@ export class ApiKey {
   }
 }
 
+/** Shorter values are never taken for a secret: no real API key is this short. */
+export const MIN_SECRET_LENGTH = 16;
+
+/**
+ * Keys local servers take in place of a real one (vLLM's EMPTY, llama.cpp's sk-no-key-required,
+ * `none`, `x`…), spelt in any case. The short ones are covered by MIN_SECRET_LENGTH; these are the
+ * long enough ones.
+ */
+const PLACEHOLDER_KEYS: ReadonlySet<string> = new Set(['sk-no-key-required', 'your-api-key-here', 'your_api_key_here', 'sk-placeholder-key', 'not-a-real-api-key']);
+
+/**
+ * Whether a value may be a secret worth hiding. A placeholder or a short value is not: substituting
+ * one would rewrite every occurrence of an ordinary word (EMPTY, none, test, x) in training data and
+ * reports, and protect nothing.
+ */
+export function canBeSecret(value: string): boolean {
+  const trimmed = value.trim();
+  return trimmed.length >= MIN_SECRET_LENGTH && !PLACEHOLDER_KEYS.has(trimmed.toLowerCase());
+}
+
 /**
  * Text with every form of the key in it replaced by its fingerprint: for any error text that may echo
  * a request (a gateway that repeats the Authorization header, fetch rejecting an invalid header value).
+ * A key that cannot be a secret (canBeSecret) leaves the text as it is.
  */
 export function redact(text: string, key: string | ApiKey | undefined): string {
   if (key === undefined) return text;
   const raw = typeof key === 'string' ? key : key.reveal();
-  if (raw === '') return text;
+  if (!canBeSecret(raw)) return text;
   const forms = new Set([raw, raw.trim(), encodeURIComponent(raw), JSON.stringify(raw).slice(1, -1)]);
   const replacement = `[api key ${keyFingerprint(raw)}]`;
   let out = text;

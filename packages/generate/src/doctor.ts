@@ -91,14 +91,14 @@ export function reportJson(result: EndpointCheckResult): unknown {
 
 /**
  * The resolved key, and the value of the key variables and of every variable whose name says it is a
- * secret (a key that failed validation was never resolved, yet an error may still echo it). Values
- * shorter than a real secret are left alone: redacting `x` would mangle the report, not protect anything.
+ * secret (a key that failed validation was never resolved, yet an error may still echo it). A value
+ * that cannot be a secret (short, or a placeholder like EMPTY) is left alone by redact: redacting `x`
+ * would mangle the report, not protect anything.
  */
 function redactSecrets(text: string, inspection: EndpointInspection): string {
   let out = redact(text, inspection.apiKey?.value);
   for (const [name, value] of Object.entries(inspection.env)) {
-    const secretName = name === inspection.apiKeyEnv.value || /KEY|TOKEN|SECRET|PASSWORD/i.test(name);
-    if (secretName && value.trim().length >= 8) out = redact(out, value);
+    if (name === inspection.apiKeyEnv.value || /KEY|TOKEN|SECRET|PASSWORD/i.test(name)) out = redact(out, value);
   }
   return out;
 }

@@ -1,0 +1,51 @@
+// A placeholder key (EMPTY, x, …, as local servers take) cannot be a secret, so it is never
+// substituted: records carry exactly what the prompt, the model and the tools produced, and doctor's
+// report reads as written. (A real key is still never shown: every runGenerate checks it.)
+import { afterEach, describe, expect, it } from 'vitest';
+import { parseToolValue } from '@hermes-datagen/core';
+import { startScriptedEndpoint, type ScriptedEndpoint } from '@hermes-datagen/testkit';
+import { binPath, runProcess } from '../util/cli.js';
+import { runGenerate, TEST_MODEL } from '../util/generate.js';
+
+let endpoint: ScriptedEndpoint | undefined;
+afterEach(async () => {
+  await endpoint?.close();
+  endpoint = undefined;
+});
+
+const PROMPT = 'Write a script that prints EMPTY when the list is empty, then the count of the odd numbers.';
+
+describe('a placeholder key', () => {
+  it('EMPTY: the prompt, the tool result and the answer keep every EMPTY', async () => {
+    endpoint = await startScriptedEndpoint({
+      apiKey: 'EMPTY',
+      script: {
+        sequences: [{
+          match: { contains: 'EMPTY' },
+          replies: [
+            { reasoning: 'Check what EMPTY prints.', tool_calls: [{ name: 'terminal', arguments: { command: 'echo EMPTY' } }] },
+            { reasoning: 'It printed EMPTY.', content: 'The script prints EMPTY for an empty list.' },
+          ],
+        }],
+      },
+    });
+    const run = await runGenerate(endpoint.url, [{ prompt: PROMPT }], ['--toolsets', 'terminal'], { env: { HERMES_API_KEY: 'EMPTY' } });
+    expect(run.code).toBe(0);
+    const [record] = run.records;
+    expect(run.stdout).not.toContain('[api key');
+    expect(record?.conversations[1]?.value).toBe(PROMPT);
+    const [result] = parseToolValue(record?.conversations[3]?.value ?? '') as { content: { output: string } }[];
+    expect(result?.content.output).toMatch(/^EMPTY\n?$/);
+    expect(record?.conversations[4]?.value).toContain('The script prints EMPTY for an empty list.');
+    expect(record?.metadata.model).toBe(TEST_MODEL);
+  });
+
+  it.each([['EMPTY'], ['x'], ['sk-no-key-required']])('%s: doctor\'s report reads as written', async (key) => {
+    endpoint = await startScriptedEndpoint({ apiKey: 'the-gateway-wants-another-key-123' });
+    const doctor = await runProcess(binPath('generate', 'hermes-generate'), ['doctor', '--base-url', endpoint.url, '--model', `EMPTY-${TEST_MODEL}`], { env: { HERMES_API_KEY: key } });
+    expect(doctor.code).toBe(1);
+    expect(doctor.stdout).not.toContain('[api key');
+    expect(doctor.stdout).toContain('      fix: check the key is current');
+    expect(doctor.stdout).toContain(`model     EMPTY-${TEST_MODEL}`);
+  });
+});
