@@ -101,7 +101,7 @@ const toAtropos = defineCommand<ToAtroposArgs>({
       .option('group-by', { choices: ['prompt_index', 'prompt'] as const, default: 'prompt_index' as GroupBy, describe: 'what makes trajectories one group', group: 'Groups:' })
       .option('group-size', { type: 'string', default: 'auto', describe: 'N (complete groups of N) or auto', group: 'Groups:' })
       .option('sorted', { type: 'boolean', default: false, describe: 'input is grouped by prompt: a group ends when the prompt changes', group: 'Groups:' })
-      .option('max-open-groups', { type: 'number', default: 100_000, describe: 'groups held at once before the run stops', group: 'Groups:' })
+      .option('max-open-groups', { type: 'number', default: 10_000, describe: 'groups held at once before the run stops (bounds memory)', group: 'Groups:' })
       .option('keep-uniform', { type: 'boolean', default: false, describe: 'keep groups whose scores are all equal', group: 'Groups:' })
       .option('score', { choices: ['completed'] as const, describe: 'score 1 for completed and not partial, else 0', group: 'Scores:' })
       .option('score-field', { type: 'string', describe: 'score from this numeric field (dotted path)', group: 'Scores:' })
