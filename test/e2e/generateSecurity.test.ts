@@ -81,7 +81,8 @@ describe('hermes-generate, the environment of tool processes', () => {
     ['terminal', { command: 'env' }],
     ['terminal', { command: 'cat /proc/$PPID/environ; cat /proc/*/environ' }],
     ['terminal', { command: 'ps e; ps e -A' }],
-    ['terminal', { command: 'f=/proc/$PPID/environ; base64 -w0 $f; echo; od -An -tx1 -v $f | tr -d " \\n"; echo; tr "\\0" "\\n" < $f | rev' }],
+    // Up the ancestors (the shell's parent, its parent...) to hermes-generate, each environment encoded.
+    ['terminal', { command: 'p=$PPID; for i in 1 2 3 4; do f=/proc/$p/environ; base64 -w0 $f; echo; od -An -tx1 -v $f | tr -d " \\n"; echo; tr "\\0" "\\n" < $f | rev; p=$(cut -d" " -f4 /proc/$p/stat); done' }],
     ['execute_code', { language: 'python', code: 'import glob\nfor f in glob.glob("/proc/[0-9]*/environ"):\n    try: print(open(f, "rb").read().hex())\n    except OSError: pass' }],
   ));
   const SECRETS = [TEST_API_KEY, ...Object.values(FAKE_SECRETS)];

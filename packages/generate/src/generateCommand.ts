@@ -16,6 +16,7 @@ import { openRun, recordedFlags, runSettings, type RunArgs } from './run/runMode
 import { dockerUnavailable } from './tools/docker.js';
 import { chooseSandbox, type SandboxMode } from './tools/sandbox.js';
 import { toolEnv } from './tools/toolEnv.js';
+import { PROCESS_HELPER_SCRIPT } from './tools/processHelperClient.js';
 import { ToolProcesses } from './tools/toolProcesses.js';
 import { defaultWorkspaceRoot, RunWorkspaces } from './tools/workspace.js';
 
@@ -75,7 +76,7 @@ export async function runGenerate(args: GenerateArgs & Pick<StreamArgs, 'files'>
   const quota = new AbortController();
   const model = modelClient(endpoint, { concurrency, limits: settings, log: ctx.log, onExhausted: (reason) => quota.abort(reason) });
   const workspaces = new RunWorkspaces(args.workspaceRoot === undefined ? defaultWorkspaceRoot() : resolve(cwd, args.workspaceRoot), args.workspaceRoot === undefined);
-  const processes = new ToolProcesses({ limit: args.toolConcurrency, isolation: sandbox.host });
+  const processes = new ToolProcesses({ limit: args.toolConcurrency, isolation: sandbox.host, helperScript: PROCESS_HELPER_SCRIPT });
   const secretValues = [endpoint.apiKey.reveal()];
   // A forced exit (a second Ctrl-C) skips the prompts' own cleanup: their processes and workspaces go here.
   const forgetForcedExit = onForcedExit(() => {

@@ -98,3 +98,50 @@ describe('ToolProcesses', () => {
     expect(result).toEqual({ output: '', exit_code: null, error: 'could not start bwrap: it was not found on PATH' });
   });
 });
+
+describe('ToolProcesses through the process helper', () => {
+  let ws: TestWorkspace;
+  let processes: ToolProcesses;
+  beforeEach(async () => {
+    // The built helper: it runs as a process of its own, from dist like the bins.
+    processes = new ToolProcesses({ limit: 4, isolation: 'none', helperScript: join(REPO_ROOT, 'packages/generate/dist/tools/processHelper.js') });
+    ws = await testWorkspace({ processes });
+  });
+  afterEach(async () => {
+    await ws.cleanup();
+  });
+
+  const run = (command: string, ctx: ToolContext = ws.ctx): Promise<CommandResult> => terminalTool.run({ command }, ctx) as Promise<CommandResult>;
+
+  it('gives the same results: output, exit code, timeout, a program not found', async () => {
+    const results = await Promise.all(Array.from({ length: 40 }, (_, i) => run(`echo token-${i}; exit ${i % 3}`)));
+    results.forEach((result, i) => expect(result).toEqual({ output: `token-${i}`, exit_code: i % 3, error: null }));
+    expect((await run('sleep 30', { ...ws.ctx, timeoutMs: 300 })).error).toMatch(/^timed out after 0\.3 s/);
+    const missing = await processes.run({ file: 'no-such-program-here', args: [], cwd: ws.dir, env: ws.ctx.env, timeoutMs: 5000, maxOutputBytes: 100 });
+    expect(missing).toMatchObject({ exitCode: null, spawnError: { code: 'ENOENT', path: 'no-such-program-here' } });
+  });
+
+  it('stops a command when its call is aborted, and kills every group at once on a forced exit', async () => {
+    const controller = new AbortController();
+    const aborted = run('sleep 30', { ...ws.ctx, signal: controller.signal });
+    const killed = run('sleep 30');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    controller.abort();
+    expect((await aborted).error).toMatch(/^stopped/);
+    processes.killAll();
+    expect(await killed).toEqual({ output: '', exit_code: 137, error: null });
+  });
+
+  it('answers the calls of a helper that died with an error result, and starts a new one for the next', async () => {
+    const pending = run('echo $PPID > helper.pid; sleep 30');
+    const { readFile } = await import('node:fs/promises');
+    let helperPid = 0;
+    while (helperPid === 0) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      helperPid = Number(await readFile(join(ws.dir, 'helper.pid'), 'utf8').catch(() => '0'));
+    }
+    process.kill(helperPid, 'SIGKILL');
+    expect(await pending).toMatchObject({ exit_code: null, error: expect.stringContaining('the process that starts tool processes ended unexpectedly') });
+    expect(await run('echo again')).toEqual({ output: 'again', exit_code: 0, error: null });
+  });
+});

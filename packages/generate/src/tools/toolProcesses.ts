@@ -3,8 +3,12 @@
 // event loop while the process is forked, and hundreds in a row stall it for seconds, which starves
 // the model calls and every pipe being read. It also keeps file descriptor use (three pipes a
 // process) within the limit when prompts run by the hundred. And it knows which process groups are
-// alive, so a forced exit can kill them before it removes their workspaces.
+// alive, so a forced exit can kill them before it removes their workspaces. With a helper script, the
+// processes are started by that small helper process (processHelper.ts), so hermes-generate's own
+// thread never pays for a fork of its large memory.
 import { availableParallelism } from 'node:os';
+import { ProcessHelperClient } from './processHelperClient.js';
+import { killAllGroups } from './processHelperProtocol.js';
 import { runProcess, type ProcessOutcome, type ProcessSpec } from './runProcess.js';
 import { isolatedCommand, type HostIsolation } from './sandbox.js';
 
@@ -21,6 +25,8 @@ export interface ToolProcessesOptions {
   readonly limit: number;
   /** The namespace sandbox host commands run in. */
   readonly isolation: HostIsolation;
+  /** The built processHelper.js (PROCESS_HELPER_SCRIPT) to start processes from; without it, this process starts them. */
+  readonly helperScript?: string;
 }
 
 export class ToolProcesses {
@@ -30,8 +36,11 @@ export class ToolProcesses {
   private readonly waiting: (() => void)[] = [];
   private readonly groups = new Set<number>();
 
+  private readonly helper: ProcessHelperClient | undefined;
+
   public constructor(private readonly options: ToolProcessesOptions) {
     this.limit = options.limit;
+    this.helper = options.helperScript === undefined ? undefined : new ProcessHelperClient(options.helperScript);
   }
 
   /**
@@ -54,28 +63,23 @@ export class ToolProcesses {
 
   /** Synchronously SIGKILLs every tool process group still running: the last thing before a forced exit. */
   public killAll(): void {
-    for (const group of this.groups) {
-      try {
-        process.kill(-group, 'SIGKILL');
-      } catch {
-        // ESRCH: gone already.
-      }
-    }
-    this.groups.clear();
+    killAllGroups(this.groups);
   }
 
   private async runInSlot(spec: ProcessSpec): Promise<ProcessOutcome> {
     if (!(await this.slot(spec.signal))) return { output: '', exitCode: null, timedOut: false, aborted: true };
     let group: number | undefined;
+    const tracked: ProcessSpec = {
+      ...spec,
+      onGroup: (pid) => {
+        if (group !== undefined) this.groups.delete(group);
+        group = pid;
+        if (pid !== undefined) this.groups.add(pid);
+      },
+    };
     try {
-      return await runProcess({
-        ...spec,
-        onGroup: (pid) => {
-          if (group !== undefined) this.groups.delete(group);
-          group = pid;
-          if (pid !== undefined) this.groups.add(pid);
-        },
-      });
+      // docker's onStop is a callback, which cannot cross to the helper: that run stays here.
+      return await (this.helper === undefined || spec.onStop !== undefined ? runProcess(tracked) : this.helper.run(tracked));
     } finally {
       this.release();
     }
