@@ -157,5 +157,22 @@ describe('hermes-generate, endpoint faults', () => {
     expect(run.stderr).toContain('--request-timeout');
     expect(chatRequests()).toBe(0);
   });
+
+  it('a duplicate id is a bad line naming both lines: exit 3 under --on-error fail, the earlier records kept', async () => {
+    const url = await serve({ sequences: ANSWER });
+    const run = await runGenerate(url, [{ prompt: 'one', id: 'x' }, { prompt: 'two', id: 'y' }, { prompt: 'three', id: 'x' }], ['--toolsets', 'todo', '-c', '1']);
+    expect(run.code).toBe(3);
+    expect(run.stderr).toContain('error (at <stdin>:3): duplicate id "x": <stdin>:1 has the same id');
+    expect(run.records.map((r) => r.id)).toEqual(['x', 'y']);
+  });
+
+  it('a duplicate id under --on-error skip: skipped into --rejects, the rest run', async () => {
+    const url = await serve({ sequences: ANSWER });
+    const run = await runGenerate(url, [{ prompt: 'one', id: 'x' }, { prompt: 'again', id: 'x' }, { prompt: 'two' }], ['--toolsets', 'todo', '--on-error', 'skip', '--rejects', 'rejects.jsonl']);
+    expect(run.code).toBe(0);
+    expect(run.records.map((r) => r.conversations[1]?.value).sort()).toEqual(['one', 'two']);
+    const rejects = parseJsonl(readFileSync(join(run.dir, 'rejects.jsonl'), 'utf8'));
+    expect(rejects).toEqual([{ line: 2, source: '<stdin>', reason: expect.stringContaining('duplicate id "x": <stdin>:1 has the same id'), raw: '{"prompt":"again","id":"x"}' }]);
+  });
 });
 

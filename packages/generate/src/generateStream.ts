@@ -8,7 +8,7 @@
 // code (with -o, the file is moved into place even then). When the run is stopped
 // (SIGINT/SIGTERM), or the input fails (a bad line under --on-error fail), no new prompt starts
 // and the running ones are aborted and not written.
-import { ExitCode, promptId, redact, type ApiKey, type InputRecord, type Place, type PromptRow, type RunContext, type Trajectory } from '@hermes-datagen/core';
+import { ExitCode, formatPlace, promptId, redact, type ApiKey, type InputRecord, type Place, type PromptRow, type RunContext, type Trajectory } from '@hermes-datagen/core';
 import { runBounded } from './boundedPool.js';
 import type { Delegate } from './run/delegation.js';
 import { failureExitCode } from './failureKinds.js';
@@ -107,12 +107,24 @@ export async function generateStream(ctx: RunContext, options: StreamOptions): P
 /** A valid prompt row, its index, and its line as read (for a failure record). */
 type PromptLine = Omit<PromptJob, 'signal'> & { readonly raw: string };
 
-/** The valid prompt rows with their index; when reading fails, the running prompts are stopped. */
+/**
+ * The valid prompt rows with their index; when reading fails, the running prompts are stopped. A row
+ * whose id an earlier row already has is a bad line (its reason names both lines): ids key every
+ * record downstream (filters, checkpoints, joins), so two prompts under one id would be taken for one.
+ */
 async function* indexedPrompts(ctx: RunContext, stop: AbortController): AsyncGenerator<PromptLine> {
   let promptIndex = 0;
+  const seen = new Map<string, Place>();
   try {
     for await (const batch of ctx.readRecords({ schema: 'prompt' })) {
       for (const record of batch as InputRecord<PromptRow>[]) {
+        const id = promptId(record.value, promptIndex);
+        const first = seen.get(id);
+        if (first !== undefined) {
+          await ctx.rejectRecord(record, `duplicate id "${id}": ${formatPlace(first)} has the same id; give each prompt an id of its own`);
+          continue;
+        }
+        seen.set(id, record.place);
         yield { row: record.value, promptIndex, place: record.place, raw: record.raw };
         promptIndex += 1;
       }
