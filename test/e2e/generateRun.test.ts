@@ -1,6 +1,6 @@
 // hermes-generate --run-name: the run directory, exactly-once resume by record id, tombstones,
 // failures.jsonl, the manifest and the refusals, against the scripted endpoint with the real bin.
-import { appendFileSync, readFileSync } from 'node:fs';
+import { appendFileSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startScriptedEndpoint, type ScriptedEndpoint } from '@hermes-datagen/testkit';
@@ -107,5 +107,23 @@ describe('hermes-generate --run-name', () => {
     expect(other.code).toBe(2);
     expect(other.stderr).toMatch(/--resume refused: .*the API key \(fingerprint [0-9a-f]{8}, not [0-9a-f]{8}\)/);
     expect(readRun(join(dir, 'data', 'r')).manifest.invocations).toHaveLength(1);
+  });
+
+  it('resumes a finished run without rebuilding its outputs, shows progress and the end report on stderr', async () => {
+    endpoint = await startScriptedEndpoint({ script: SCRIPT });
+    const prompts = [{ prompt: 'a' }, { prompt: 'b' }, { prompt: 'c' }];
+    const dir = withDataset(prompts);
+    const first = await runGenerate(endpoint.url, prompts, ['prompts.jsonl', ...RUN, '--progress'], { dir });
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stderr).toMatch(/prompts done, \d+ running, 0 rate-limited/);
+    expect(first.stderr).toContain('📈 Tool Usage Statistics:');
+    expect(first.stderr).toMatch(/todo +3 +3 +0 +100\.0%/);
+    const merged = join(dir, 'data', 'r', 'trajectories.jsonl');
+    const built = statSync(merged).mtimeMs;
+    const again = await runGenerate(endpoint.url, prompts, ['prompts.jsonl', ...RUN, '--resume'], { dir });
+    expect(again.code, again.stderr).toBe(0);
+    expect(statSync(merged).mtimeMs).toBe(built);
+    expect(again.stderr).toContain('✅ Trajectories: 3');
+    expectRunInvariants(join(dir, 'data', 'r'));
   });
 });

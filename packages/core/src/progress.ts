@@ -19,6 +19,8 @@ export class Progress {
   private lastReport = Date.now();
   /** The length of the line last drawn; 0 before the first. */
   private drawn = 0;
+  /** More for the line, from the command (e.g. hermes-generate's prompts done, running, ETA). */
+  private detail: (() => string) | undefined;
 
   public constructor(
     private readonly name: string,
@@ -36,6 +38,10 @@ export class Progress {
     this.draw(now);
   }
 
+  public setDetail(detail: () => string): void {
+    this.detail = detail;
+  }
+
   public done(): void {
     if (!this.enabled) return;
     this.draw(Date.now());
@@ -45,7 +51,7 @@ export class Progress {
   private draw(now: number): void {
     const seconds = Math.max((now - this.started) / 1000, 0.001);
     const rate = Math.round(this.records / seconds);
-    const text = `${this.name}: ${this.records.toLocaleString('en-US')} records, ${rate.toLocaleString('en-US')}/s`;
+    const text = `${this.name}: ${this.records.toLocaleString('en-US')} records, ${rate.toLocaleString('en-US')}/s${this.detail ? `; ${this.detail()}` : ''}`;
     if (this.style === 'lines') this.stream.write(`${text}\n`);
     else this.stream.write(`\r${text}${this.style === 'ansi' ? '\u001b[K' : ' '.repeat(Math.max(0, this.drawn - text.length))}`);
     this.drawn = text.length;

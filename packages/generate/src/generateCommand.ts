@@ -120,6 +120,7 @@ export async function runGenerate(args: GenerateArgs & Pick<StreamArgs, 'files'>
       secret: endpoint.apiKey,
       checkpointIntervalMs: CHECKPOINT_INTERVAL_MS,
       quotaExhausted: quota.signal,
+      limiter: model.limiter,
       delegation: args.maxDepth > 0 ? { maxDepth: args.maxDepth, checkToolsets: (toolsets) => void registry.toolsOf(toolsets) } : undefined,
     });
   } finally {

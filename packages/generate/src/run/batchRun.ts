@@ -24,6 +24,7 @@ import {
   type Tombstone,
   type Trajectory,
 } from '@hermes-datagen/core';
+import { renderReportText } from '@hermes-datagen/stats/internal/reportText.js';
 import { runBounded } from '../boundedPool.js';
 import type { PromptRunner } from '../generateStream.js';
 import { promptFailure } from '../promptFailure.js';
@@ -34,7 +35,8 @@ import { FailureLog, type FailureRecord } from './failureLog.js';
 import { MANIFEST_FILE, writeManifest } from './manifest.js';
 import { recordId, rowHash } from './recordId.js';
 import type { RunDirectory } from './runDirectory.js';
-import { writeRunOutputs } from './runOutputs.js';
+import { unchangedRunOutputs, writeRunOutputs } from './runOutputs.js';
+import type { RateLimiter } from './rateLimiter.js';
 import { inShard, type Shard } from './shard.js';
 import { requestTrace } from './trace.js';
 
@@ -62,6 +64,8 @@ export interface BatchRunOptions {
   readonly quotaExhausted?: AbortSignal | undefined;
   /** delegate_task: offered to prompts whose toolsets include `delegation`. */
   readonly delegation?: Omit<DelegationSettings, 'runPrompt'> | undefined;
+  /** The run's rate limiter, for the progress line's count of 429s. */
+  readonly limiter?: RateLimiter | undefined;
 }
 
 interface Job {
@@ -160,6 +164,14 @@ export async function runBatch(ctx: RunContext, options: BatchRunOptions): Promi
   const traced: PromptRunner = (job) =>
     requestTrace.run({ runName: options.runName, recordId: job.recordId ?? '', traceId: job.traceId ?? '' }, () => options.runPrompt(job));
 
+  ctx.progress.setDetail(() => {
+    const done = tally.written - tally.subAgents + tally.tombstones + tally.failedRetryable + tally.failedOther;
+    const seconds = (Date.now() - started) / 1000;
+    const left = tally.records - tally.skipped - done;
+    const eta = done > 0 && left > 0 ? `, ETA ${Math.round((left * seconds) / done)}s` : '';
+    return `${done}/${tally.records - tally.skipped} prompts done, ${running.size} running, ${options.limiter?.stats.rateLimited ?? 0} rate-limited${eta}`;
+  });
+
   const runOne = async (job: Job): Promise<void> => {
     const prompt = new AbortController();
     running.add(prompt);
@@ -212,6 +224,7 @@ export async function runBatch(ctx: RunContext, options: BatchRunOptions): Promi
       failed_at: new Date().toISOString(),
     };
     await failures.add(record);
+    ctx.progress.tick(0);
   };
 
   /** The root's record (or its tombstone) after its sub-agents', in one append. Sub-agents are never discarded: the root decides. */
@@ -247,6 +260,7 @@ export async function runBatch(ctx: RunContext, options: BatchRunOptions): Promi
     // Each record goes out when it is done, not when the writer's buffer fills.
     await out.flush();
     await checkpoint.maybeWrite();
+    ctx.progress.tick(0);
   };
 
   let code: number = ExitCode.internal;
@@ -282,7 +296,8 @@ export async function runBatch(ctx: RunContext, options: BatchRunOptions): Promi
     invocation.records_written = tally.written;
     invocation.tombstones_written = tally.tombstones;
     invocation.prompts_failed = tally.failedRetryable + tally.failedOther;
-    const merged = await writeRunOutputs(run.dir, files, {
+    const unchanged = tally.written + tally.tombstones === 0 && !run.repaired && files.length === run.files.length;
+    const merged = (unchanged ? await unchangedRunOutputs(run.dir, files, tally.records) : undefined) ?? await writeRunOutputs(run.dir, files, {
       run_name: options.runName,
       distribution: options.distribution,
       total_prompts: tally.records,
@@ -297,6 +312,10 @@ export async function runBatch(ctx: RunContext, options: BatchRunOptions): Promi
       ...(unresolved.length > 0 ? [`${unresolved.length} failed (listed in ${join(run.dir, 'failures.jsonl')}; --resume runs them again)`] : []),
       ...(tally.interrupted > 0 ? [`${tally.interrupted} stopped unwritten`] : []),
     ];
+    ctx.io.stderr.write(renderReportText(merged.summary));
+    const byClass = new Map<string, number>();
+    for (const failure of unresolved) byClass.set(failure.error_class, (byClass.get(failure.error_class) ?? 0) + 1);
+    if (byClass.size > 0) ctx.log.info(`failures by class: ${[...byClass].map(([kind, n]) => `${kind} ${n}`).join(', ')}`);
     ctx.log.info(`${parts.join(', ')}; the run now has ${merged.trajectories} trajectories and ${merged.tombstones} tombstones in ${files.length} batch files (${run.dir})`);
   }
 

@@ -44,6 +44,8 @@ export interface RunDirectory {
   readonly seed: number;
   /** Batch files present before this invocation, in number order. */
   readonly files: readonly BatchFile[];
+  /** A batch file's torn last line was cut off on opening. */
+  readonly repaired: boolean;
   /** Record id -> its entry, from the batch files. */
   readonly done: Map<string, CheckpointEntry>;
 }
@@ -97,11 +99,13 @@ export async function openRunDirectory(options: OpenRunOptions, log: Logger): Pr
   await writeManifest(manifestPath, manifest);
 
   const files = await listBatchFiles(dir);
+  let repaired = false;
   for (const file of files) {
     const torn = await repairTornTail(file);
+    repaired ||= torn !== undefined;
     if (torn) log.warn(`${file.path}: its last line was cut off (${torn.bytes} bytes, a run killed mid-write); removed, that prompt runs again`);
   }
-  return { dir, manifest, invocation, seed: manifest.seed, files, done: await doneRecords(files, log) };
+  return { dir, manifest, invocation, seed: manifest.seed, files, repaired, done: await doneRecords(files, log) };
 }
 
 /** Every record and tombstone with an id in the batch files. */

@@ -3,10 +3,10 @@
 // trajectory of every batch file, tombstones left out, lines unchanged, as upstream's merge) and
 // statistics.json (upstream's shape plus hermes-stats' mergeable summary, over the whole run, so
 // `hermes-stats merge` combines shards' files).
-import { open, rename, rm } from 'node:fs/promises';
+import { open, readFile, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeJsonAtomic, type Tombstone, type Trajectory } from '@hermes-datagen/core';
-import { addTombstone, addTrajectory, emptySummary, finaliseSummary } from '@hermes-datagen/stats/internal/summary.js';
+import { addTombstone, addTrajectory, emptySummary, finaliseSummary, type StatisticsSummary } from '@hermes-datagen/stats/internal/summary.js';
 import { readBatchFile, type BatchFile } from './batchFiles.js';
 
 export const TRAJECTORIES_FILE = 'trajectories.jsonl';
@@ -26,10 +26,11 @@ export interface RunFacts {
 export interface MergeResult {
   readonly trajectories: number;
   readonly tombstones: number;
+  readonly summary: StatisticsSummary;
 }
 
 export async function writeRunOutputs(dir: string, files: readonly BatchFile[], facts: RunFacts): Promise<MergeResult> {
-  const summary = emptySummary();
+  const stats = emptySummary();
   const target = join(dir, TRAJECTORIES_FILE);
   const temp = join(dir, `.${TRAJECTORIES_FILE}.tmp-${process.pid}`);
   const out = await open(temp, 'w');
@@ -41,11 +42,11 @@ export async function writeRunOutputs(dir: string, files: readonly BatchFile[], 
       const kept: string[] = [];
       for (const { value, text } of lines) {
         if ('discarded' in value) {
-          addTombstone(summary, value as unknown as Tombstone);
+          addTombstone(stats, value as unknown as Tombstone);
           tombstones += 1;
           continue;
         }
-        addTrajectory(summary, value as unknown as Trajectory);
+        addTrajectory(stats, value as unknown as Trajectory);
         kept.push(text);
       }
       trajectories += kept.length;
@@ -59,6 +60,7 @@ export async function writeRunOutputs(dir: string, files: readonly BatchFile[], 
   }
   await out.close();
   await rename(temp, target);
+  const summary = finaliseSummary(stats);
   await writeJsonAtomic(join(dir, STATISTICS_FILE), {
     run_name: facts.run_name,
     distribution: facts.distribution,
@@ -68,7 +70,24 @@ export async function writeRunOutputs(dir: string, files: readonly BatchFile[], 
     model: facts.model,
     completed_at: new Date().toISOString(),
     duration_seconds: Math.round(facts.duration_seconds * 100) / 100,
-    ...finaliseSummary(summary),
+    ...summary,
   });
-  return { trajectories, tombstones };
+  return { trajectories, tombstones, summary };
+}
+
+/**
+ * The outputs as the last invocation wrote them, when no batch file has changed since (a resume
+ * that found everything done): rebuilding them would give the same records. Undefined otherwise.
+ */
+export async function unchangedRunOutputs(dir: string, files: readonly BatchFile[], totalPrompts: number): Promise<MergeResult | undefined> {
+  try {
+    const [merged, statistics] = await Promise.all([stat(join(dir, TRAJECTORIES_FILE)), stat(join(dir, STATISTICS_FILE))]);
+    const built = Math.min(merged.mtimeMs, statistics.mtimeMs);
+    for (const file of files) if ((await stat(file.path)).mtimeMs > built) return undefined;
+    const summary = JSON.parse(await readFile(join(dir, STATISTICS_FILE), 'utf8')) as StatisticsSummary & { total_prompts?: number };
+    if (summary.total_prompts !== totalPrompts) return undefined;
+    return { trajectories: summary.trajectories, tombstones: Object.values(summary.discarded).reduce((a, b) => a + b, 0), summary };
+  } catch {
+    return undefined;
+  }
 }
