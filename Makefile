@@ -30,7 +30,7 @@ lint: $(NODE_MODULES_STAMP)
 
 # Every benchmark script runs; the target fails when any reports a missed target.
 bench: setup
-	node bench/run.mjs; stream=$$?; node bench/generate.mjs; generate=$$?; node bench/generate-tools.mjs; tools=$$?; exit $$((stream || generate || tools))
+	node bench/run.mjs; stream=$$?; node bench/generate.mjs; generate=$$?; node bench/generate-tools.mjs; tools=$$?; node bench/generate-run.mjs; run=$$?; exit $$((stream || generate || tools || run))
 
 demo: setup
 	bash fixtures/demo/run-demo.sh

@@ -1,0 +1,157 @@
+// hermes-generate run mode (--run-name) against its stream mode (`node bench/generate-run.mjs`), with
+// the scripted endpoint served from this process:
+//   overhead: N prompts (default 10,000; two model turns each, the in-memory todo tool), zero latency,
+//             40 prompts at once (stream: -c 40; run: --batch-size 10 --num-workers 4). Prompts per
+//             second and CPU per turn of each mode (CPU of the hermes-generate process only), and
+//             the run mode's overhead in CPU per turn (target <= 10%); peak RSS of each (target
+//             well under 500 MB).
+//   resume:   --resume of the finished run: its wall time as a share of the run's (target < 5%).
+//   gateway:  run mode, --max-concurrency 512, every reply 1 s late, 2,048 prompts of two calls:
+//             calls per second as a share of the ideal 512/s (target >= 0.9), and peak RSS.
+// Writes bench/results/generate-run.json; exits 1 when a target is missed (--no-fail: report only).
+// Needs the build (npx tsc -b).
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { exitWithUsage, parseFlags, wholeNumber } from './cli-args.mjs';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const BIN = `${ROOT}packages/generate/bin/hermes-generate.js`;
+const TESTKIT = `${ROOT}packages/testkit/dist/index.js`;
+const RESULTS = `${ROOT}bench/results/generate-run.json`;
+const OVERHEAD_TARGET = 0.1;
+const RESUME_TARGET = 0.05;
+const RSS_TARGET_MB = 500;
+const GATEWAY_CONCURRENCY = 512;
+const GATEWAY_LATENCY_MS = 1000;
+const GATEWAY_TARGET = 0.9;
+const USAGE = `usage: node bench/generate-run.mjs [--prompts N] [--gateway-prompts N] [--no-fail]
+  --prompts N          prompts of the zero-latency runs (default 10000; 2 model turns each)
+  --gateway-prompts N  prompts of the 1 s, --max-concurrency 512 run (default 2048)
+  --no-fail            report a miss without exiting 1`;
+
+function options() {
+  const values = parseFlags(
+    { prompts: { type: 'string', default: '10000' }, 'gateway-prompts': { type: 'string', default: '2048' }, 'no-fail': { type: 'boolean', default: false } },
+    USAGE,
+  );
+  return { prompts: wholeNumber('--prompts', values.prompts, 1), gatewayPrompts: wholeNumber('--gateway-prompts', values['gateway-prompts'], 1), noFail: values['no-fail'] };
+}
+
+const SCRIPT = {
+  sequences: [{
+    match: { regex: '.' },
+    replies: [
+      { reasoning: 'I plan first.', tool_calls: [{ name: 'todo', arguments: { todos: [{ id: '1', content: 'The task', status: 'completed' }] } }] },
+      { reasoning: 'Done; time to answer.', content: 'The task is done.' },
+    ],
+  }],
+};
+
+/** One hermes-generate process; resolves with its wall time, CPU, peak RSS and records. */
+async function generate(endpoint, dir, prompts, args) {
+  const cpuOut = join(dir, `cpu-${Math.random().toString(36).slice(2)}.json`);
+  const statsOut = join(dir, `stats-${Math.random().toString(36).slice(2)}.json`);
+  const argv = ['--import', `${ROOT}bench/cpu-usage-hook.mjs`, BIN, 'prompts.jsonl', '--base-url', endpoint.url, '--model', 'bench-model', '--toolsets', 'todo',
+    '--seed', '1', '--workspace-root', join(dir, 'workspaces'), '--stats-out', statsOut, ...args];
+  const env = { PATH: process.env.PATH ?? '', HERMES_API_KEY: 'sk-bench-not-a-real-key', BENCH_CPU_OUT: cpuOut };
+  const started = performance.now();
+  const child = spawn(process.execPath, argv, { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let records = 0;
+  let partial = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk) => {
+    const text = partial + chunk;
+    const lines = text.split('\n');
+    partial = lines.pop();
+    records += lines.length;
+  });
+  child.stderr.setEncoding('utf8').on('data', (c) => (stderr += c));
+  const code = await new Promise((resolve) => child.on('close', resolve));
+  const wallS = (performance.now() - started) / 1000;
+  if (code !== 0) throw new Error(`hermes-generate ${args.join(' ')} exited ${code}: ${stderr.trim().split('\n').slice(-3).join(' | ')}`);
+  const warning = /Warning|MaxListeners/.exec(stderr);
+  if (warning) throw new Error(`hermes-generate printed a Node warning: ${stderr.slice(warning.index).split('\n')[0]}`);
+  const cpu = JSON.parse(readFileSync(cpuOut, 'utf8'));
+  const stats = JSON.parse(readFileSync(statsOut, 'utf8'));
+  return { prompts, records, wallS, cpuS: (cpu.user + cpu.system) / 1e6, peakRssMb: stats.peak_rss_mb };
+}
+
+function dataset(dir, prompts) {
+  writeFileSync(join(dir, 'prompts.jsonl'), Array.from({ length: prompts }, (_, i) => JSON.stringify({ prompt: `Benchmark task ${i}: plan it, then answer.` })).join('\n') + '\n');
+}
+
+async function main() {
+  const opts = options();
+  if (!existsSync(TESTKIT) || !existsSync(`${ROOT}packages/generate/dist/main.js`)) exitWithUsage('packages are not built: run `npx tsc -b` first');
+  const { startScriptedEndpoint } = await import(TESTKIT);
+  const loadBefore = loadavg();
+  const dir = mkdtempSync(join(tmpdir(), 'hermes-bench-run-'));
+  try {
+    dataset(dir, opts.prompts);
+    let endpoint = await startScriptedEndpoint({ script: SCRIPT, latencyMs: 0, recordRequests: false });
+    process.stderr.write(`bench: generate run mode vs stream mode, ${opts.prompts} prompts, zero latency\n`);
+    const empty = mkdtempSync(join(dir, 'empty-'));
+    dataset(empty, 0);
+    const startup = await generate(endpoint, empty, 0, ['-c', '40']);
+    const stream = await generate(endpoint, dir, opts.prompts, ['-c', '40']);
+    const run = await generate(endpoint, dir, opts.prompts, ['--run-name', 'bench', '--batch-size', '10', '--num-workers', '4']);
+    const resume = await generate(endpoint, dir, opts.prompts, ['--run-name', 'bench', '--batch-size', '10', '--num-workers', '4', '--resume']);
+    await endpoint.close();
+    for (const [name, result, expected] of [['stream', stream, opts.prompts], ['run', run, opts.prompts], ['resume', resume, 0]]) {
+      if (result.records !== expected) throw new Error(`${name}: expected ${expected} records on stdout, got ${result.records}`);
+    }
+    const turns = opts.prompts * 2;
+    const perTurn = (result) => ((result.cpuS - startup.cpuS) * 1000) / turns;
+
+    process.stderr.write(`bench: generate run mode at gateway scale, ${opts.gatewayPrompts} prompts, ${GATEWAY_LATENCY_MS} ms, --max-concurrency ${GATEWAY_CONCURRENCY}\n`);
+    endpoint = await startScriptedEndpoint({ script: SCRIPT, latencyMs: GATEWAY_LATENCY_MS, recordRequests: false });
+    const gatewayDir = mkdtempSync(join(dir, 'gateway-'));
+    dataset(gatewayDir, opts.gatewayPrompts);
+    const gateway = await generate(endpoint, gatewayDir, opts.gatewayPrompts, ['--run-name', 'gateway', '--batch-size', '64', '--num-workers', '8', '--max-concurrency', String(GATEWAY_CONCURRENCY)]);
+    await endpoint.close();
+    const gatewayIdeal = GATEWAY_CONCURRENCY / (GATEWAY_LATENCY_MS / 1000);
+    // Process start and exit included: a lower bound on the steady rate.
+    const gatewayShare = (opts.gatewayPrompts * 2) / gateway.wallS / gatewayIdeal;
+
+    const report = {
+      date: new Date().toISOString(),
+      node: process.version,
+      machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? null, loadBefore, loadAfter: loadavg() },
+      startupCpuS: startup.cpuS,
+      stream: { ...stream, promptsPerS: opts.prompts / stream.wallS, cpuMsPerTurn: perTurn(stream) },
+      run: { ...run, promptsPerS: opts.prompts / run.wallS, cpuMsPerTurn: perTurn(run) },
+      overhead: { cpuPerTurn: perTurn(run) / perTurn(stream) - 1, wall: run.wallS / stream.wallS - 1, target: OVERHEAD_TARGET },
+      resume: { ...resume, shareOfRun: resume.wallS / run.wallS, target: RESUME_TARGET },
+      gateway: { ...gateway, latencyMs: GATEWAY_LATENCY_MS, idealCallsPerS: gatewayIdeal, callsPerS: (opts.gatewayPrompts * 2) / gateway.wallS, share: gatewayShare, target: GATEWAY_TARGET },
+    };
+    mkdirSync(`${ROOT}bench/results`, { recursive: true });
+    writeFileSync(RESULTS, `${JSON.stringify(report, null, 2)}\n`);
+    const pct = (x) => `${(x * 100).toFixed(1)}%`;
+    process.stdout.write([
+      `hermes-generate run mode, load average ${loadBefore.map((v) => v.toFixed(1)).join(' ')} on ${cpus().length} CPUs, ${opts.prompts} prompts x 2 turns, zero latency, 40 at once`,
+      `stream:  ${report.stream.promptsPerS.toFixed(0)} prompts/s, ${report.stream.cpuMsPerTurn.toFixed(2)} ms CPU per turn, peak RSS ${stream.peakRssMb} MB`,
+      `run:     ${report.run.promptsPerS.toFixed(0)} prompts/s, ${report.run.cpuMsPerTurn.toFixed(2)} ms CPU per turn, peak RSS ${run.peakRssMb} MB`,
+      `overhead of the run directory: ${pct(report.overhead.cpuPerTurn)} CPU per turn, ${pct(report.overhead.wall)} wall (target <= ${pct(OVERHEAD_TARGET)} CPU)`,
+      `resume of the finished run: ${resume.wallS.toFixed(2)} s = ${pct(report.resume.shareOfRun)} of the run's ${run.wallS.toFixed(1)} s (target < ${pct(RESUME_TARGET)})`,
+      `gateway: ${opts.gatewayPrompts * 2} calls at ${GATEWAY_LATENCY_MS} ms, --max-concurrency ${GATEWAY_CONCURRENCY}: ${report.gateway.callsPerS.toFixed(0)} calls/s of ${gatewayIdeal} = ${gatewayShare.toFixed(3)} counting process start (target >= ${GATEWAY_TARGET}), peak RSS ${gateway.peakRssMb} MB`,
+      `written to ${RESULTS.slice(ROOT.length)}`,
+    ].join('\n') + '\n');
+    const misses = [
+      ...(report.overhead.cpuPerTurn > OVERHEAD_TARGET ? [`run-directory overhead ${pct(report.overhead.cpuPerTurn)} CPU per turn is over ${pct(OVERHEAD_TARGET)}`] : []),
+      ...(report.resume.shareOfRun >= RESUME_TARGET ? [`resume took ${pct(report.resume.shareOfRun)} of the run`] : []),
+      ...([stream, run, gateway].some((r) => r.peakRssMb >= RSS_TARGET_MB) ? [`a peak RSS reached ${RSS_TARGET_MB} MB`] : []),
+      ...(gatewayShare < GATEWAY_TARGET ? [`gateway share ${gatewayShare.toFixed(3)} is under ${GATEWAY_TARGET}`] : []),
+    ];
+    if (misses.length > 0 && !opts.noFail) {
+      process.stderr.write(misses.map((miss) => `bench: ${miss}\n`).join(''));
+      process.exitCode = 1;
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+await main();
