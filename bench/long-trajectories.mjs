@@ -1,4 +1,4 @@
-// Long trajectories for the compression headline (requirements §E: ~38,000-token debugging runs
+// Long trajectories for the compression headline (docs/compression.md#budget-and-window: ~38,000-token debugging runs
 // brought to ~15%): each record is one synthetic record whose middle (every turn between its task and
 // its final answer) is followed by the middles of the next records, until it is about 160 KB (~38k
 // o200k tokens on this text). Deterministic and cached like the main corpus.

@@ -1,5 +1,5 @@
-// Upstream's summariser and metrics vectors (tests/test_trajectory_compressor.py, hermes-compression.md
-// §8.11): region rendering, the prompt, reply post-processing, Kimi's temperature, backoff, aggregate
+// Upstream's summariser and metrics vectors (tests/test_trajectory_compressor.py;
+// docs/compression.md): region rendering, the prompt, reply post-processing, Kimi's temperature, backoff, aggregate
 // defaults and the per-record metrics' key order.
 import { describe, expect, it } from 'vitest';
 import type { Turn } from '@hermes-datagen/core';
