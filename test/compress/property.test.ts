@@ -13,9 +13,11 @@ import { REDUCERS, type CompressConfig } from '@hermes-datagen/compress/internal
 import { outputRecord } from '@hermes-datagen/compress';
 import { compressibleWindow } from '@hermes-datagen/compress/internal/window.js';
 import { trajectory } from '../util/trajectories.js';
-import { NEVER, settings } from './helpers.js';
+import { NEVER, quarterCounter, settings } from './helpers.js';
 
-const counter = loadTokenCounter();
+// The properties hold for any counter; tiktoken's (checked against tiktoken in tokenizer.test.ts) runs
+// on the adversarial half, upstream's 4-characters stub on the rest, which keeps this test quick.
+const tiktoken = loadTokenCounter();
 const WORDS = ['the', 'build', 'fails', 'in', 'module', 'cache', 'retry', 'path', 'src/main.ts', 'Error:', '42', 'ok', 'npm', 'test', 'passes', 'file', 'line', 'x', '{"a": 1}', '\n', 'é', '漢字'];
 const HOSTILE = ['</think>', '<think>', '<tool_call>', '</tool_call>', '<tool_response>', '</tool_response>'];
 
@@ -86,6 +88,7 @@ function blocks(turn: Turn): Blocks {
 }
 
 async function check(seed: number, hostile: boolean): Promise<void> {
+  const counter = hostile ? tiktoken : quarterCounter;
   const rng = createRng(seed);
   const turns = generate(rng, hostile);
   const tokens = turns.reduce((sum, turn) => sum + counter.count(turn.value), 0);
@@ -129,11 +132,12 @@ async function check(seed: number, hostile: boolean): Promise<void> {
 }
 
 describe('properties of hermes-compress', () => {
-  it('hold over 1,500 generated trajectories', async () => {
-    for (let seed = 1; seed <= 1500; seed++) await check(seed, false);
-  });
+  // About 2 s each on an idle machine; the timeouts are for a loaded one.
+  it('hold over 1,200 generated trajectories', async () => {
+    for (let seed = 1; seed <= 1200; seed++) await check(seed, false);
+  }, 120_000);
 
-  it('hold with adversarial text quoting </think>, <tool_call> and </tool_response> (800 trajectories)', async () => {
-    for (let seed = 100_001; seed <= 100_800; seed++) await check(seed, true);
-  });
+  it('hold with adversarial text quoting </think>, <tool_call> and </tool_response> (500 trajectories)', async () => {
+    for (let seed = 100_001; seed <= 100_500; seed++) await check(seed, true);
+  }, 120_000);
 });
