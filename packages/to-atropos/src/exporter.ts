@@ -8,7 +8,7 @@ import type { Group, GroupSize, Member } from './groups.js';
 import { toAtroposMessages, type MessagesMode } from './messages.js';
 import { recordId } from './scoring.js';
 import { selectDpo, selectSft, type SelectOptions } from './select.js';
-import { trainerTokens, type MaskMode } from './trainerTokens.js';
+import { trainerTokens, type MaskMode, type TrainerTokens } from './trainerTokens.js';
 
 export type Emit = 'sft' | 'dpo' | 'scored';
 
@@ -45,61 +45,55 @@ export class Exporter {
   }
 
   public async group(group: Group): Promise<void> {
-    const { stats } = this.ctx;
-    const { options } = this;
-    let members = group.members;
-    let tokens: { tokens: number[]; masks: number[] }[] = [];
-    // SFT and DPO render only the sequences they select.
+    if (this.options.emit === 'scored') return this.scoredGroup(group.members);
+    const { members } = group;
+    const scores = members.map((member) => member.score);
+    if (this.uniform(scores)) return;
+    // Only the selected sequences are rendered, each once.
     const rendered = new Map<number, AtroposMessage[]>();
     const messagesAt = (i: number): AtroposMessage[] => {
       let messages = rendered.get(i);
       if (!messages) rendered.set(i, (messages = this.messagesOf(members[i] as Member)));
       return messages;
     };
-    if (options.emit === 'scored') {
-      const kept: number[] = [];
-      for (const [i, member] of members.entries()) {
-        const chat = options.render === options.messages ? messagesAt(i) : this.messagesOf(member, options.render);
-        const result = trainerTokens(options.tokenizer as ChatTokenizer, chat, options.mask);
-        if ('problem' in result) {
-          stats.add('sequences_untokenizable');
-          await this.ctx.rejectRecord(asInput(member), `cannot build tokens and masks: ${result.problem}`);
-          continue;
-        }
-        kept.push(i);
-        tokens.push(result);
-      }
-      if (kept.length < members.length) {
-        if (kept.length === 0 || options.groupSize !== 'auto') return this.drop(kept.length === 0 ? 'no_sequences' : 'wrong_size');
-        const keptMessages = kept.map(messagesAt);
-        members = kept.map((i) => members[i] as Member);
-        rendered.clear();
-        keptMessages.forEach((messages, i) => rendered.set(i, messages));
-      }
-    }
-    const scores = members.map((member) => member.score);
-    if (!options.keepUniform && scores.every((score) => score === scores[0])) return this.drop('uniform_scores');
-
-    if (options.emit === 'sft') {
-      for (const i of selectSft(scores, options.select)) await this.write({ messages: messagesAt(i), score: scores[i] } as SftLine);
-      stats.add('groups_written');
-      return;
-    }
-    if (options.emit === 'dpo') {
-      for (const { pos, neg } of selectDpo(scores, options.select, this.rng)) {
+    if (this.options.emit === 'sft') {
+      for (const i of selectSft(scores, this.options.select)) await this.write({ messages: messagesAt(i), score: scores[i] } as SftLine);
+    } else {
+      for (const { pos, neg } of selectDpo(scores, this.options.select, this.rng)) {
         await this.write({ pos: messagesAt(pos), score: scores[pos], neg: messagesAt(neg) } as DpoLine);
       }
-      stats.add('groups_written');
-      return;
     }
-    const { minScore } = options.select;
-    if (minScore !== undefined && Math.max(...scores) < minScore) return this.drop('below_min_score');
-    if (options.maxTokenLen !== undefined) {
-      const long = tokens.filter((t) => t.tokens.length >= (options.maxTokenLen as number)).length;
-      if (long > 0) {
-        stats.add('sequences_too_long', long);
-        return this.drop('too_long');
+    this.ctx.stats.add('groups_written');
+  }
+
+  /** Atropos's pre-send checks in BaseEnv's order: size, equal scores, then length. */
+  private async scoredGroup(group: readonly Member[]): Promise<void> {
+    const { options } = this;
+    const members: Member[] = [];
+    const messages: AtroposMessage[][] = [];
+    const tokens: TrainerTokens[] = [];
+    for (const member of group) {
+      const shown = this.messagesOf(member);
+      const chat = options.render === options.messages ? shown : this.messagesOf(member, options.render);
+      const result = trainerTokens(options.tokenizer as ChatTokenizer, chat, options.mask);
+      if ('problem' in result) {
+        this.ctx.stats.add('sequences_untokenizable');
+        await this.ctx.rejectRecord(asInput(member), `cannot build tokens and masks: ${result.problem}`);
+        continue;
       }
+      members.push(member);
+      messages.push(shown);
+      tokens.push(result);
+    }
+    if (members.length === 0) return this.drop('no_sequences');
+    if (members.length < group.length && options.groupSize !== 'auto') return this.drop('wrong_size');
+    const scores = members.map((member) => member.score);
+    if (this.uniform(scores)) return;
+    if (options.select.minScore !== undefined && Math.max(...scores) < options.select.minScore) return this.drop('below_min_score');
+    const long = options.maxTokenLen === undefined ? 0 : tokens.filter((t) => t.tokens.length >= (options.maxTokenLen as number)).length;
+    if (long > 0) {
+      this.ctx.stats.add('sequences_too_long', long);
+      return this.drop('too_long');
     }
     const scored: ScoredDataGroup = {
       tokens: tokens.map((t) => t.tokens),
@@ -107,7 +101,7 @@ export class Exporter {
       scores,
       advantages: null,
       ref_logprobs: null,
-      messages: members.map((_, i) => messagesAt(i)),
+      messages,
       generation_params: null,
       group_overrides: {},
       overrides: members.map(provenance),
@@ -115,11 +109,17 @@ export class Exporter {
       distill_token_ids: null,
       distill_logprobs: null,
     };
-    tokens = [];
     await this.write(scored);
-    stats.add('groups_written');
-    stats.add('sequences_written', members.length);
+    this.ctx.stats.add('groups_written');
+    this.ctx.stats.add('sequences_written', members.length);
     if (options.client) await this.queue(scored);
+  }
+
+  /** Groups whose scores are all equal carry no signal: dropped unless --keep-uniform. */
+  private uniform(scores: readonly number[]): boolean {
+    if (this.options.keepUniform || !scores.every((score) => score === scores[0])) return false;
+    this.drop('uniform_scores');
+    return true;
   }
 
   /** Posts what is still queued (the input has ended). */
