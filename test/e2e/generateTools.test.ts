@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { parseToolValue, type Trajectory } from '@hermes-datagen/core';
 import { echoTokens, expectedEchoResult, startScriptedEndpoint, type ScriptedEndpoint } from '@hermes-datagen/testkit';
 import { binPath, runProcess } from '../util/cli.js';
-import { runGenerate } from '../util/generate.js';
+import { runGenerate, type GenerateOptions } from '../util/generate.js';
 import { TEST_API_KEY } from '../util/secrets.js';
 
 let endpoint: ScriptedEndpoint | undefined;
@@ -23,27 +23,28 @@ function expectOwnToken(record: Trajectory): void {
   expect(results, `record ${record.id}`).toEqual([expectedEchoResult(record.id ?? '')]);
 }
 
+/**
+ * `count` prompts with --toolsets terminal,file against `latencyMs` replies: exit 0, no warning or
+ * failure, every record there with its own token, no workspace left.
+ */
+async function expectEveryEcho(count: number, latencyMs: number, args: readonly string[], options: GenerateOptions = {}): Promise<void> {
+  const { prompts, script } = echoTokens(count);
+  endpoint = await startScriptedEndpoint({ script, apiKey: TEST_API_KEY, latencyMs, recordRequests: false });
+  const run = await runGenerate(endpoint.url, prompts, ['--toolsets', 'terminal,file', ...args], options);
+  expect(run.stderr).not.toMatch(/Warning|EMFILE|Error:|failed/);
+  expect(run.code).toBe(0);
+  expect(run.records).toHaveLength(count);
+  for (const record of run.records) expectOwnToken(record);
+  expect(readdirSync(join(run.dir, 'workspaces'))).toEqual([]);
+}
+
 describe('hermes-generate with real tools under load', () => {
   it('100 prompts at -c 64 against 200 ms latency: every terminal result holds exactly what its command printed', async () => {
-    const { prompts, script } = echoTokens(100);
-    endpoint = await startScriptedEndpoint({ script, apiKey: TEST_API_KEY, latencyMs: 200, recordRequests: false });
-    const run = await runGenerate(endpoint.url, prompts, ['--toolsets', 'terminal', '-c', '64']);
-    expect(run.stderr).not.toMatch(/Warning|failed/);
-    expect(run.code).toBe(0);
-    expect(run.records).toHaveLength(100);
-    for (const record of run.records) expectOwnToken(record);
-    expect(readdirSync(join(run.dir, 'workspaces'))).toEqual([]);
+    await expectEveryEcho(100, 200, ['-c', '64']);
   }, 60_000);
 
   it('under ulimit -n 256 at -c 128 ends with exit 0, every result right, no workspace left', async () => {
-    const { prompts, script } = echoTokens(128);
-    endpoint = await startScriptedEndpoint({ script, apiKey: TEST_API_KEY, latencyMs: 50, recordRequests: false });
-    const run = await runGenerate(endpoint.url, prompts, ['--toolsets', 'terminal,file', '-c', '128'], { maxOpenFiles: 256 });
-    expect(run.stderr).not.toMatch(/EMFILE|Error:|failed/);
-    expect(run.code).toBe(0);
-    expect(run.records).toHaveLength(128);
-    for (const record of run.records) expectOwnToken(record);
-    expect(readdirSync(join(run.dir, 'workspaces'))).toEqual([]);
+    await expectEveryEcho(128, 50, ['-c', '128'], { maxOpenFiles: 256 });
   }, 60_000);
 
   it('checks --tool-concurrency and --sandbox before calling the endpoint (exit 2), and --help explains both', async () => {
