@@ -4,7 +4,8 @@
 import { appendFileSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { jsonl, tempDir } from '../util/cli.js';
+import { spec } from '../../packages/verify/src/main.js';
+import { jsonl, runInProcess, tempDir } from '../util/cli.js';
 import { recordFor, rewrite, tombstoneFor, writeRun } from './fixtures.js';
 import { statuses, verifyReport } from './helpers.js';
 
@@ -150,9 +151,18 @@ describe('hermes-verify --run-dir', () => {
     expect(out.check('run.manifest').summary).toBe('no run.json (hermes-generate --run-name writes it)');
   });
 
+  it('an empty run directory FAILs its batch files check, without waiting for stdin', async () => {
+    const dir = tempDir('hermes-verify-');
+    const out = await verifyReport(['--run-dir', dir]);
+    expect(out.check('run.batch_files')).toMatchObject({ status: 'FAIL', summary: `no batch_N.jsonl files in ${dir}` });
+    expect(out.report.records).toBe(0);
+    expect(out.code).toBe(1);
+  });
+
   it('a run directory that cannot be read is a usage error (exit 2)', async () => {
-    const out = await verifyReport(['--run-dir', join(tempDir(), 'nope')]).catch((err: Error) => err);
-    expect(String(out)).toMatch(/cannot read --run-dir/);
+    const res = await runInProcess(spec, ['-q', '--run-dir', join(tempDir(), 'nope')]);
+    expect(res.code).toBe(2);
+    expect(res.stderr).toMatch(/^hermes-verify: error: cannot read --run-dir .*nope \(ENOENT\)/);
   });
 
   it('appending a record to a batch file after the merge shows in the merge and the checkpoint', async () => {

@@ -30,7 +30,8 @@ export function scanMarkup(value: string, allowed: ReadonlySet<MarkupTag>): Mark
   const problems: MarkupProblem[] = [];
   let firstBlockAt = -1;
   let open: { tag: MarkupTag; at: number } | null = null;
-  for (const match of value.matchAll(TOKEN)) {
+  TOKEN.lastIndex = 0;
+  for (let match = TOKEN.exec(value); match !== null; match = TOKEN.exec(value)) {
     const closing = match[1] === '/';
     const tag = match[2] as MarkupTag;
     if (open === null) {

@@ -57,7 +57,8 @@ const COLOURS: Record<Status, number> = { PASS: 32, WARN: 33, FAIL: 31 };
 export function printChecklist(stream: Writable, name: string, report: Report, color: boolean): void {
   const paint = (status: Status): string => (color ? `\u001b[${COLOURS[status]}m${status}\u001b[0m` : status);
   const width = Math.max(...report.checks.map((c) => c.id.length));
-  const lines = [`${name}: checklist of ${report.inputs.join(' ')} (${report.records} records)${report.run_dir ? `, run directory ${report.run_dir}` : ''}`];
+  const checked = report.inputs.length > 0 ? `${report.inputs.join(' ')} (${report.records} records)` : 'no record stream';
+  const lines = [`${name}: checklist of ${checked}${report.run_dir ? `, run directory ${report.run_dir}` : ''}`];
   for (const check of report.checks) {
     lines.push(`  ${paint(check.status)}  ${check.id.padEnd(width)}  ${check.summary}`);
     if (check.status !== 'PASS') for (const problem of check.problems) lines.push(`  ${' '.repeat(4 + width + 2)}  - ${problem}`);

@@ -50,8 +50,12 @@ export async function verify(args: VerifyOptions & StreamArgs, ctx: RunContext):
   const mergedPath = run ? join(run.dir, TRAJECTORIES_FILE) : undefined;
   const mergedPresent = mergedPath !== undefined && existsSync(resolve(cwd, mergedPath));
   // With --run-dir and no FILES the run's own records are checked: its merge, or before the run has
-  // written one, its batch files.
-  if (run && args.files.length === 0) args.files = mergedPresent && mergedPath ? [mergedPath] : run.batchFiles.map((name) => join(run.dir, name));
+  // written one, its batch files (and with neither, no stream: stdin is not what was asked for).
+  let readStream = true;
+  if (run && args.files.length === 0) {
+    args.files = mergedPresent && mergedPath ? [mergedPath] : run.batchFiles.map((name) => join(run.dir, name));
+    readStream = args.files.length > 0;
+  }
   const streamIsMerged = mergedPath !== undefined && args.files.length === 1 && args.files[0] !== '-' && resolve(cwd, args.files[0] ?? '') === resolve(cwd, mergedPath);
 
   const checkpoint = run ? readRunFile(run.dir, CHECKPOINT_FILE, cwd, 'json') : undefined;
@@ -68,10 +72,8 @@ export async function verify(args: VerifyOptions & StreamArgs, ctx: RunContext):
     new StructureCheck(),
   ];
   const out = args.quiet ? undefined : await ctx.openOutput();
-  let records = 0;
-  for await (const batch of ctx.readRecords()) {
+  for await (const batch of readStream ? ctx.readRecords() : []) {
     for (const input of batch) {
-      records += 1;
       const item = observe(input.value, input.raw, input.place);
       for (const check of checks) check.observe(item);
       if (streamIsMerged) merged?.observeLine(input.value, input.bytes, input.place);
@@ -80,22 +82,19 @@ export async function verify(args: VerifyOptions & StreamArgs, ctx: RunContext):
   }
   if (ctx.signal.aborted) return 0;
 
-  const results: CheckResult[] = [];
   if (run && merged && mergedPath) {
     if (mergedPresent && !streamIsMerged) await compareMerged(mergedPath, merged, args, ctx);
     for (const tombstone of run.tombstones) coverage.addRunTombstone(tombstone.value, tombstone.place);
-    results.push(...checks.map((check) => check.result()), ...runResults(run, merged, mergedPresent, checkpoint, dataset, cwd));
-  } else {
-    results.push(...checks.map((check) => check.result()));
   }
+  const results: CheckResult[] = [...checks.map((check) => check.result()), ...(run && merged ? runResults(run, merged, mergedPresent, checkpoint, dataset, cwd) : [])];
 
   const report = buildReport(results, {
-    inputs: args.files.length === 0 ? ['<stdin>'] : args.files,
+    inputs: !readStream ? [] : args.files.length === 0 ? ['<stdin>'] : args.files,
     runDir: args.runDir,
     dataset: dataset ? { path: dataset.path, rows: dataset.rows, sha256: dataset.sha256 } : undefined,
     samples: args.samples,
     maxFailureRate: args.maxFailureRate,
-    records,
+    records: ctx.stats.get('records_in'),
   });
   // --stats-out: how the checklist went, beside the reader's counters.
   ctx.stats.add('checks_passed', report.counts.PASS);
