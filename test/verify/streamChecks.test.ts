@@ -48,6 +48,12 @@ describe('hermes-verify as a stage', () => {
     expect(stats).toMatchObject({ exit_code: 0, counters: { records_in: 2, checks_passed: 9, checks_warned: 0, checks_failed: 0 } });
   });
 
+  it('--json into a directory that does not exist is a usage error after the checklist', async () => {
+    const res = await runInProcess(spec, ['-q', '--json', join(tempDir(), 'no', 'report.json')], { input: good(1) });
+    expect(res.code).toBe(2);
+    expect(res.stderr).toMatch(/PASS: 0 failed[\s\S]*error: cannot write --json .*report\.json \(ENOENT\): check the path/);
+  });
+
   it('--json - needs --quiet (the records own stdout): a usage error otherwise', async () => {
     const res = await runInProcess(spec, ['--json', '-'], { input: good(1) });
     expect(res.code).toBe(2);

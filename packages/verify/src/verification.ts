@@ -102,7 +102,11 @@ export async function verify(args: VerifyOptions & StreamArgs, ctx: RunContext):
   ctx.stats.add('checks_failed', report.counts.FAIL);
   printChecklist(ctx.io.stderr, ctx.name, report, wantsColor(ctx.io.stderr, ctx.io.env, args.color));
   if (args.json === '-') ctx.io.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
-  else if (args.json !== undefined) await writeJsonAtomic(resolve(cwd, args.json), report);
+  else if (args.json !== undefined) {
+    await writeJsonAtomic(resolve(cwd, args.json), report).catch((err: NodeJS.ErrnoException) => {
+      throw new UsageError(`cannot write --json ${args.json ?? ''} (${err.code ?? err.message}): check the path`);
+    });
+  }
   return exitCodeOf(results);
 }
 
