@@ -20,13 +20,7 @@ describe('loadEnvFile', () => {
     ['=value\n', 1, /not a NAME=value line/],
     ['A=1\nB="never closed\nC=3\n', 2, /the value opened with " is never closed/],
   ])('%j: a usage error at line %i', (text, line, problem) => {
-    let error: unknown;
-    try {
-      load(text);
-    } catch (err) {
-      error = err;
-    }
-    expect(error).toBeInstanceOf(UsageError);
-    expect((error as Error).message).toMatch(new RegExp(`^--env-file \\.env:${line}: ${problem.source}`));
+    expect(() => load(text)).toThrow(UsageError);
+    expect(() => load(text)).toThrow(new RegExp(`^--env-file \\.env:${line}: ${problem.source}`));
   });
 });

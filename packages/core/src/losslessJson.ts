@@ -56,9 +56,11 @@ export function pythonNumber(value: number): string {
   return pythonFloat(value);
 }
 
-// Any text that might hold a number JSON.parse would change. False alarms (digits in strings) only
-// cost the exact scan below.
-const MAYBE_LOSSY = /\d[.eE]|-0|\d{16}|NaN|Infinity/;
+// Any text that might hold a number JSON.parse would change: a value (after `:`, `,` or `[`, or the
+// whole text) that starts like a float, a 16-digit int, NaN or Infinity. False alarms (the same in
+// a string) only cost the exact scan below.
+const MAYBE_LOSSY_VALUE = /[:,[][ \t\n\r]*(?:-?\d+[.eE]|-?\d{16}|NaN|-?Infinity)/;
+const STARTS_AS_NUMBER = /^[ \t\n\r]*[-\dNI]/;
 // Tokens of JSON text: a string, a number (or Python's NaN / Infinity), or one structural character.
 const TOKEN = /[ \t\n\r]*(?:("(?:[^"\\\n\r\u0000-\u001f]|\\.)*")|(-?(?:Infinity|\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)|NaN)|([{}[\]:,]|true|false|null))/y;
 
@@ -68,10 +70,27 @@ const TOKEN = /[ \t\n\r]*(?:("(?:[^"\\\n\r\u0000-\u001f]|\\.)*")|(-?(?:Infinity|
  * SyntaxError for text that is not JSON.
  */
 export function parseJsonLossless(text: string): unknown {
-  if (!MAYBE_LOSSY.test(text) || !hasLossyNumber(text)) return JSON.parse(text) as unknown;
-  // Strict JSON is checked by JSON.parse itself, so invalid text fails with its usual message.
-  if (!/NaN|Infinity/.test(text)) JSON.parse(text);
-  return new LosslessParser(text).document();
+  let value: unknown;
+  try {
+    value = JSON.parse(text) as unknown;
+  } catch (err) {
+    if (/NaN|Infinity/.test(text)) return new LosslessParser(text).document();
+    throw err;
+  }
+  // JSON.parse changes only numbers it made integral (1.0, -0.0, 1e5, a big int); text without such
+  // a value, or without a token that could have been one, is read right already (the common case:
+  // this check costs a walk over the values, not a scan of the text).
+  if (!hasIntegralNumber(value)) return value;
+  const maybe = MAYBE_LOSSY_VALUE.test(text) || STARTS_AS_NUMBER.test(text);
+  return maybe && hasLossyNumber(text) ? new LosslessParser(text).document() : value;
+}
+
+function hasIntegralNumber(value: unknown): boolean {
+  if (typeof value === 'number') return Number.isInteger(value);
+  if (typeof value !== 'object' || value === null) return false;
+  if (Array.isArray(value)) return value.some(hasIntegralNumber);
+  for (const key in value) if (hasIntegralNumber((value as Record<string, unknown>)[key])) return true;
+  return false;
 }
 
 /** Whether a number token outside strings would be changed by JSON.parse (or is NaN / Infinity). */
