@@ -20,14 +20,14 @@ const CHECKS_HELP = `Checks, each PASS, WARN or FAIL with the numbers behind it 
                        tool (a tool with fewer than ${MIN_CALLS_FOR_TOOL_RATE} answered calls over the limit only warns)
   [tool_distribution]  WARN: a tool offered (system turn <tools>) in most records but never called, or a
                        call to a tool the record did not offer (needs ${MIN_RECORDS_FOR_DISTRIBUTION} records)
-  [reasoning]          gpt turns with a non-empty <think>; WARN when some record has none, FAIL when no turn has
+  [reasoning]          gpt turns with a non-empty <think>; WARN when a record has none, FAIL when no turn has any
   [unknown_tools]      every <tool_call>, used tool_stats key and metadata.unknown_tools is in the registry
   [secrets]            no API key patterns (sk-, AKIA, ghp_, AIza, hf_, xox, private keys, bearer tokens),
                        nor the value of $HERMES_API_KEY / $OPENAI_API_KEY / --api-key-env; never printed
   [structure]          roles in a legal order; each gpt turn one leading <think> then text and <tool_call>
-                       blocks ({"name", "arguments": {...}}); each call answered by a <tool_response> in the
-                       next tool turn, same tool; no unclosed or forged tags (markup inside a block, stray
-                       close tags: unescaped reasoning or tool output that parsers would read as markup)
+                       blocks ({"name", "arguments": {...}}); the next turn a tool turn with one
+                       <tool_response> block per call; no unclosed or forged tags (markup inside a block,
+                       stray close tags: unescaped reasoning or tool output that parsers read as markup)
 With --run-dir DIR (a hermes-generate --run-name directory, or upstream's data/<run_name>):
   [run.batch_files]    batch_N.jsonl: every line a whole record (a torn line FAILs), each id once
   [run.checkpoint]     checkpoint.json: every entry has its row (written/discarded, index, shard); rows not
