@@ -9,6 +9,7 @@ import { startScriptedEndpoint, type ScriptedEndpoint } from '@hermes-datagen/te
 import { binPath, jsonl, tempDir } from '../util/cli.js';
 import { TEST_MODEL } from '../util/generate.js';
 import { TEST_API_KEY } from '../util/secrets.js';
+import { PROCESS_TEST_TIMEOUT_MS, until } from '../util/until.js';
 
 let endpoint: ScriptedEndpoint | undefined;
 afterEach(async () => {
@@ -63,13 +64,5 @@ describe('hermes-generate, stopped by a second Ctrl-C', () => {
     expect(stats).toMatchObject({ command: 'hermes-generate', exit_code: 130 });
     expect(stats.counters['records_in']).toBeGreaterThanOrEqual(4);
     await until(() => sleepers(marker).length === 0);
-  }, 30_000);
+  }, PROCESS_TEST_TIMEOUT_MS);
 });
-
-async function until(condition: () => boolean, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('timed out waiting for the run to get there');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}

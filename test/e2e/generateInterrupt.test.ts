@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startScriptedEndpoint, type ScriptedEndpoint } from '@hermes-datagen/testkit';
 import { binPath, jsonl, parseJsonl, tempDir } from '../util/cli.js';
 import { expectNoSecret, TEST_MODEL } from '../util/generate.js';
+import { PROCESS_TEST_TIMEOUT_MS, until } from '../util/until.js';
 import { TEST_API_KEY } from '../util/secrets.js';
 
 let endpoint: ScriptedEndpoint | undefined;
@@ -56,14 +57,6 @@ describe('hermes-generate, stopped by a signal', () => {
       // The aborted prompts' workspaces are removed like finished ones.
       expect(readdirSync(join(dir, 'workspaces'))).toEqual([]);
       expectNoSecret(dir, { stdout, stderr });
-    });
+    }, PROCESS_TEST_TIMEOUT_MS);
   }
 });
-
-async function until(condition: () => boolean, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('timed out waiting for the run to get there');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}

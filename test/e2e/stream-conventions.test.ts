@@ -5,18 +5,16 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { jsonl, parseJsonl, REPO_ROOT, runProcess, tempDir } from '../util/cli.js';
+import { PROCESS_TEST_TIMEOUT_MS, until } from '../util/until.js';
 
 const CLI = join(REPO_ROOT, 'test/util/passthrough-cli.mjs');
 
 /** Resolves once the run has written part of its -o temp file, i.e. it is mid-run. */
 async function midRun(dir: string): Promise<void> {
-  const deadline = Date.now() + 20_000;
-  while (Date.now() < deadline) {
+  await until(() => {
     const temp = readdirSync(dir).find((f) => f.startsWith('.out.jsonl.tmp'));
-    if (temp && statSync(join(dir, temp)).size > 0) return;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error('the run never started writing');
+    return temp !== undefined && statSync(join(dir, temp)).size > 0;
+  });
 }
 
 function records(n: number): string {
@@ -66,7 +64,7 @@ describe('real process conventions', () => {
       expect(written).toBe(stats.counters.records_in);
       expect(input.startsWith(out)).toBe(true);
       expect(stats.exit_code).toBe(code);
-    }, 60_000);
+    }, PROCESS_TEST_TIMEOUT_MS);
   }
 
   it('a 100 MB line is rejected with bounded memory, and its neighbours survive', async () => {
