@@ -9,24 +9,26 @@ import { runGenerate } from '../util/generate.js';
 import { TEST_API_KEY } from '../util/secrets.js';
 import { statuses, verifyReport } from './helpers.js';
 
-let endpoint: ScriptedEndpoint | undefined;
-afterEach(async () => {
-  await endpoint?.close();
-  endpoint = undefined;
-});
-
+// Every prompt answers after one reasoned call of the todo tool, except the one that never reasons
+// (discarded: a tombstone) and the one whose every request is refused with 401 (failures.jsonl).
 const SCRIPT = {
   sequences: [
-    { match: { contains: 'no thinking' }, replies: [{ content: 'answer without reasoning' }] },
-    { match: { regex: '.' }, replies: [{ reasoning: 'Plan it.', tool_calls: [{ name: 'todo', arguments: { todos: [{ id: '1', content: 'x', status: 'completed' }] } }] }, { reasoning: 'Done.', content: 'finished' }] },
+    { match: { contains: 'without reasoning' }, replies: [{ content: 'no thoughts' }] },
+    { match: { regex: '.' }, replies: [{ reasoning: 'Track it.', tool_calls: [{ name: 'todo', arguments: { todos: [] } }] }, { reasoning: 'Tracked.', content: 'ok' }] },
   ],
-  faults: [{ kind: 'unauthorized' as const, when: { prompt: { contains: '[fail]' } } }],
+  faults: [{ kind: 'unauthorized' as const, when: { prompt: { contains: 'refused' } } }],
 };
+
+const endpoints: ScriptedEndpoint[] = [];
+afterEach(async () => {
+  await Promise.all(endpoints.splice(0).map((e) => e.close()));
+});
 
 describe('hermes-verify --run-dir on a hermes-generate run', () => {
   it('passes the run files; the failed prompt is missing from the count and listed in failures.jsonl', async () => {
-    endpoint = await startScriptedEndpoint({ script: SCRIPT });
-    const prompts = [{ prompt: 'repeat me' }, { prompt: 'repeat me' }, { prompt: 'no thinking please' }, { prompt: 'this one will [fail]' }, { prompt: 'unique task' }];
+    const endpoint = await startScriptedEndpoint({ script: SCRIPT });
+    endpoints.push(endpoint);
+    const prompts = [{ prompt: 'same task' }, { prompt: 'same task' }, { prompt: 'answer without reasoning' }, { prompt: 'a request that is refused' }, { prompt: 'another task' }];
     const dir = tempDir('hermes-verify-run-');
     writeFiles(dir, { 'prompts.jsonl': jsonl(prompts) });
     const generated = await runGenerate(endpoint.url, prompts, ['prompts.jsonl', '--run-name', 'r', '--toolsets', 'todo', '--samples', '2', '--batch-size', '2'], { dir });
