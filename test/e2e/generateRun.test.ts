@@ -126,4 +126,17 @@ describe('hermes-generate --run-name', () => {
     expect(again.stderr).toContain('✅ Trajectories: 3');
     expectRunInvariants(join(dir, 'data', 'r'));
   });
+
+  it('takes a repeated row id for a bad line, as stream mode does: two prompts under one id would be one record', async () => {
+    endpoint = await startScriptedEndpoint({ script: SCRIPT });
+    const prompts = [{ prompt: 'a', id: 'same' }, { prompt: 'b', id: 'other' }, { prompt: 'c', id: 'same' }];
+    const dir = withDataset(prompts);
+    const failed = await runGenerate(endpoint.url, prompts, ['prompts.jsonl', ...RUN], { dir });
+    expect(failed.code).toBe(3);
+    expect(failed.stderr).toMatch(/prompts\.jsonl:3.*duplicate id "same": prompts\.jsonl:1 has the same id/);
+    const skipped = await runGenerate(endpoint.url, prompts, ['prompts.jsonl', ...RUN, '--resume', '--on-error', 'skip'], { dir });
+    expect(skipped.code, skipped.stderr).toBe(0);
+    expect(expectRunInvariants(join(dir, 'data', 'r')).records.map((r) => r['id']).sort()).toEqual(['other', 'same']);
+  });
 });
+

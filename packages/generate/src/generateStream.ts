@@ -105,14 +105,14 @@ export async function generateStream(ctx: RunContext, options: StreamOptions): P
 }
 
 /** A valid prompt row, its index, and its line as read (for a failure record). */
-type PromptLine = Omit<PromptJob, 'signal'> & { readonly raw: string };
+export type PromptLine = Omit<PromptJob, 'signal'> & { readonly raw: string };
 
 /**
  * The valid prompt rows with their index; when reading fails, the running prompts are stopped. A row
  * whose id an earlier row already has is a bad line (its reason names both lines): ids key every
  * record downstream (filters, checkpoints, joins), so two prompts under one id would be taken for one.
  */
-async function* indexedPrompts(ctx: RunContext, stop: AbortController): AsyncGenerator<PromptLine> {
+export async function* indexedPrompts(ctx: RunContext, stop: AbortController): AsyncGenerator<PromptLine> {
   let promptIndex = 0;
   const seen = new Map<string, Place>();
   try {

@@ -17,7 +17,6 @@ import {
   promptId,
   redact,
   type ApiKey,
-  type InputRecord,
   type Place,
   type PromptRow,
   type RunContext,
@@ -26,7 +25,7 @@ import {
 } from '@hermes-datagen/core';
 import { renderReportText } from '@hermes-datagen/stats/internal/reportText.js';
 import { runBounded } from '../boundedPool.js';
-import type { PromptRunner } from '../generateStream.js';
+import { indexedPrompts, type PromptRunner } from '../generateStream.js';
 import { promptFailure } from '../promptFailure.js';
 import { BatchAppender, listBatchFiles } from './batchFiles.js';
 import { delegateFor, type DelegationSettings } from './delegation.js';
@@ -97,7 +96,7 @@ export async function runBatch(ctx: RunContext, options: BatchRunOptions): Promi
   const checkpoint = new CheckpointState(join(run.dir, CHECKPOINT_FILE), { run_name: options.runName, endpoint, dataset: datasetFacts }, options.checkpointIntervalMs);
   for (const [id, entry] of run.done) checkpoint.set(id, entry);
   const batches = new Batches(run.dir, (run.files.at(-1)?.num ?? -1) + 1, options.batchSize);
-  const tally = { written: 0, subAgents: 0, tombstones: 0, skipped: 0, failedRetryable: 0, failedOther: 0, interrupted: 0, rows: 0, records: 0 };
+  const tally = { written: 0, subAgents: 0, tombstones: 0, skipped: 0, failedRetryable: 0, failedOther: 0, interrupted: 0, records: 0 };
 
   // Intake stops at once on a signal; the prompts' own signals only after the grace period.
   const intake = new AbortController();
@@ -121,41 +120,32 @@ export async function runBatch(ctx: RunContext, options: BatchRunOptions): Promi
   };
   options.quotaExhausted?.addEventListener('abort', onQuota, { once: true });
 
+  /** Every (row, sample) not done yet; rows as stream mode reads them (a repeated row id is a bad line). */
   async function* jobs(): AsyncGenerator<Job> {
-    let promptIndex = 0;
     let sequence = 0;
     try {
-      for await (const batch of ctx.readRecords({ schema: 'prompt' })) {
-        for (const record of batch as InputRecord<PromptRow>[]) {
-          if (options.maxSamples !== undefined && promptIndex >= options.maxSamples) return;
-          const index = promptIndex;
-          promptIndex += 1;
-          const row = record.value;
-          const prompt = promptId(row, index);
-          if (!inShard(prompt, options.shard)) continue;
-          tally.rows += 1;
-          const hash = rowHash(row);
-          for (let sample = 0; sample < options.samples; sample += 1) {
-            tally.records += 1;
-            const id = recordId(prompt, sample);
-            const done = run.done.get(id);
-            if (done) {
-              tally.skipped += 1;
-              if (done.row_hash !== undefined && done.row_hash !== hash) {
-                ctx.log.warn(`the row of record ${id} changed since the record was written; the record is kept and the row not run again (use a new --run-name for the new dataset)`, record.place, 'row-changed');
-              }
-              continue;
+      for await (const { row, promptIndex, place } of indexedPrompts(ctx, stop)) {
+        if (options.maxSamples !== undefined && promptIndex >= options.maxSamples) return;
+        datasetFacts.valid_rows = promptIndex + 1;
+        const prompt = promptId(row, promptIndex);
+        if (!inShard(prompt, options.shard)) continue;
+        const hash = rowHash(row);
+        for (let sample = 0; sample < options.samples; sample += 1) {
+          tally.records += 1;
+          const id = recordId(prompt, sample);
+          const done = run.done.get(id);
+          if (done) {
+            tally.skipped += 1;
+            if (done.row_hash !== undefined && done.row_hash !== hash) {
+              ctx.log.warn(`the row of record ${id} changed since the record was written; the record is kept and the row not run again (use a new --run-name for the new dataset)`, place, 'row-changed');
             }
-            yield { row, promptIndex: index, place: record.place, id, sample, rowHash: hash, batch: batches.assign(sequence) };
-            sequence += 1;
+            continue;
           }
+          yield { row, promptIndex, place, id, sample, rowHash: hash, batch: batches.assign(sequence) };
+          sequence += 1;
         }
       }
-    } catch (error) {
-      stop.abort(error);
-      throw error;
     } finally {
-      datasetFacts.valid_rows = promptIndex;
       batches.intakeEnded();
     }
   }
