@@ -122,8 +122,11 @@ class Conversation {
     const request = new AbortController();
     const relay = (): void => request.abort(signal.reason);
     signal.addEventListener('abort', relay, { once: true });
-    const timedOut = new APIConnectionTimeoutError({ message: `no answer within ${this.input.requestTimeoutMs / 1000} s (--request-timeout)` });
-    const timer = setTimeout(() => request.abort(timedOut), this.input.requestTimeoutMs);
+    let timedOut: APIConnectionTimeoutError | undefined;
+    const timer = setTimeout(() => {
+      timedOut = new APIConnectionTimeoutError({ message: `no answer within ${this.input.requestTimeoutMs / 1000} s (--request-timeout)` });
+      request.abort(timedOut);
+    }, this.input.requestTimeoutMs);
     let body: unknown;
     try {
       body = await this.input.client.chat.completions.create(
@@ -136,7 +139,7 @@ class Conversation {
         { signal: request.signal, timeout: this.input.requestTimeoutMs },
       );
     } catch (error) {
-      throw request.signal.reason === timedOut ? timedOut : error;
+      throw timedOut ?? error;
     } finally {
       clearTimeout(timer);
       signal.removeEventListener('abort', relay);
