@@ -50,7 +50,7 @@ describe('hermes-generate --run-name', () => {
     // The three repeated prompts are three records: resume keys are ids, not prompt text (upstream #86523).
     expect(run.records.filter((r) => !('discarded' in r)).map((r) => r['prompt_index']).sort()).toEqual([0, 1, 4, 5]);
     expect(run.records.filter((r) => 'discarded' in r)).toMatchObject([{ prompt_index: 2, discarded: 'no_reasoning', prompt: 'no thinking please' }]);
-    expect(run.failures).toMatchObject([{ id: expect.stringMatching(/^p3-/), error_class: 'needs_fix', line: 4 }]);
+    expect(run.failures).toMatchObject([{ id: expect.stringMatching(/^p3-/), error_class: 'unauthorized', line: 4 }]);
     // stdout has the trajectories, as stream mode would.
     expect(result.records.map((r) => r.id).sort()).toEqual(run.trajectories.map((line) => (JSON.parse(line) as { id: string }).id).sort());
     expect(run.statistics).toMatchObject({ run_name: 'r', total_prompts: 6, batch_size: 2, trajectories: 4, discarded_no_reasoning: 1 });

@@ -1,8 +1,8 @@
 // The fault storm: about 30% of model calls answer 429 (a few with Retry-After 3600, the quota
 // signal; others with only the provider's x-ratelimit headers), 500, never, an HTML page or a body
 // without choices. Every prompt still ends as a record or in failures.jsonl with its class, the
-// request rate the endpoint sees never goes above --rpm, and the one quota pause does not fail
-// anything.
+// request rate the endpoint sees never goes above --rpm, a call that gets no answer ends at
+// --request-timeout, and the one quota pause does not fail anything.
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { promptId } from '@hermes-datagen/core';
@@ -42,7 +42,7 @@ describe('hermes-generate run mode in a fault storm', () => {
     writeFiles(dir, { 'prompts.jsonl': jsonl(prompts) });
     const result = await runGenerate(endpoint.url, prompts, [
       'prompts.jsonl', '--run-name', 'storm', '--toolsets', 'todo', '--batch-size', '4', '--num-workers', '2',
-      '--rpm', String(RPM), '--quota-wait', '1', '--prompt-timeout', '4',
+      '--rpm', String(RPM), '--quota-wait', '1', '--request-timeout', '2',
     ], { dir });
     expect([0, 1, 4], result.stderr).toContain(result.code);
     expect(result.stderr).toMatch(/asks to wait 3600s .*paused for 1s \(--quota-wait\)/);
@@ -54,8 +54,12 @@ describe('hermes-generate run mode in a fault storm', () => {
       const id = promptId(row, index);
       expect(written.has(id) !== failed.has(id), `${id} is either written or failed`).toBe(true);
     }
-    for (const errorClass of failed.values()) expect(['retryable', 'needs_fix', 'prompt_timeout']).toContain(errorClass);
+    // Each failure has the class its fault stands for, as doctor names it.
+    for (const errorClass of failed.values()) expect(['rate-limited', 'server-error', 'timeout', 'prompt-timeout', 'not-an-api', 'no-choices', 'malformed-reply']).toContain(errorClass);
     expect(written.size).toBeGreaterThan(30);
+    // The calls that never got an answer ended at --request-timeout, retries included.
+    expect([...failed.values()]).toContain('timeout');
+    for (const failure of run.failures.filter((f) => f.error_class === 'timeout')) expect(failure.reason).toMatch(/no answer within 2 s/);
 
     // The rate the endpoint saw: no second holds more than rpm/60 request arrivals (+1 for arrival jitter).
     const arrivals = endpoint.requests.filter((r) => r.path.endsWith('/chat/completions')).map((r) => r.receivedAt).sort((a, b) => a - b);

@@ -104,7 +104,7 @@ describe('hermes-generate --run-name, stopped by a signal', () => {
     expect(await resumed.exited).toBe(4);
     const run2 = expectRunInvariants(join(dir, 'data', 'r'));
     expect(run2.records).toHaveLength(8);
-    expect(run2.failures.map((f) => [f.id, f.error_class])).toEqual([['t0', 'prompt_timeout'], ['t1', 'prompt_timeout']]);
+    expect(run2.failures.map((f) => [f.id, f.error_class])).toEqual([['t0', 'prompt-timeout'], ['t1', 'prompt-timeout']]);
     expect(resumed.output.stderr).toMatch(/longer than --prompt-timeout 1s/);
   });
 });

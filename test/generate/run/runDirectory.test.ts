@@ -4,7 +4,8 @@ import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { Logger, UsageError } from '@hermes-datagen/core';
 import { CheckpointState } from '@hermes-datagen/generate/internal/run/checkpoint.js';
-import { FailureLog, type FailureRecord } from '@hermes-datagen/generate/internal/run/failureLog.js';
+import type { FailureRecord } from '@hermes-datagen/generate/internal/promptFailure.js';
+import { FailureLog } from '@hermes-datagen/generate/internal/run/failureLog.js';
 import { datasetHash, manifestDifferences, type Manifest } from '@hermes-datagen/generate/internal/run/manifest.js';
 import { openRunDirectory, type OpenRunOptions } from '@hermes-datagen/generate/internal/run/runDirectory.js';
 import { tempDir, writeFiles } from '../../util/cli.js';
@@ -137,7 +138,7 @@ describe('the checkpoint', () => {
 });
 
 describe('failures.jsonl', () => {
-  const failure = (id: string, reason: string): FailureRecord => ({ id, prompt_index: 0, sample: 0, source: 'p.jsonl', line: 1, error_class: 'retryable', retryable: true, reason, failed_at: 't' });
+  const failure = (id: string, reason: string): FailureRecord => ({ id, prompt_index: 0, sample: 0, source: 'p.jsonl', line: 1, error_class: 'rate-limited', retryable: true, reason, failed_at: 't' });
 
   it('keeps, per prompt still not done, its latest failure; a torn line is ignored', async () => {
     const dir = tempDir();

@@ -26,11 +26,12 @@ import {
 import { renderReportText } from '@hermes-datagen/stats/internal/reportText.js';
 import { runBounded } from '../boundedPool.js';
 import { indexedPrompts, type PromptRunner } from '../generateStream.js';
-import { promptFailure } from '../promptFailure.js';
+import { failureExitCode } from '../failureKinds.js';
+import { failureRecord, internalFailure, promptFailure, type PromptFailure } from '../promptFailure.js';
 import { BatchAppender, listBatchFiles } from './batchFiles.js';
 import { delegateFor, type DelegationSettings } from './delegation.js';
 import { CHECKPOINT_FILE, CheckpointState } from './checkpoint.js';
-import { FailureLog, type FailureRecord } from './failureLog.js';
+import { FailureLog } from './failureLog.js';
 import { MANIFEST_FILE, writeManifest } from './manifest.js';
 import { recordId, rowHash } from './recordId.js';
 import type { RunDirectory } from './runDirectory.js';
@@ -75,6 +76,8 @@ interface Job {
   readonly sample: number;
   readonly rowHash: string;
   readonly batch: number;
+  /** The row's line as read, kept in its failure record. */
+  readonly raw: string;
 }
 
 class PromptTimeout extends Error {
@@ -96,7 +99,9 @@ export async function runBatch(ctx: RunContext, options: BatchRunOptions): Promi
   const checkpoint = new CheckpointState(join(run.dir, CHECKPOINT_FILE), { run_name: options.runName, endpoint, dataset: datasetFacts }, options.checkpointIntervalMs);
   for (const [id, entry] of run.done) checkpoint.set(id, entry);
   const batches = new Batches(run.dir, (run.files.at(-1)?.num ?? -1) + 1, options.batchSize);
-  const tally = { written: 0, subAgents: 0, tombstones: 0, skipped: 0, failedRetryable: 0, failedOther: 0, interrupted: 0, records: 0 };
+  const tally = { written: 0, subAgents: 0, tombstones: 0, skipped: 0, interrupted: 0, records: 0 };
+  const failedKinds = new Map<string, number>();
+  const failedCount = (): number => [...failedKinds.values()].reduce((sum, n) => sum + n, 0);
 
   // Intake stops at once on a signal; the prompts' own signals only after the grace period.
   const intake = new AbortController();
@@ -124,7 +129,7 @@ export async function runBatch(ctx: RunContext, options: BatchRunOptions): Promi
   async function* jobs(): AsyncGenerator<Job> {
     let sequence = 0;
     try {
-      for await (const { row, promptIndex, place } of indexedPrompts(ctx, stop)) {
+      for await (const { row, promptIndex, place, raw } of indexedPrompts(ctx, stop)) {
         if (options.maxSamples !== undefined && promptIndex >= options.maxSamples) return;
         datasetFacts.valid_rows = promptIndex + 1;
         const prompt = promptId(row, promptIndex);
@@ -141,7 +146,7 @@ export async function runBatch(ctx: RunContext, options: BatchRunOptions): Promi
             }
             continue;
           }
-          yield { row, promptIndex, place, id, sample, rowHash: hash, batch: batches.assign(sequence) };
+          yield { row, promptIndex, place, raw, id, sample, rowHash: hash, batch: batches.assign(sequence) };
           sequence += 1;
         }
       }
@@ -155,7 +160,7 @@ export async function runBatch(ctx: RunContext, options: BatchRunOptions): Promi
     requestTrace.run({ runName: options.runName, recordId: job.recordId ?? '', traceId: job.traceId ?? '' }, () => options.runPrompt(job));
 
   ctx.progress.setDetail(() => {
-    const done = tally.written - tally.subAgents + tally.tombstones + tally.failedRetryable + tally.failedOther;
+    const done = tally.written - tally.subAgents + tally.tombstones + failedCount();
     const seconds = (Date.now() - started) / 1000;
     const left = tally.records - tally.skipped - done;
     const eta = done > 0 && left > 0 ? `, ETA ${Math.round((left * seconds) / done)}s` : '';
@@ -196,23 +201,14 @@ export async function runBatch(ctx: RunContext, options: BatchRunOptions): Promi
   };
 
   const recordFailure = async (job: Job, error: unknown): Promise<void> => {
-    const failure = error instanceof PromptTimeout ? { retryable: true, reason: error.message, errorClass: 'prompt_timeout' } : classified(error);
-    if (failure.retryable) tally.failedRetryable += 1;
-    else tally.failedOther += 1;
+    // Classed as doctor classes it (promptFailure.ts); anything else is a bug (exit 70), and the run goes on.
+    const failure: PromptFailure = error instanceof PromptTimeout
+      ? { kind: 'prompt-timeout', retryable: true, reason: error.message }
+      : promptFailure(error) ?? internalFailure(error);
+    failedKinds.set(failure.kind, (failedKinds.get(failure.kind) ?? 0) + 1);
     ctx.stats.add('prompts_failed');
-    const reason = redact(failure.reason, options.secret);
-    ctx.log.warn(`prompt ${job.id} failed, no record (it runs again on --resume): ${reason}`, job.place, 'prompt-failed');
-    const record: FailureRecord = {
-      id: job.id,
-      prompt_index: job.promptIndex,
-      sample: job.sample,
-      source: job.place.source,
-      line: job.place.line,
-      error_class: failure.errorClass,
-      retryable: failure.retryable,
-      reason,
-      failed_at: new Date().toISOString(),
-    };
+    const record = failureRecord({ id: job.id, promptIndex: job.promptIndex, place: job.place, sample: job.sample, raw: job.raw }, failure, options.secret);
+    ctx.log.warn(`prompt ${job.id} failed, no record (it runs again on --resume): ${record.reason}`, job.place, 'prompt-failed');
     await failures.add(record);
     ctx.progress.tick(0);
   };
@@ -272,8 +268,8 @@ export async function runBatch(ctx: RunContext, options: BatchRunOptions): Promi
   function exitCode(): number {
     if (options.quotaExhausted?.aborted) return ExitCode.retryable;
     if (ctx.signal.aborted) return ctx.signal.reason === 'SIGTERM' ? ExitCode.terminated : ExitCode.interrupted;
-    if (tally.failedRetryable + tally.failedOther === 0) return ExitCode.ok;
-    return tally.failedOther === 0 ? ExitCode.retryable : ExitCode.checksFailed;
+    if (failedKinds.has('internal')) return ExitCode.internal;
+    return failureExitCode(failedKinds.keys());
   }
 
   async function finish(exit: number): Promise<void> {
@@ -285,7 +281,7 @@ export async function runBatch(ctx: RunContext, options: BatchRunOptions): Promi
     invocation.exit_code = exit;
     invocation.records_written = tally.written;
     invocation.tombstones_written = tally.tombstones;
-    invocation.prompts_failed = tally.failedRetryable + tally.failedOther;
+    invocation.prompts_failed = failedCount();
     const unchanged = tally.written + tally.tombstones === 0 && !run.repaired && files.length === run.files.length;
     const merged = (unchanged ? await unchangedRunOutputs(run.dir, files, tally.records) : undefined) ?? await writeRunOutputs(run.dir, files, {
       run_name: options.runName,
@@ -309,12 +305,6 @@ export async function runBatch(ctx: RunContext, options: BatchRunOptions): Promi
     ctx.log.info(`${parts.join(', ')}; the run now has ${merged.trajectories} trajectories and ${merged.tombstones} tombstones in ${files.length} batch files (${run.dir})`);
   }
 
-}
-
-function classified(error: unknown): { retryable: boolean; reason: string; errorClass: string } {
-  const failure = promptFailure(error);
-  if (failure === undefined) throw error;
-  return { ...failure, errorClass: failure.retryable ? 'retryable' : 'needs_fix' };
 }
 
 /** upstream's tombstone (docs/record-format.md#tombstones) with our id; the trajectory is kept inside, nothing is lost. */

@@ -1,26 +1,13 @@
-// failures.jsonl: every prompt that failed after the client's retries, with its place, id, class
-// and reason. Appended (and fsynced) as failures happen, so a killed run still shows them; at the
+// failures.jsonl: every prompt that failed after the client's retries, as its failure record
+// (schemas/failure.schema.json: place, id, class, diagnosis). Appended (and fsynced) as failures happen, so a killed run still shows them; at the
 // end of an invocation it is rewritten to the prompts that still have no record (the latest failure
 // of each), which are exactly what the next --resume runs again.
 import { open, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomic } from '@hermes-datagen/core';
+import type { FailureRecord } from '../promptFailure.js';
 
 export const FAILURES_FILE = 'failures.jsonl';
-
-export interface FailureRecord {
-  readonly id: string;
-  readonly prompt_index: number;
-  readonly sample: number;
-  /** Where the prompt's row is: input name and 1-based line. */
-  readonly source: string;
-  readonly line: number;
-  /** What kind of failure: retryable ones may pass on a later run; the others need a fix first. */
-  readonly error_class: string;
-  readonly retryable: boolean;
-  readonly reason: string;
-  readonly failed_at: string;
-}
 
 export class FailureLog {
   private readonly path: string;
@@ -66,7 +53,7 @@ export class FailureLog {
   public async settle(isDone: (id: string) => boolean): Promise<FailureRecord[]> {
     await this.chain;
     for (const id of [...this.latest.keys()]) if (isDone(id)) this.latest.delete(id);
-    const unresolved = [...this.latest.values()].sort((a, b) => a.prompt_index - b.prompt_index || a.sample - b.sample);
+    const unresolved = [...this.latest.values()].sort((a, b) => a.prompt_index - b.prompt_index || (a.sample ?? 0) - (b.sample ?? 0));
     await writeFileAtomic(this.path, unresolved.map((record) => `${JSON.stringify(record)}\n`).join(''));
     return unresolved;
   }
