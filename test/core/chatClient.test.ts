@@ -234,6 +234,13 @@ describe('createChatClient, a 200 that is no completion', () => {
     expect(seen).toHaveLength(2);
   });
 
+  it('does not retry a 401 inside a 200: the status decides, as for any response', async () => {
+    const { url, seen } = await bodiesServer([JSON.stringify({ error: { code: 401, message: 'No auth credentials found' } })]);
+    const error = await ping(await endpointAt(url), { maxRetries: 2 }).catch((e: unknown) => e);
+    expect((error as APIError).status).toBe(401);
+    expect(seen).toHaveLength(1);
+  });
+
   it('reads the status an error body stands for', () => {
     expect(embeddedErrorStatus({ error: { code: 429 } })).toBe(429);
     expect(embeddedErrorStatus({ error: { code: '503', message: 'x' } })).toBe(503);

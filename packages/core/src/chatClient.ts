@@ -103,7 +103,8 @@ export function surfaceReplyFaults(inner: FetchLike): FetchLike {
       const headers = new Headers(response.headers);
       if (fault !== undefined) {
         headers.set(REPLY_FAULT_HEADER, fault);
-        headers.set('x-should-retry', 'true');
+        // The status decides whether the client retries (a 401 inside a 200 is not retried).
+        headers.delete('x-should-retry');
         headers.set('content-type', 'application/json');
         headers.delete('content-length');
       }
