@@ -49,7 +49,7 @@ export function runOptions<T>(y: Argv<T>): Argv<T & RunArgs> {
     .option('grace', { type: 'number', default: 30, describe: 'seconds running prompts get to finish after SIGINT/SIGTERM before they are stopped unwritten', group: RUN })
     .option('rpm', { type: 'number', describe: 'model requests a minute at most (starts spaced 60/rpm s apart), retries included', group: RATE })
     .option('tpm', { type: 'number', describe: 'tokens a minute at most: each request is charged an estimate before and its reported usage after', group: RATE })
-    .option('quota-wait', { alias: 'quota_wait', type: 'number', default: 300, describe: 'seconds an exhausted quota (a Retry-After beyond 30 s, insufficient_quota) may pause the run; still exhausted after it, the run ends resumably with exit 4', group: RATE })
+    .option('quota-wait', { alias: 'quota_wait', type: 'number', default: 60, describe: 'seconds an exhausted quota (a Retry-After beyond 30 s, insufficient_quota) may pause the run; still exhausted after it, the run ends resumably with exit 4. Keep it under --request-timeout: a call waiting out the pause counts it', group: RATE })
     .option('max-depth', { alias: 'max_depth', type: 'number', default: 1, describe: 'delegate_task (toolset delegation): how deep sub-agents may go; 1 lets the prompt\'s agent delegate and its sub-agents not', group: RUN })
     .option('discard-no-reasoning', { type: 'boolean', default: true, describe: 'a trajectory without any reasoning becomes a tombstone (done, not re-run, left out of trajectories.jsonl; the trajectory is kept inside it), as upstream', group: RUN }) as unknown as Argv<T & RunArgs>;
 }
