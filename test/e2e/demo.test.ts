@@ -1,25 +1,43 @@
-// make demo's script as a user runs it: the whole pipeline against the scripted endpoint, one console
-// report (with the HTML page written alongside), every file it names present.
+// make demo's script as a user runs it: the scripted endpoint announced as a stand-in, the whole pipeline,
+// one console report, the SQL example and the checklist, every output it names present, and no process
+// left behind. It runs twice into the same directory, as a user re-running make demo does.
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT, tempDir } from '../util/cli.js';
 
+function runDemo(out: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn('bash', ['fixtures/demo/run-demo.sh'], { cwd: REPO_ROOT, env: { PATH: process.env['PATH'] ?? '', SHLVL: '1', HERMES_DEMO_OUTPUT: out } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
 describe('make demo (fixtures/demo/run-demo.sh)', () => {
-  it('prints the console report once and writes the trajectories, summary and HTML page', async () => {
+  it('runs the pipeline, prints the report once, the query and the checklist, names every output, and can run again', async () => {
     const out = tempDir('hermes-demo-');
-    const res = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-      const child = spawn('bash', ['fixtures/demo/run-demo.sh'], { cwd: REPO_ROOT, env: { PATH: process.env['PATH'] ?? '', SHLVL: '1', HERMES_DEMO_OUTPUT: out } });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-      child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-      child.on('close', (code) => resolve({ code, stdout, stderr }));
-    });
-    expect(res.code, res.stderr).toBe(0);
-    expect(res.stdout.match(/HERMES-STATS REPORT/g)).toHaveLength(1);
-    expect(res.stdout).toMatch(/Trajectories: 5\n/);
-    for (const file of ['trajectories.jsonl', 'statistics.json', 'report.html', 'rejected.jsonl']) expect(existsSync(join(out, file)), file).toBe(true);
-  }, 120_000);
+    const prompts = readFileSync(join(REPO_ROOT, 'fixtures/prompts.jsonl'), 'utf8').trim().split('\n').length;
+    for (const run of [1, 2]) {
+      const res = await runDemo(out);
+      expect(res.code, `run ${run}: ${res.stderr}`).toBe(0);
+      expect(res.stdout).toMatch(/SCRIPTED STAND-IN, not a model/);
+      expect(res.stdout).toMatch(/make demo DEMO_BASE_URL=\S+ DEMO_MODEL=\S+/);
+      expect(res.stdout.match(/HERMES-STATS REPORT/g)).toHaveLength(1);
+      expect(res.stdout).toContain(`Trajectories: ${prompts}\n`);
+      expect(res.stdout).toMatch(/\(\d+ rows\)/);
+      expect(res.stdout).toMatch(/hermes-verify: PASS: 0 failed/);
+      for (const file of ['trajectories.jsonl', 'statistics.json', 'report.html', 'rejected.jsonl', 'compression.json', 'verify.json', 'sft.jsonl', 'runs/demo/run.json']) {
+        expect(existsSync(join(out, file)), file).toBe(true);
+        expect(res.stdout, file).toContain(join(out, file.replace(/run\.json$/, '')));
+      }
+      expect(readFileSync(join(out, 'sft.jsonl'), 'utf8').trim().split('\n')).toHaveLength(prompts);
+      const url = readFileSync(join(out, 'endpoint.url'), 'utf8').trim();
+      await expect(fetch(`${url}/models`)).rejects.toThrow();
+    }
+  }, 240_000);
 });
