@@ -97,29 +97,33 @@ function quote(text: string, max: number): string {
   return escapeTags(chars.length > max ? `${chars.slice(0, max).join('')}…` : oneLine);
 }
 
-/** Header and lines, with lines dropped from the middle (and counted) until the text fits `targetTokens`. */
+/**
+ * Header and lines, with lines dropped from the middle (and counted) until the text fits `targetTokens`.
+ * How many to keep is found on per-line counts (each line counted once), then checked on the text.
+ */
 function fitLines(header: string, lines: readonly string[], counter: TokenCounter, targetTokens: number): string {
-  const render = (kept: readonly string[], dropped: number, at: number): string => {
-    const body = dropped === 0 ? kept : [...kept.slice(0, at), `- … ${dropped} more step lines omitted …`, ...kept.slice(at)];
-    return [header, ...body].join('\n');
+  const render = (keep: number): string => {
+    if (keep >= lines.length) return [header, ...lines].join('\n');
+    const head = Math.ceil(keep / 2);
+    const omitted = `- … ${lines.length - keep} more step lines omitted …`;
+    return [header, ...lines.slice(0, head), omitted, ...lines.slice(lines.length - (keep - head))].join('\n');
   };
-  let text = render(lines, 0, 0);
-  if (counter.count(text) <= targetTokens) return text;
-  // Binary search on how many lines to keep (half from the start, half from the end).
-  let low = 0;
-  let high = lines.length;
-  let best = render([], lines.length, 0);
-  while (low <= high) {
-    const keep = Math.floor((low + high) / 2);
-    const headKeep = Math.ceil(keep / 2);
-    const kept = [...lines.slice(0, headKeep), ...lines.slice(lines.length - (keep - headKeep))];
-    text = render(kept, lines.length - keep, headKeep);
-    if (counter.count(text) <= targetTokens) {
-      best = text;
-      low = keep + 1;
-    } else {
-      high = keep - 1;
-    }
+  const full = render(lines.length);
+  if (counter.count(full) <= targetTokens) return full;
+  const cost = lines.map((line) => counter.count(line) + 1);
+  const prefix = [0];
+  for (const c of cost) prefix.push((prefix.at(-1) as number) + c);
+  const fixed = counter.count(header) + 16;
+  const estimate = (keep: number): number => {
+    const head = Math.ceil(keep / 2);
+    return fixed + (prefix[head] as number) + (prefix[lines.length] as number) - (prefix[lines.length - (keep - head)] as number);
+  };
+  let keep = lines.length - 1;
+  while (keep > 0 && estimate(keep) > targetTokens) keep--;
+  let text = render(keep);
+  while (keep > 0 && counter.count(text) > targetTokens) {
+    keep = Math.max(0, keep - Math.max(1, Math.floor(keep / 20)));
+    text = render(keep);
   }
-  return best;
+  return text;
 }

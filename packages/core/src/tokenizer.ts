@@ -106,6 +106,7 @@ const PIECE_CACHE_LIMIT = 200_000;
 class PieceCounter implements TokenCounter {
   private encoder: TiktokenEncoder | undefined;
   private readonly cache = new Map<string, number>();
+  private readonly shortCache = new Map<number, number>();
 
   public constructor(
     public readonly name: string,
@@ -126,6 +127,22 @@ class PieceCounter implements TokenCounter {
     let n = 0;
     pattern.lastIndex = 0;
     for (let match = pattern.exec(text); match !== null; match = pattern.exec(text)) n += this.piece(match[0]);
+    return n;
+  }
+
+  /**
+   * Tokens of a short ASCII piece at `start`: most pieces are, and keyed by their character codes they
+   * are found without making a string.
+   */
+  public shortPiece(text: string, start: number, length: number): number {
+    let key = length;
+    for (let k = start; k < start + length; k++) key = key * 128 + text.charCodeAt(k);
+    let n = this.shortCache.get(key);
+    if (n === undefined) {
+      n = this.piece(text.slice(start, start + length));
+      if (this.shortCache.size >= PIECE_CACHE_LIMIT) this.shortCache.clear();
+      this.shortCache.set(key, n);
+    }
     return n;
   }
 
@@ -172,6 +189,8 @@ const CLASS = new Uint8Array(128).map((_, c) => {
   return OTHER;
 });
 const APOSTROPHE = 39;
+/** Pieces up to this many ASCII characters are cached by a number made of their codes (fits a small integer). */
+const SHORT_PIECE = 4;
 const SLASH = 47;
 
 function nextNonAscii(text: string, from: number): number {
@@ -195,7 +214,8 @@ function countO200k(text: string, counter: PieceCounter, sticky: RegExp): number
   while (i < n) {
     const end = i < wide ? asciiPieceEnd(text, i, wide) : -1;
     if (end > i) {
-      tokens += end - i === 1 ? 1 : counter.piece(text.slice(i, end));
+      const length = end - i;
+      tokens += length === 1 ? 1 : length <= SHORT_PIECE ? counter.shortPiece(text, i, length) : counter.piece(text.slice(i, end));
       i = end;
       continue;
     }
