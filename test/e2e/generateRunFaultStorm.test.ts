@@ -28,6 +28,8 @@ describe('hermes-generate run mode in a fault storm', () => {
         faults: [
           // One answer asks to wait an hour: an exhausted quota, which pauses the run (--quota-wait).
           { kind: 'rate_limit', when: { nth: [6] }, retry_after_s: 3600 },
+          // One prompt's call never gets an answer, whatever the draws.
+          { kind: 'timeout', when: { prompt: { exact: 'task 13' } } },
           { kind: 'rate_limit', rate: 0.12, headers: { 'x-ratelimit-remaining-requests': '0', 'x-ratelimit-reset-requests': '300ms' } },
           { kind: 'rate_limit', rate: 0.05, retry_after_s: 1 },
           { kind: 'server_error', rate: 0.05 },
@@ -58,15 +60,16 @@ describe('hermes-generate run mode in a fault storm', () => {
     for (const errorClass of failed.values()) expect(['rate-limited', 'server-error', 'timeout', 'prompt-timeout', 'not-an-api', 'no-choices', 'malformed-reply']).toContain(errorClass);
     expect(written.size).toBeGreaterThan(30);
     // The calls that never got an answer ended at --request-timeout, retries included.
-    expect([...failed.values()]).toContain('timeout');
+    expect(failed.get(promptId(prompts[13]!, 13))).toBe('timeout');
     for (const failure of run.failures.filter((f) => f.error_class === 'timeout')) expect(failure.reason).toMatch(/no answer within 2 s/);
 
-    // The rate the endpoint saw: no second holds more than rpm/60 request arrivals (+1 for arrival jitter).
+    // The rate the endpoint saw: no second holds more than rpm/60 request arrivals (+2: on a busy
+    // machine the endpoint, in this process, may take in requests sent 100 ms apart together).
     const arrivals = endpoint.requests.filter((r) => r.path.endsWith('/chat/completions')).map((r) => r.receivedAt).sort((a, b) => a - b);
     const perSecond = RPM / 60;
     for (let i = 0; i < arrivals.length; i += 1) {
       const inWindow = arrivals.filter((t) => t >= arrivals[i]! && t < arrivals[i]! + 1000).length;
-      expect(inWindow, `arrivals in the second from ${arrivals[i]! - arrivals[0]!} ms`).toBeLessThanOrEqual(perSecond + 1);
+      expect(inWindow, `arrivals in the second from ${arrivals[i]! - arrivals[0]!} ms`).toBeLessThanOrEqual(perSecond + 2);
     }
   }, 120_000);
 
