@@ -138,5 +138,19 @@ describe('hermes-generate --run-name', () => {
     expect(skipped.code, skipped.stderr).toBe(0);
     expect(expectRunInvariants(join(dir, 'data', 'r')).records.map((r) => r['id']).sort()).toEqual(['other', 'same']);
   });
+
+  it('takes upstream batch_runner spellings unchanged: --run_name, --batch_size, --num_workers, --max_samples, --reasoning_effort', async () => {
+    endpoint = await startScriptedEndpoint({ script: SCRIPT });
+    const prompts = Array.from({ length: 5 }, (_, i) => ({ prompt: `task ${i}` }));
+    const dir = withDataset(prompts);
+    const result = await runGenerate(endpoint.url, prompts, ['prompts.jsonl', '--run_name', 'up', '--batch_size', '1', '--num_workers', '2', '--max_samples', '2', '--reasoning_effort', 'high', '--toolsets', 'todo'], { dir });
+    expect(result.code, result.stderr).toBe(0);
+    const run = expectRunInvariants(join(dir, 'data', 'up'));
+    expect(run.records.map((r) => r['prompt_index']).sort()).toEqual([0, 1]);
+    // One prompt a batch file.
+    expect(run.batchFiles).toHaveLength(2);
+    expect(run.statistics).toMatchObject({ batch_size: 1, total_prompts: 2 });
+    expect(endpoint.requests.every((request) => (request.body as { reasoning_effort?: string }).reasoning_effort === 'high')).toBe(true);
+  });
 });
 
