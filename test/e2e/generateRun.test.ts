@@ -152,5 +152,13 @@ describe('hermes-generate --run-name', () => {
     expect(run.statistics).toMatchObject({ batch_size: 1, total_prompts: 2 });
     expect(endpoint.requests.every((request) => (request.body as { reasoning_effort?: string }).reasoning_effort === 'high')).toBe(true);
   });
+
+  it('refuses run-mode flags without --run-name rather than ignore them', async () => {
+    endpoint = await startScriptedEndpoint({ script: SCRIPT });
+    const result = await runGenerate(endpoint.url, [{ prompt: 'a' }], ['--rpm', '60', '--shard', '0/2']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/--shard, --rpm work with --run-name only/);
+    expect(endpoint.requests).toHaveLength(0);
+  });
 });
 

@@ -49,7 +49,7 @@ export async function runGenerate(args: GenerateArgs & Pick<StreamArgs, 'files'>
   if (!(args.requestTimeout > 0)) throw new UsageError(`--request-timeout must be a number of seconds above 0, got ${String(args.requestTimeout)}`);
   if (args.seed !== undefined && !Number.isSafeInteger(args.seed)) throw new UsageError(`--seed must be an integer, got ${String(args.seed)}`);
   const { cwd, env } = ctx.io;
-  const settings = args.runName === undefined ? undefined : runSettings(args);
+  const settings = runSettings(args);
 
   const registry = loadToolRegistry(args.toolsRegistry, cwd);
   const forced = args.toolsets?.split(',').map((name) => name.trim()).filter((name) => name !== '');

@@ -67,8 +67,15 @@ export interface RunSettings {
   readonly quotaWaitMs: number;
 }
 
-/** Checks the run flags; the number of prompts run at once is num-workers x batch-size, capped. */
-export function runSettings(args: RunArgs): RunSettings {
+/** The settings of run mode; without --run-name, a flag that only run mode reads is a usage error, never ignored. */
+export function runSettings(args: RunArgs): RunSettings | undefined {
+  if (args.runName === undefined) {
+    const given = ([['--resume', args.resume], ['--force-resume', args.forceResume], ['--shard', args.shard !== undefined], ['--samples', args.samples !== 1], ['--max-samples', args.maxSamples !== undefined], ['--prompt-timeout', args.promptTimeout !== undefined], ['--rpm', args.rpm !== undefined], ['--tpm', args.tpm !== undefined]] as const)
+      .filter(([, set]) => set)
+      .map(([flag]) => flag);
+    if (given.length > 0) throw new UsageError(`${given.join(', ')} ${given.length === 1 ? 'works' : 'work'} with --run-name only: add --run-name NAME`);
+    return undefined;
+  }
   wholeNumber(args.samples, '--samples', 1);
   wholeNumber(args.batchSize, '--batch-size', 1);
   wholeNumber(args.numWorkers, '--num-workers', 1);
