@@ -1,6 +1,6 @@
 // The pieces every check reports with: bounded examples, the worst status, short lists.
 import { describe, expect, it } from 'vitest';
-import { Examples, pct, plural, shortList, worst } from '../../packages/verify/src/checkResult.js';
+import { Examples, pct, plural, shortList, worst } from '@hermes-datagen/verify/internal/checkResult.js';
 
 describe('check results', () => {
   it('Examples counts every problem and keeps the first few, saying how many more there were', () => {

@@ -4,7 +4,7 @@
 import { appendFileSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { spec } from '../../packages/verify/src/main.js';
+import { spec } from '@hermes-datagen/verify';
 import { jsonl, runInProcess, tempDir } from '../util/cli.js';
 import { recordFor, rewrite, tombstoneFor, writeRun } from './fixtures.js';
 import { statuses, verifyReport } from './helpers.js';
