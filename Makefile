@@ -35,6 +35,9 @@ bench: setup
 demo: setup
 	bash fixtures/demo/run-demo.sh
 
+# make dataset RUN=name PROMPTS=file [MODEL=id] [SHARDS=N]: the pipeline as resumable make targets.
+include scripts/dataset.mk
+
 clean:
 	npx tsc -b --clean 2>/dev/null || true
 	rm -rf packages/*/dist packages/*/tsconfig.tsbuildinfo .vitest.json bench/data bench/results demo-output
