@@ -154,6 +154,19 @@ describe('--strategy llm against the scripted endpoint', () => {
 });
 
 describe('hermes-compress in process', () => {
+  it('a passed-through record keeps its line but for metadata, whether or not the line is compact', async () => {
+    const record = trajectory({ conversations: [system(), human('Keep "quotes" and \\ and é')] });
+    const compact = JSON.stringify(record);
+    const spaced = compact.replace('"metadata":', '"metadata" : ');
+    const result = await runInProcess(spec, [], { input: `${compact}\n${spaced}\n` });
+    expect(result.code, result.stderr).toBe(0);
+    const [first, second] = result.stdout.trim().split('\n');
+    const expected = { ...record, metadata: { ...record.metadata, compression: expect.objectContaining({ status: 'skipped', reason: 'under_target' }) } };
+    expect(JSON.parse(first as string)).toEqual(expected);
+    expect(JSON.parse(second as string)).toEqual(expected);
+    expect(first?.startsWith(compact.slice(0, compact.indexOf('"metadata":')))).toBe(true);
+  });
+
   it('processing.save_over_limit: false drops records still over their target; --stats-out counts statuses and reasons', async () => {
     const dir = tempDir();
     writeFiles(dir, { 'c.yaml': 'compression:\n  target_max_tokens: 600\nprocessing:\n  save_over_limit: false\n' });

@@ -179,8 +179,10 @@ async function compressCommand(args: CompressArgs & StreamArgs, ctx: RunContext)
     }
     if (outcome.status === 'skipped' && isPlainObject(record.value['metadata']) && record.value['metadata']['compression'] !== undefined) {
       await out.writeLine(record.bytes);
-    } else {
+    } else if (outcome.status === 'compressed') {
       await out.write(outputRecord(record.value, outcome, hash, config.perRecordMetrics));
+    } else {
+      await out.writeLine(withMetadata(record, outputRecord(record.value, outcome, hash, false)['metadata']));
     }
   }
   if (config.metricsFile !== undefined) await writeJsonAtomic(resolve(ctx.io.cwd, config.metricsFile), aggregate.toJSON());
@@ -204,6 +206,20 @@ export function outputRecord(value: Record<string, unknown>, outcome: Outcome, h
   if (outcome.conversations) out['conversations'] = outcome.conversations;
   if (outcome.status === 'compressed' && perRecordMetrics && outcome.metrics) out['compression_metrics'] = compressionMetrics(outcome.metrics);
   return out;
+}
+
+/**
+ * The input line with only its metadata replaced, when the line holds the metadata exactly as
+ * JSON.stringify writes it, once (compact lines, as every hermes-* stage writes them); else the record
+ * written anew. Most records pass with their conversation unchanged, and this spares writing it again.
+ */
+function withMetadata(record: InputRecord, metadata: unknown): string {
+  const old = `"metadata":${JSON.stringify(record.value['metadata'])}`;
+  const at = record.raw.indexOf(old);
+  if (at !== -1 && record.raw.indexOf(old, at + 1) === -1) {
+    return `${record.raw.slice(0, at)}"metadata":${JSON.stringify(metadata)}${record.raw.slice(at + old.length)}`;
+  }
+  return JSON.stringify({ ...record.value, metadata });
 }
 
 function summaryLine(aggregate: AggregateMetrics, ctx: RunContext): string {
