@@ -61,7 +61,10 @@ export async function runGenerate(args: GenerateArgs & Pick<StreamArgs, 'files'>
     const problem = await dockerUnavailable(env);
     if (problem) throw new UsageError(problem);
   }
-  const sandbox = chooseSandbox(args.sandbox, toolEnv(env));
+  const workspaceRoot = args.workspaceRoot === undefined ? defaultWorkspaceRoot() : resolve(cwd, args.workspaceRoot);
+  // The files that hold the key are hidden from tools wherever the sandbox would show them.
+  const secretFiles = [args.envFile, args.config].filter((file): file is string => file !== undefined).map((file) => resolve(cwd, file));
+  const sandbox = chooseSandbox(args.sandbox, toolEnv(env), { hide: secretFiles, workspaceRoot });
   if (typeof sandbox === 'string') throw new UsageError(sandbox);
   if (sandbox.warning !== undefined) ctx.log.warn(sandbox.warning);
   ctx.log.info(sandbox.description);
@@ -75,7 +78,7 @@ export async function runGenerate(args: GenerateArgs & Pick<StreamArgs, 'files'>
   const concurrency = settings?.concurrency ?? args.concurrency;
   const quota = new AbortController();
   const model = modelClient(endpoint, { concurrency, limits: settings, log: ctx.log, onExhausted: (reason) => quota.abort(reason) });
-  const workspaces = new RunWorkspaces(args.workspaceRoot === undefined ? defaultWorkspaceRoot() : resolve(cwd, args.workspaceRoot), args.workspaceRoot === undefined);
+  const workspaces = new RunWorkspaces(workspaceRoot, args.workspaceRoot === undefined);
   const processes = new ToolProcesses({ limit: args.toolConcurrency, isolation: sandbox.host, helperScript: PROCESS_HELPER_SCRIPT });
   const secretValues = [endpoint.apiKey.reveal()];
   // A forced exit (a second Ctrl-C) skips the prompts' own cleanup: their processes and workspaces go here.

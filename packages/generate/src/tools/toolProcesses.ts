@@ -10,7 +10,8 @@ import { availableParallelism } from 'node:os';
 import { ProcessHelperClient } from './processHelperClient.js';
 import { killAllGroups } from './processHelperProtocol.js';
 import { runProcess, type ProcessOutcome, type ProcessSpec } from './runProcess.js';
-import { isolatedCommand, type HostIsolation } from './sandbox.js';
+import { hostSandbox, type HostIsolation, type HostSandbox } from './sandbox.js';
+import { toolEnv } from './toolEnv.js';
 
 /** A spawn that failed for want of file descriptors or processes: worth one more try later. */
 export const TRANSIENT_SPAWN_ERRORS: ReadonlySet<string> = new Set(['EMFILE', 'ENFILE', 'EAGAIN']);
@@ -23,8 +24,8 @@ export function defaultToolConcurrency(): number {
 export interface ToolProcessesOptions {
   /** Most tool processes running at once. */
   readonly limit: number;
-  /** The namespace sandbox host commands run in. */
-  readonly isolation: HostIsolation;
+  /** The namespace sandbox host commands run in (by name: over what sandboxFilesystem shows by default). */
+  readonly isolation: HostIsolation | HostSandbox;
   /** The built processHelper.js (PROCESS_HELPER_SCRIPT) to start processes from; without it, this process starts them. */
   readonly helperScript?: string;
 }
@@ -37,9 +38,11 @@ export class ToolProcesses {
   private readonly groups = new Set<number>();
 
   private readonly helper: ProcessHelperClient | undefined;
+  private readonly sandbox: HostSandbox;
 
-  public constructor(private readonly options: ToolProcessesOptions) {
+  public constructor(options: ToolProcessesOptions) {
     this.limit = options.limit;
+    this.sandbox = typeof options.isolation === 'string' ? hostSandbox(options.isolation, undefined, toolEnv(process.env)) : options.isolation;
     this.helper = options.helperScript === undefined ? undefined : new ProcessHelperClient(options.helperScript);
   }
 
@@ -51,7 +54,7 @@ export class ToolProcesses {
    * process has ended; a second failure is the outcome (a tool error result), never a crash.
    */
   public async run(spec: ProcessSpec, isolate = true): Promise<ProcessOutcome> {
-    const command = isolate ? isolatedCommand(this.options.isolation, spec.file, spec.args, spec.cwd) : { file: spec.file, args: [...spec.args] };
+    const command = isolate ? { ...this.sandbox.command(spec.file, spec.args, spec.cwd), env: this.sandbox.env(spec.env) } : { file: spec.file, args: [...spec.args] };
     let outcome = await this.runInSlot({ ...spec, ...command });
     if (outcome.spawnError && TRANSIENT_SPAWN_ERRORS.has(outcome.spawnError.code ?? '')) {
       // As many as are alive now (holding their descriptors) is what this machine allows.

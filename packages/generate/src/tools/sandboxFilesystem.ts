@@ -1,0 +1,125 @@
+// What a tool process of the namespace sandboxes (sandbox.ts) sees of the filesystem. An allow-list,
+// like the environment (toolEnv.ts): the system directories that programs need (/usr, /bin, /lib*,
+// /etc, /opt), read-only; the directories of the interpreters execute_code runs when they are installed
+// elsewhere (a pyenv Python under ~/.pyenv), read-only; its own workspace, read-write; and private
+// empty directories for /tmp, /var/tmp, /home, /root, /run and $HOME. Nothing else: not the user's
+// files (~/.env, ~/.aws, ~/.ssh), not other users' homes, not the run's inputs and outputs, not
+// other prompts' workspaces. The files that hold the key (--env-file, --config) are replaced by an
+// empty file where they lie in a shown directory. Computed once at start-up: a tool call only adds
+// its workspace.
+import { spawnSync } from 'node:child_process';
+import { lstatSync, readdirSync, readlinkSync, realpathSync } from 'node:fs';
+import { delimiter, dirname, join, resolve, sep } from 'node:path';
+
+/** Top-level system entries shown read-only (when they exist): directories bound, links recreated. */
+export const SYSTEM_PATHS: readonly string[] = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32', '/etc', '/opt'];
+/** Made private and empty in every sandbox (what exists of them). */
+const PRIVATE_DIRS: readonly string[] = ['/tmp', '/var/tmp', '/home', '/root', '/run'];
+/** The kernel's and devices' file systems: each sandbox mounts its own, or keeps the host's read-only. */
+const KERNEL_DIRS: readonly string[] = ['/proc', '/dev', '/sys'];
+
+export interface SandboxFilesystem {
+  /** System directories shown read-only at their own path. */
+  readonly system: readonly string[];
+  /** Installations of the interpreters outside the system directories, shown read-only; their bin goes first on PATH. */
+  readonly interpreters: readonly string[];
+  /** Top-level links recreated as they are (/bin -> usr/bin). */
+  readonly links: readonly { readonly path: string; readonly target: string }[];
+  /** Directories that are private and empty (a tmpfs of the sandbox), parents before children. */
+  readonly empty: readonly string[];
+  /** Files in shown directories that are replaced by an empty file. */
+  readonly hidden: readonly string[];
+}
+
+export interface SandboxFilesystemOptions {
+  /** The tools' environment (its PATH finds python3, its HOME is made empty). */
+  readonly env: Readonly<Record<string, string>>;
+  /** Files to hide where they would be visible: --env-file, --config. */
+  readonly hide?: readonly string[];
+  /** The root of the run's workspaces: made empty where it would be visible (a tool gets its own back). */
+  readonly workspaceRoot?: string;
+  /** The root directory to look at (tests); default "/". */
+  readonly root?: string;
+}
+
+export function sandboxFilesystem(options: SandboxFilesystemOptions): SandboxFilesystem {
+  const root = options.root ?? '/';
+  const system: string[] = [];
+  const links: { path: string; target: string }[] = [];
+  for (const path of SYSTEM_PATHS) {
+    const stats = lstatOrUndefined(join(root, path));
+    if (stats?.isSymbolicLink()) links.push({ path, target: readlinkSync(join(root, path)) });
+    else if (stats?.isDirectory()) system.push(path);
+  }
+  const visible = (path: string): boolean => system.some((dir) => isInside(path, dir)) || links.some((link) => isInside(path, link.path));
+  const interpreters = interpreterPrefixes(options.env).filter((prefix) => !visible(prefix));
+
+  const home = options.env['HOME'];
+  const empty = [...PRIVATE_DIRS.filter((dir) => lstatOrUndefined(join(root, dir))?.isDirectory()), ...(home ? [resolve(home)] : [])];
+  if (options.workspaceRoot !== undefined && visible(resolve(options.workspaceRoot))) empty.push(resolve(options.workspaceRoot));
+  const hidden = (options.hide ?? []).map((file) => realOrResolved(file)).filter((file) => visible(file) || interpreters.some((dir) => isInside(file, dir)));
+  return { system, interpreters, links, empty: unique(empty).sort((a, b) => a.length - b.length), hidden: unique(hidden) };
+}
+
+/**
+ * For a sandbox that keeps the host's root and covers what is not shown (unshare): every top-level
+ * directory that is neither a system nor a kernel one is made empty, every top-level file hidden.
+ */
+export function coverTopLevel(filesystem: SandboxFilesystem, root = '/'): SandboxFilesystem {
+  const shown = new Set([...SYSTEM_PATHS, ...KERNEL_DIRS]);
+  const empty: string[] = [];
+  const hidden: string[] = [];
+  for (const entry of readdirSync(root, { withFileTypes: true })) {
+    const path = `/${entry.name}`;
+    if (shown.has(path)) continue;
+    if (entry.isDirectory()) empty.push(path);
+    else if (entry.isFile()) hidden.push(path);
+  }
+  // An interpreter prefix inside a covered directory is bound back after the cover.
+  return { ...filesystem, empty: unique([...empty, ...filesystem.empty]).sort((a, b) => a.length - b.length), hidden: unique([...hidden, ...filesystem.hidden]) };
+}
+
+/** Where the interpreters execute_code runs are installed, when that is outside the system directories. */
+function interpreterPrefixes(env: Readonly<Record<string, string>>): string[] {
+  const prefixes = [dirname(dirname(realOrResolved(process.execPath)))];
+  const python = onPath('python3', env['PATH'] ?? '');
+  if (python !== undefined) {
+    // A pyenv or conda shim is a script: ask the interpreter where it lives.
+    const probe = spawnSync(python, ['-c', 'import sys; print(sys.base_prefix)'], { env, encoding: 'utf8', timeout: 10_000 });
+    const prefix = probe.status === 0 ? probe.stdout.trim() : '';
+    if (prefix.startsWith('/')) prefixes.push(realOrResolved(prefix));
+  }
+  return unique(prefixes);
+}
+
+function onPath(program: string, path: string): string | undefined {
+  for (const dir of path.split(delimiter)) {
+    const candidate = join(dir, program);
+    if (dir.startsWith('/') && lstatOrUndefined(candidate) !== undefined) return candidate;
+  }
+  return undefined;
+}
+
+function isInside(path: string, dir: string): boolean {
+  return path === dir || path.startsWith(dir.endsWith(sep) ? dir : dir + sep);
+}
+
+function realOrResolved(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return resolve(path);
+  }
+}
+
+function lstatOrUndefined(path: string): ReturnType<typeof lstatSync> | undefined {
+  try {
+    return lstatSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+function unique(values: readonly string[]): string[] {
+  return [...new Set(values)];
+}
