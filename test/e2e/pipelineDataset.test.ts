@@ -1,0 +1,84 @@
+// make dataset (scripts/dataset.mk) as a user runs it against an endpoint from the environment: killed in
+// the middle of generation, run again, it completes with every prompt exactly once; a third run redoes
+// nothing. Without an endpoint it stops before generating and points at hermes-generate doctor.
+import { spawn } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startScriptedEndpoint, type ScriptedEndpoint } from '@hermes-datagen/testkit';
+import { jsonl, parseJsonl, REPO_ROOT, tempDir, writeFiles } from '../util/cli.js';
+import { PROCESS_TEST_TIMEOUT_MS, until } from '../util/until.js';
+import { TEST_API_KEY } from '../util/secrets.js';
+
+let endpoint: ScriptedEndpoint | undefined;
+afterEach(async () => {
+  await endpoint?.close();
+  endpoint = undefined;
+});
+
+interface Make {
+  pid: number;
+  done: Promise<{ code: number | null; signal: NodeJS.Signals | null; output: string }>;
+}
+
+/** make dataset in its own process group (so the test can interrupt all of it), without rebuilding the tree. */
+function makeDataset(vars: Record<string, string>, env: NodeJS.ProcessEnv): Make {
+  const child = spawn('make', ['--no-print-directory', '-o', 'build', 'dataset', ...Object.entries(vars).map(([k, v]) => `${k}=${v}`)], {
+    cwd: REPO_ROOT, env: { PATH: process.env['PATH'] ?? '', ...env }, detached: true, stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (c: Buffer) => (output += c.toString()));
+  child.stderr.on('data', (c: Buffer) => (output += c.toString()));
+  return { pid: child.pid ?? -1, done: new Promise((resolve) => child.on('close', (code, signal) => resolve({ code, signal, output }))) };
+}
+
+function recordsIn(runDir: string): number {
+  if (!existsSync(runDir)) return 0;
+  return readdirSync(runDir).filter((name) => /^batch_\d+\.jsonl$/.test(name))
+    .reduce((sum, name) => sum + readFileSync(join(runDir, name), 'utf8').split('\n').filter((line) => line.endsWith('}')).length, 0);
+}
+
+describe('make dataset', () => {
+  it('completes after generation is killed midway, with no duplicate and no lost prompt, and then redoes nothing', async () => {
+    endpoint = await startScriptedEndpoint({ apiKey: TEST_API_KEY, latencyMs: 100, script: { sequences: [{ match: { regex: '.' }, replies: [{ reasoning: 'Plan the answer.', content: 'Done.' }] }] } });
+    const dir = tempDir('hermes-dataset-');
+    const prompts = Array.from({ length: 40 }, (_, i) => ({ id: `task-${i}`, prompt: `Task ${i % 30}: say done.` }));
+    writeFiles(dir, { 'prompts.jsonl': jsonl(prompts) });
+    const vars = { RUN: 'killed', PROMPTS: join(dir, 'prompts.jsonl'), DATA: join(dir, 'data'), MODEL: 'scripted', GENERATE_FLAGS: '--toolsets todo --batch-size 2 --num-workers 2 --grace 0' };
+    const env = { OPENAI_BASE_URL: endpoint.url, OPENAI_API_KEY: TEST_API_KEY };
+    const out = join(dir, 'data', 'killed');
+
+    const first = makeDataset(vars, env);
+    await until(() => recordsIn(join(out, 'runs', 'killed')) >= 6);
+    process.kill(-first.pid, 'SIGTERM');
+    const stopped = await first.done;
+    expect(stopped.code === 0, stopped.output).toBe(false);
+    expect(existsSync(join(out, 'generated.jsonl'))).toBe(false);
+    expect(recordsIn(join(out, 'runs', 'killed'))).toBeLessThan(prompts.length);
+
+    const second = await makeDataset(vars, env).done;
+    expect(second.code, second.output).toBe(0);
+    const generated = parseJsonl(readFileSync(join(out, 'generated.jsonl'), 'utf8')) as { id: string }[];
+    expect(generated.map((r) => r.id).sort()).toEqual(prompts.map((p) => p.id).sort());
+    const manifest = JSON.parse(readFileSync(join(out, 'runs', 'killed', 'run.json'), 'utf8')) as { invocations: unknown[] };
+    expect(manifest.invocations).toHaveLength(2);
+    const sft = readFileSync(join(out, 'sft.jsonl'), 'utf8').trim().split('\n');
+    expect(sft).toHaveLength(prompts.length);
+    for (const file of ['filtered.jsonl', 'compressed.jsonl', 'stats.jsonl', 'statistics.json', 'verified.jsonl', 'verify.json']) expect(existsSync(join(out, file)), file).toBe(true);
+
+    const finished = statSync(join(out, 'sft.jsonl')).mtimeMs;
+    const third = await makeDataset(vars, env).done;
+    expect(third.code, third.output).toBe(0);
+    expect(third.output).not.toMatch(/hermes-(generate|filter|compress|stats|verify|to-atropos)\.js/);
+    expect(statSync(join(out, 'sft.jsonl')).mtimeMs).toBe(finished);
+  }, PROCESS_TEST_TIMEOUT_MS);
+
+  it('stops before generating when no endpoint is configured, and names hermes-generate doctor', async () => {
+    const dir = tempDir('hermes-dataset-');
+    writeFiles(dir, { 'prompts.jsonl': jsonl([{ prompt: 'say done' }]) });
+    const result = await makeDataset({ RUN: 'none', PROMPTS: join(dir, 'prompts.jsonl'), DATA: join(dir, 'data') }, {}).done;
+    expect(result.code).not.toBe(0);
+    expect(result.output).toMatch(/no endpoint configured.*hermes-generate doctor/);
+    expect(existsSync(join(dir, 'data', 'none', 'runs'))).toBe(false);
+  }, PROCESS_TEST_TIMEOUT_MS);
+});
