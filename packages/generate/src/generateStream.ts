@@ -10,6 +10,7 @@
 // and the running ones are aborted and not written.
 import { ExitCode, formatPlace, promptId, redact, type ApiKey, type InputRecord, type Place, type PromptRow, type RunContext, type Trajectory } from '@hermes-datagen/core';
 import { runBounded } from './boundedPool.js';
+import type { ChatClient } from './agentLoop.js';
 import type { Delegate } from './run/delegation.js';
 import { failureExitCode } from './failureKinds.js';
 import { failureRecord, internalFailure, promptFailure } from './promptFailure.js';
@@ -28,6 +29,8 @@ export interface PromptJob {
   readonly toolsets?: readonly string[];
   /** Run mode, below the depth budget: delegate_task is offered and runs sub-agents through this. */
   readonly delegate?: Delegate;
+  /** Run mode: this prompt's model client (the run's, with its trace fields on every request). */
+  readonly client?: ChatClient;
 }
 
 export type PromptRunner = (job: PromptJob) => Promise<Trajectory>;

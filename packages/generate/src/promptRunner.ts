@@ -46,7 +46,7 @@ export interface PromptRunnerSettings {
 
 export function promptRunner(settings: PromptRunnerSettings): PromptRunner {
   const knownToolNames = new Set(settings.registry.names);
-  return async ({ row, promptIndex, signal, recordId, batchNum, traceId, toolsets: given, delegate }: PromptJob): Promise<Trajectory> => {
+  return async ({ row, promptIndex, signal, recordId, batchNum, traceId, toolsets: given, delegate, client }: PromptJob): Promise<Trajectory> => {
     const started = performance.now();
     const id = recordId ?? promptId(row, promptIndex);
     const toolsets = given ?? toolsetsForPrompt(settings.registry, settings.toolsets, id);
@@ -72,7 +72,7 @@ export function promptRunner(settings: PromptRunnerSettings): PromptRunner {
       const run = await runAgent({
         prompt: row.prompt,
         model: settings.endpoint.model,
-        client: settings.client,
+        client: client ?? settings.client,
         tools: offered,
         knownToolNames,
         // A tool result that shows the key (a `cat .env`) is redacted before the model sees it.

@@ -3,13 +3,11 @@
 // usage) goes to the limiter. The retries are made here, with jittered exponential backoff, so a
 // wait for a permit never counts against the request timeout, which covers the HTTP call alone;
 // the wrapped client makes no retries of its own (maxRetries: 0) and leaves Retry-After uncapped, so
-// the limiter sees a provider's real wait and can tell a rate limit from an exhausted quota. Each
-// request also carries its run, record and trace id (trace.ts).
+// the limiter sees a provider's real wait and can tell a rate limit from an exhausted quota.
 import { setTimeout as delay } from 'node:timers/promises';
 import { APIConnectionError, APIError, APIUserAbortError } from 'openai';
 import type { ChatClient } from '../agentLoop.js';
 import type { RateLimiter } from './rateLimiter.js';
-import { requestTrace, TRACE_HEADER, traceHeader, traceUser } from './trace.js';
 
 /** Attempts after the first, like the client's default. */
 export const DEFAULT_RETRIES = 2;
@@ -27,13 +25,10 @@ export function limitedClient(inner: ChatClient, limiter: RateLimiter, options: 
   const create = async (body: CreateParams[0], requestOptions: CreateParams[1] = {}): Promise<unknown> => {
     const signal = requestOptions.signal ?? new AbortController().signal;
     const estimate = estimateTokens(body);
-    const trace = requestTrace.getStore();
-    const sent = trace === undefined ? body : { ...body, user: traceUser(trace) };
-    const headers = trace === undefined ? requestOptions.headers : { ...(requestOptions.headers as Record<string, string> | undefined), [TRACE_HEADER]: traceHeader(trace) };
     for (let attempt = 0; ; attempt += 1) {
       const permit = await limiter.acquire(estimate, signal);
       try {
-        const { data, response } = await inner.chat.completions.create(sent, { ...requestOptions, headers, maxRetries: 0 }).withResponse();
+        const { data, response } = await inner.chat.completions.create(body, { ...requestOptions, maxRetries: 0 }).withResponse();
         limiter.release(permit, { status: response.status, headers: response.headers, tokens: usageTokens(data) });
         return data;
       } catch (error) {
