@@ -1,12 +1,14 @@
 // The namespace sandboxes: a tool command sees no process but its own, so no other process's
-// environment; it still runs in the workspace on the host's filesystem; and whatever it leaves
-// running, even out of its process group, ends with it.
+// environment; of the filesystem only the system directories (read-only), its workspace and empty
+// private /tmp and homes, so no file of the user; and whatever it leaves running, even out of its
+// process group, ends with it.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { chooseSandbox, isolationWorks, type HostIsolation } from '@hermes-datagen/generate/internal/tools/sandbox.js';
+import { chooseSandbox, hostSandbox, isolationWorks, type HostIsolation, type HostSandbox } from '@hermes-datagen/generate/internal/tools/sandbox.js';
+import { sandboxFilesystem } from '@hermes-datagen/generate/internal/tools/sandboxFilesystem.js';
 import { terminalTool } from '@hermes-datagen/generate/internal/tools/terminal.js';
 import { toolEnv } from '@hermes-datagen/generate/internal/tools/toolEnv.js';
 import { ToolProcesses } from '@hermes-datagen/generate/internal/tools/toolProcesses.js';
@@ -42,7 +44,7 @@ describe('namespace sandboxes', () => {
     await ws.cleanup();
   });
 
-  const run = (isolation: HostIsolation, command: string): Promise<CommandResult> =>
+  const run = (isolation: HostIsolation | HostSandbox, command: string): Promise<CommandResult> =>
     terminalTool.run({ command }, { ...ws.ctx, processes: new ToolProcesses({ limit: 2, isolation }) } satisfies ToolContext) as Promise<CommandResult>;
 
   const peek = (): string => `cat /proc/${holder.pid}/environ; cat /proc/$PPID/environ; cat /proc/*/environ; ps e -A`;
@@ -54,7 +56,7 @@ describe('namespace sandboxes', () => {
   for (const isolation of ['bwrap', 'unshare'] as const) {
     describe(isolation, () => {
       it('works on this machine (make setup installs bubblewrap)', () => {
-        expect(isolationWorks(isolation, toolEnv(process.env))).toBe(true);
+        expect(isolationWorks(hostSandbox(isolation, undefined, toolEnv(process.env)), toolEnv(process.env))).toBe(true);
       });
 
       it('shows the command no process but its own, so no environment but its own', async () => {
@@ -65,10 +67,34 @@ describe('namespace sandboxes', () => {
         expect(commands.filter((name) => !['bwrap', 'bash', 'ps', 'cat'].includes(name))).toEqual([]);
       });
 
-      it('runs in the workspace, on the host filesystem', async () => {
-        const result = await run(isolation, 'pwd; echo made > made.txt; test -x /bin/sh && echo host-fs');
-        expect(result).toEqual({ output: `${ws.dir}\nhost-fs`, exit_code: 0, error: null });
+      it('runs in the workspace, with the system directories read-only', async () => {
+        const result = await run(isolation, 'pwd; echo made > made.txt; test -x /bin/sh && echo host-fs; touch /usr/made 2>/dev/null || echo usr-read-only');
+        expect(result).toEqual({ output: `${ws.dir}\nhost-fs\nusr-read-only`, exit_code: 0, error: null });
         expect(readFileSync(join(ws.dir, 'made.txt'), 'utf8')).toBe('made\n');
+      });
+
+      it('shows no file of the user: empty /tmp and home (writable), no sibling workspace, hidden secret files', async () => {
+        // A home with a .env, a workspace root with another prompt's workspace, a hidden file in /etc.
+        const home = mkdtempSync(join(tmpdir(), 'hermes-home-'));
+        writeFileSync(join(home, '.env'), `KEY=${CANARY}\n`);
+        const sibling = join(ws.dir, '..', `prompt-sibling-${process.pid}`);
+        mkdirSync(sibling, { recursive: true });
+        writeFileSync(join(sibling, 'secret.txt'), CANARY);
+        const env = { ...toolEnv(process.env), HOME: home };
+        try {
+          const sandbox = hostSandbox(isolation, sandboxFilesystem({ env, hide: ['/etc/hostname'], workspaceRoot: join(ws.dir, '..') }), env);
+          const command = `cat ${home}/.env ${sibling}/secret.txt; ls -A /tmp /home /root ${home} ${join(ws.dir, '..')}; cat /etc/hostname; echo HOME=$HOME; touch ~/mine && echo home-writable; python3 -c 'print("py")'; node -e 'console.log("js")'`;
+          const result = await terminalTool.run({ command }, { ...ws.ctx, env, processes: new ToolProcesses({ limit: 1, isolation: sandbox }) } satisfies ToolContext) as CommandResult;
+          expect(result.output).not.toContain(CANARY);
+          expect(result.output).toContain('secret.txt: No such file or directory');
+          expect(result.output).not.toMatch(/^prompt-sibling/m);
+          expect(result.output).not.toContain(readFileSync('/etc/hostname', 'utf8').trim());
+          expect(result.output).toContain(`HOME=${home}\nhome-writable\npy\njs`);
+          expect(readdirSync(home)).toEqual(['.env']);
+        } finally {
+          rmSync(home, { recursive: true, force: true });
+          rmSync(sibling, { recursive: true, force: true });
+        }
       });
 
       it('ends every process the command left behind, even one that left its process group', async () => {
@@ -87,23 +113,41 @@ describe('chooseSandbox', () => {
   const env = toolEnv(process.env);
 
   it('auto takes bwrap where it works', () => {
-    expect(chooseSandbox('auto', env)).toMatchObject({ host: 'bwrap', docker: false, description: expect.stringContaining('--sandbox bwrap, chosen by auto') });
+    expect(chooseSandbox('auto', env)).toMatchObject({ host: { isolation: 'bwrap' }, docker: false, description: expect.stringContaining('--sandbox bwrap, chosen by auto') });
   });
 
   it('auto falls back to unshare without bwrap, and to none with a warning without either', () => {
     const onlyUnshare = mkdtempSync(join(tmpdir(), 'hermes-path-'));
     symlinkSync('/usr/bin/unshare', join(onlyUnshare, 'unshare'));
     try {
-      expect(chooseSandbox('auto', { ...env, PATH: onlyUnshare })).toMatchObject({ host: 'unshare', description: expect.stringContaining('--sandbox unshare, chosen by auto') });
+      expect(chooseSandbox('auto', { ...env, PATH: onlyUnshare })).toMatchObject({ host: { isolation: 'unshare' }, description: expect.stringContaining('--sandbox unshare, chosen by auto') });
     } finally {
       rmSync(onlyUnshare, { recursive: true, force: true });
     }
-    expect(chooseSandbox('auto', { ...env, PATH: '/nonexistent' })).toMatchObject({ host: 'none', warning: expect.stringContaining('install bubblewrap') });
+    expect(chooseSandbox('auto', { ...env, PATH: '/nonexistent' })).toMatchObject({ host: { isolation: 'none' }, warning: expect.stringContaining('install bubblewrap') });
   });
 
   it('a sandbox asked for by name that cannot run here is a message for a usage error', () => {
     expect(chooseSandbox('bwrap', { ...env, PATH: '/nonexistent' })).toMatch(/^--sandbox bwrap cannot run a command on this machine; install bubblewrap/);
-    expect(chooseSandbox('none', env)).toMatchObject({ host: 'none', docker: false });
-    expect(chooseSandbox('docker', env)).toMatchObject({ host: 'none', docker: true });
+    expect(chooseSandbox('none', env)).toMatchObject({ host: { isolation: 'none' }, docker: false });
+    expect(chooseSandbox('docker', env)).toMatchObject({ host: { isolation: 'none' }, docker: true });
   });
 });
+
+describe('sandboxFilesystem', () => {
+  it('hides a secret file only where it would be visible, and empties a workspace root inside a shown directory', () => {
+    const shown = sandboxFilesystem({ env: { PATH: '/usr/bin', HOME: '/home/someone' }, hide: ['/etc/hostname', '/home/someone/.env'], workspaceRoot: '/usr/hermes-workspaces' });
+    expect(shown.hidden).toEqual([readlinkOrSelf('/etc/hostname')]);
+    expect(shown.empty).toEqual(expect.arrayContaining(['/tmp', '/home', '/root', '/home/someone', '/usr/hermes-workspaces']));
+    expect(shown.system).toContain('/usr');
+    expect(shown.system).not.toContain('/home');
+  });
+});
+
+function readlinkOrSelf(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
