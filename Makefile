@@ -1,5 +1,5 @@
 # hermes-datagen: `make test` works on a fresh clone (it installs and builds first).
-.PHONY: setup system-packages build test lint bench demo clean
+.PHONY: setup system-packages build test lint bench demo fresh-check clean
 
 NODE_MODULES_STAMP := node_modules/.package-lock.json
 
@@ -37,6 +37,11 @@ demo: setup
 
 # make dataset RUN=name PROMPTS=file [MODEL=id] [SHARDS=N]: the pipeline as resumable make targets.
 include scripts/dataset.mk
+
+# .ci/run's path on a fresh clone with an empty npm cache (make setup, then the tests that need what it
+# brings; FULL=1: .ci/run itself). Not in make test: the install downloads a few hundred MB.
+fresh-check:
+	bash scripts/fresh-check.sh
 
 clean:
 	npx tsc -b --clean 2>/dev/null || true
