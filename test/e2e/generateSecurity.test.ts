@@ -1,12 +1,12 @@
 // What the agent's tools can reach, through the whole loop of the real process: no path outside the
 // workspace, no secret in a tool process's environment, and the key in no output of any kind.
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseToolValue, type Trajectory } from '@hermes-datagen/core';
 import { startScriptedEndpoint, type Script, type ScriptedEndpoint } from '@hermes-datagen/testkit';
 import { tempDir } from '../util/cli.js';
-import { expectNoSecret, filesUnder, runGenerate } from '../util/generate.js';
+import { expectNoSecret, filesUnder, runGenerate, type GenerateRun } from '../util/generate.js';
 import { FAKE_SECRETS, findSecretForms, TEST_API_KEY } from '../util/secrets.js';
 
 let endpoint: ScriptedEndpoint | undefined;
@@ -159,5 +159,65 @@ describe('hermes-generate, a key the agent finds in a file', () => {
     const seenByModel = JSON.stringify(endpoint?.requests.map((r) => r.body));
     expect(seenByModel.includes(TEST_API_KEY)).toBe(false);
     expect(seenByModel).toContain('[api key ');
+  });
+});
+
+describe("hermes-generate, the user's files", () => {
+  // Not the API key: a value only these files hold, so that a leak shows raw (nothing redacts it).
+  const CANARY = 'sk-file-canary-2b8e4d6f0a1c3957';
+
+  /** A run whose attacker prompt tries every file that holds the canary; a victim prompt's workspace holds it too. */
+  async function attack(sandbox: string): Promise<{ run: GenerateRun; outputs: string[] }> {
+    const dir = tempDir('hermes-files-');
+    const home = join(dir, 'home');
+    const project = join(dir, 'project');
+    mkdirSync(home);
+    mkdirSync(project);
+    writeFileSync(join(home, '.env'), `OPENAI_API_KEY=${CANARY}\n`);
+    writeFileSync(join(dir, 'run.env'), `EXTRA_TOKEN=${CANARY}\n`);
+    writeFileSync(join(dir, 'notes.txt'), `the key is ${CANARY}\n`);
+    writeFileSync(join(project, 'sibling-secret.txt'), CANARY);
+    writeFileSync(join(dir, 'prompts.jsonl'), `${JSON.stringify({ prompt: 'attacker' })}\n${JSON.stringify({ prompt: 'victim', cwd: project })}\n`);
+    const files = [join(home, '.env'), join(dir, 'run.env'), join(dir, 'notes.txt')];
+    const attacker: Reply[] = [
+      // The victim's workspace exists while the attacker's commands run: it is copied before its first call, and it sleeps.
+      calls(['terminal', { command: 'sleep 1' }]),
+      calls(['terminal', { command: 'ls ..; cat ../*/sibling-secret.txt' }]),
+      calls(['terminal', { command: `cat ${files.join(' ')}; cat ~/.env` }]),
+      calls(['terminal', { command: `ls -la /home /root /tmp; ls -R ${dir}` }]),
+      calls(['terminal', { command: "timeout 30 find / -maxdepth 4 \\( -path /proc -o -path /sys \\) -prune -o -name '*.env' -print 2>/dev/null | head -200 | xargs -r cat" }]),
+      calls(['execute_code', { language: 'python', code: `for f in ${JSON.stringify(files)}:\n    try: print(open(f, "rb").read().hex())\n    except OSError as e: print(e)` }]),
+    ];
+    const url = await serve({
+      sequences: [
+        { match: { regex: 'attacker' }, replies: [...attacker, { content: 'Done.' }] },
+        { match: { regex: 'victim' }, replies: [calls(['terminal', { command: 'sleep 3' }]), { content: 'Done.' }] },
+      ],
+    });
+    const run = await runGenerate(url, '', [join(dir, 'prompts.jsonl'), '--env-file', join(dir, 'run.env'), '--toolsets', 'terminal,code_execution', '--sandbox', sandbox, '-c', '2'], { env: { HOME: home }, dir });
+    const record = run.records.find((r) => JSON.stringify(r.conversations).includes('attacker'));
+    return { run, outputs: results(record).map((r) => (r.content as { output: string }).output) };
+  }
+
+  for (const [sandbox, said] of [['auto', /\(--sandbox bwrap, chosen by auto\)/], ['unshare', /\(--sandbox unshare\)/]] as const) {
+    it(`cannot be read under --sandbox ${sandbox}: not ~/.env, the --env-file, a file beside the prompts, /tmp, other homes or another prompt's workspace`, async () => {
+      const { run, outputs } = await attack(sandbox);
+      expect(run.code).toBe(0);
+      expect(run.stderr).toMatch(said);
+      expect(outputs).toHaveLength(6);
+      // The commands ran and found nothing.
+      expect(outputs[1]).toMatch(/sibling-secret\.txt': No such file or directory/);
+      expect(outputs[2]).toMatch(/No such file or directory/);
+      expect(outputs[5]).toMatch(/No such file or directory/);
+      expect(findSecretForms([run.stdout, run.stderr].join('\n'), [CANARY])).toEqual([]);
+    });
+  }
+
+  it('can be read without the sandbox: the same agent finds the canary under --sandbox none (the check can fail)', async () => {
+    const { run, outputs } = await attack('none');
+    expect(run.code).toBe(0);
+    // Each way in finds it on its own: the files, find, the sibling workspace, the hex dump.
+    for (const index of [1, 2, 4]) expect(outputs[index]).toContain(CANARY);
+    expect(findSecretForms(outputs[5] ?? '', [CANARY]).join('\n')).toContain('as hex');
   });
 });
