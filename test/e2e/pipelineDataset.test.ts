@@ -1,6 +1,6 @@
 // make dataset (scripts/dataset.mk) as a user runs it against an endpoint from the environment: killed in
 // the middle of generation, run again, it completes with every prompt exactly once; a third run redoes
-// nothing. Without an endpoint it stops before generating and points at hermes-generate doctor.
+// nothing. SHARDS=N runs the shards with GNU parallel and merges them. Without an endpoint it stops before generating and points at hermes-generate doctor.
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -71,6 +71,25 @@ describe('make dataset', () => {
     expect(third.code, third.output).toBe(0);
     expect(third.output).not.toMatch(/hermes-(generate|filter|compress|stats|verify|to-atropos)\.js/);
     expect(statSync(join(out, 'sft.jsonl')).mtimeMs).toBe(finished);
+  }, PROCESS_TEST_TIMEOUT_MS);
+
+  it('SHARDS=3 generates the shards at once with GNU parallel and merges them, every prompt once', async () => {
+    endpoint = await startScriptedEndpoint({ apiKey: TEST_API_KEY, script: { sequences: [{ match: { regex: '.' }, replies: [{ reasoning: 'Plan the answer.', content: 'Done.' }] }] } });
+    const dir = tempDir('hermes-dataset-');
+    const prompts = Array.from({ length: 24 }, (_, i) => ({ prompt: `Task ${i % 20}: say done.` }));
+    writeFiles(dir, { 'prompts.jsonl': jsonl(prompts) });
+    const result = await makeDataset(
+      { RUN: 'sharded', PROMPTS: join(dir, 'prompts.jsonl'), DATA: join(dir, 'data'), MODEL: 'scripted', SHARDS: '3', GENERATE_FLAGS: '--toolsets todo' },
+      { OPENAI_BASE_URL: endpoint.url, OPENAI_API_KEY: TEST_API_KEY },
+    ).done;
+    expect(result.code, result.output).toBe(0);
+    const out = join(dir, 'data', 'sharded');
+    expect(readdirSync(join(out, 'runs')).sort()).toEqual(['sharded-0-of-3', 'sharded-1-of-3', 'sharded-2-of-3']);
+    const perShard = readdirSync(join(out, 'runs')).map((name) => recordsIn(join(out, 'runs', name)));
+    expect(perShard.filter((n) => n > 0).length).toBeGreaterThan(1);
+    const generated = parseJsonl(readFileSync(join(out, 'generated.jsonl'), 'utf8')) as { prompt_index: number }[];
+    expect(generated.map((r) => r.prompt_index).sort((a, b) => a - b)).toEqual(prompts.map((_, i) => i));
+    expect(readFileSync(join(out, 'sft.jsonl'), 'utf8').trim().split('\n')).toHaveLength(prompts.length);
   }, PROCESS_TEST_TIMEOUT_MS);
 
   it('stops before generating when no endpoint is configured, and names hermes-generate doctor', async () => {
