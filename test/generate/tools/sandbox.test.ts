@@ -135,12 +135,21 @@ describe('chooseSandbox', () => {
 });
 
 describe('sandboxFilesystem', () => {
-  it('hides a secret file only where it would be visible, and empties a workspace root inside a shown directory', () => {
-    const shown = sandboxFilesystem({ env: { PATH: '/usr/bin', HOME: '/home/someone' }, hide: ['/etc/hostname', '/home/someone/.env'], workspaceRoot: '/usr/hermes-workspaces' });
-    expect(shown.hidden).toEqual([readlinkOrSelf('/etc/hostname')]);
-    expect(shown.empty).toEqual(expect.arrayContaining(['/tmp', '/home', '/root', '/home/someone', '/usr/hermes-workspaces']));
-    expect(shown.system).toContain('/usr');
-    expect(shown.system).not.toContain('/home');
+  it('hides a secret file only where it would be visible, and empties HOME and a workspace root inside a shown directory', () => {
+    const home = realpathSync(mkdtempSync(join(tmpdir(), 'hermes-home-')));
+    try {
+      const shown = sandboxFilesystem({ env: { PATH: '/usr/bin', HOME: home }, hide: ['/etc/hostname', join(home, '.env')], workspaceRoot: '/usr/hermes-workspaces' });
+      expect(shown.hidden).toEqual([readlinkOrSelf('/etc/hostname')]);
+      expect(shown.empty).toEqual(expect.arrayContaining(['/tmp', home, '/usr/hermes-workspaces']));
+      expect(shown.system).toContain('/usr');
+      expect(shown.system).not.toContain('/home');
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
+  it('leaves a HOME that does not exist missing (a mount point for it cannot be made on the host)', () => {
+    expect(sandboxFilesystem({ env: { PATH: '/usr/bin', HOME: '/nonexistent' } }).empty).not.toContain('/nonexistent');
   });
 });
 

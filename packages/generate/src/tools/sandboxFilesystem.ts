@@ -8,7 +8,7 @@
 // empty file where they lie in a shown directory. Computed once at start-up: a tool call only adds
 // its workspace.
 import { spawnSync } from 'node:child_process';
-import { lstatSync, readdirSync, readlinkSync, realpathSync } from 'node:fs';
+import { lstatSync, readdirSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import { delimiter, dirname, join, resolve, sep } from 'node:path';
 
 /** Top-level system entries shown read-only (when they exist): directories bound, links recreated. */
@@ -54,8 +54,10 @@ export function sandboxFilesystem(options: SandboxFilesystemOptions): SandboxFil
   const visible = (path: string): boolean => system.some((dir) => isInside(path, dir)) || links.some((link) => isInside(path, link.path));
   const interpreters = interpreterPrefixes(options.env).filter((prefix) => !visible(prefix));
 
+  // A HOME that does not exist (nobody's /nonexistent) stays missing, as on the host.
   const home = options.env['HOME'];
-  const empty = [...PRIVATE_DIRS.filter((dir) => lstatOrUndefined(join(root, dir))?.isDirectory()), ...(home ? [resolve(home)] : [])];
+  const homes = home && statOrUndefined(home)?.isDirectory() ? [realOrResolved(home)] : [];
+  const empty = [...PRIVATE_DIRS.filter((dir) => lstatOrUndefined(join(root, dir))?.isDirectory()), ...homes];
   if (options.workspaceRoot !== undefined && visible(resolve(options.workspaceRoot))) empty.push(resolve(options.workspaceRoot));
   const hidden = (options.hide ?? []).map((file) => realOrResolved(file)).filter((file) => visible(file) || interpreters.some((dir) => isInside(file, dir)));
   return { system, interpreters, links, empty: unique(empty).sort((a, b) => a.length - b.length), hidden: unique(hidden) };
@@ -115,6 +117,14 @@ function realOrResolved(path: string): string {
 function lstatOrUndefined(path: string): ReturnType<typeof lstatSync> | undefined {
   try {
     return lstatSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+function statOrUndefined(path: string): ReturnType<typeof statSync> | undefined {
+  try {
+    return statSync(path);
   } catch {
     return undefined;
   }
