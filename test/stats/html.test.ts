@@ -8,7 +8,7 @@ import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { spec } from '@hermes-datagen/stats';
-import type { StatisticsSummary } from '@hermes-datagen/stats/internal/summary.js';
+import type { StatisticsSummary } from '@hermes-datagen/core/internal/statistics/summary.js';
 import { jsonl, runInProcess, tempDir, writeFiles } from '../util/cli.js';
 import { edgeRecords, syntheticRecords } from './analysisFixtures.js';
 

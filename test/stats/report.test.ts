@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { spec } from '@hermes-datagen/stats';
-import type { StatisticsSummary } from '@hermes-datagen/stats/internal/summary.js';
+import type { StatisticsSummary } from '@hermes-datagen/core/internal/statistics/summary.js';
 import { binPath, jsonl, parseJsonl, runInProcess, runProcess, tempDir, writeFiles } from '../util/cli.js';
 import { trajectory } from '../util/trajectories.js';
 import { edgeRecords, syntheticRecords } from './analysisFixtures.js';

@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadToolRegistry, normaliseToolStats, promptId, toolErrorCounts, toolStatsFromConversations, type Tombstone, type Trajectory, type Turn } from '@hermes-datagen/core';
-import { addTombstone, addTrajectory, emptySummary, finaliseSummary } from '@hermes-datagen/stats/internal/summary.js';
+import { addTombstone, addTrajectory, emptySummary, finaliseSummary } from '@hermes-datagen/core/internal/statistics/summary.js';
 import { jsonl, writeFiles } from '../util/cli.js';
 import { gpt, human, system, tool, trajectory } from '../util/trajectories.js';
 

@@ -5,7 +5,7 @@ import { VERSION, writeFileAtomic, type RunContext } from '@hermes-datagen/core'
 import type { AnalysisDatabase } from './duckdb/database.js';
 import { queryReport } from './reportData.js';
 import { renderReportHtml } from './reportHtml.js';
-import { renderReportText } from './reportText.js';
+import { renderReportText } from '@hermes-datagen/core';
 
 export interface ReportOptions {
   readonly json: boolean;

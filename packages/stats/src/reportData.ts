@@ -4,11 +4,11 @@
 // percent() as the summary (Python's rounding), and quantiles are DuckDB's quantile_cont, the same
 // interpolation as the summary's histograms.
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { niceWidth, type Bin } from './bins.js';
+import { niceWidth, type Bin } from '@hermes-datagen/core';
 import { queryRow, queryRows, type Row } from './duckdb/query.js';
 import { quoteIdentifier } from './duckdb/tables.js';
-import { percent } from './rates.js';
-import { SUMMARY_FORMAT, type GroupStatistics, type StatisticsSummary, type SummaryDistribution, type ToolStatistics, type UsageTotals } from './summary.js';
+import { percent } from '@hermes-datagen/core';
+import { SUMMARY_FORMAT, type GroupStatistics, type StatisticsSummary, type SummaryDistribution, type ToolStatistics, type UsageTotals } from '@hermes-datagen/core';
 
 export interface ReportData {
   readonly summary: StatisticsSummary;

@@ -3,10 +3,10 @@
 // whole in a <script type="application/json" id="hermes-stats-summary"> block, the page's extra figures
 // (token bins, compression) in #hermes-stats-extras, and every chart element carries its numbers in
 // data-* attributes, so a test can read the rendered page back and compare.
-import { binHistogram, binLabel } from './bins.js';
+import { binHistogram, binLabel } from '@hermes-datagen/core';
 import type { ReportData } from './reportData.js';
-import { shortNumber } from './reportText.js';
-import type { StatisticsSummary, SummaryDistribution } from './summary.js';
+import { shortNumber } from '@hermes-datagen/core';
+import type { StatisticsSummary, SummaryDistribution } from '@hermes-datagen/core';
 import { columnChart, escapeXml, formatCount, grouped, horizontalBars, type Bar } from './svg.js';
 
 export interface PageInfo {

@@ -3,7 +3,7 @@
 import { resolve } from 'node:path';
 import { writeJsonAtomic, type RunContext, type Tombstone } from '@hermes-datagen/core';
 import type { ToolStatsNormaliser } from './normalise.js';
-import { addTombstone, addTrajectory, emptySummary, finaliseSummary } from './summary.js';
+import { addTombstone, addTrajectory, emptySummary, finaliseSummary } from '@hermes-datagen/core';
 
 export interface StreamOptions {
   readonly normaliser: ToolStatsNormaliser;

@@ -23,7 +23,7 @@ import {
   type Tombstone,
   type Trajectory,
 } from '@hermes-datagen/core';
-import { renderReportText } from '@hermes-datagen/stats/internal/reportText.js';
+import { renderReportText } from '@hermes-datagen/core';
 import { runBounded } from '../boundedPool.js';
 import type { ChatClient } from '../agentLoop.js';
 import { indexedPrompts, type PromptRunner } from '../generateStream.js';

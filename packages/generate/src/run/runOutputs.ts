@@ -6,7 +6,7 @@
 import { open, readFile, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeJsonAtomic, type Tombstone, type Trajectory } from '@hermes-datagen/core';
-import { addTombstone, addTrajectory, emptySummary, finaliseSummary, type StatisticsSummary } from '@hermes-datagen/stats/internal/summary.js';
+import { addTombstone, addTrajectory, emptySummary, finaliseSummary, type StatisticsSummary } from '@hermes-datagen/core';
 import { readBatchFile, type BatchFile } from './batchFiles.js';
 
 export const TRAJECTORIES_FILE = 'trajectories.jsonl';

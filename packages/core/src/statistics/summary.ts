@@ -7,7 +7,10 @@
 //   addTrajectory(summary, record);        // a normalised record (tool_stats already over the registry)
 //   addTombstone(summary, tombstone);
 //   const file = finaliseSummary(mergeSummaries(summary, summaryFromFile(otherFile, 'other.json')));
-import { conversationReasoningStats, InputError, validator, type Tombstone, type ToolStat, type Trajectory } from '@hermes-datagen/core';
+import { InputError } from '../errors.js';
+import type { Tombstone, ToolStat, Trajectory } from '../model.js';
+import { conversationReasoningStats } from '../reasoning.js';
+import { validator } from '../schemas.js';
 import { addToHistogram, distribution, histogramFrom, type ValueDistribution, type Histogram } from './percentiles.js';
 import { percent } from './rates.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { validator, type Tombstone, type ToolStats, type Trajectory, type Turn } from '@hermes-datagen/core';
-import { addTombstone, addTrajectory, emptySummary, finaliseSummary, mergeSummaries, summaryFromFile, type Summary } from '@hermes-datagen/stats/internal/summary.js';
-import { gpt, human, system, tool, trajectory } from '../util/trajectories.js';
+import { addTombstone, addTrajectory, emptySummary, finaliseSummary, mergeSummaries, summaryFromFile, type Summary } from '@hermes-datagen/core/internal/statistics/summary.js';
+import { gpt, human, system, tool, trajectory } from '../../util/trajectories.js';
 
 const zero = { count: 0, success: 0, failure: 0 };
 const tombstone = (discarded: string): Tombstone => ({ prompt_index: 9, discarded, prompt: 'p' });

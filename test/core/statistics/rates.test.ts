@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { percent, pythonRound } from '@hermes-datagen/stats/internal/rates.js';
+import { percent, pythonRound } from '@hermes-datagen/core/internal/statistics/rates.js';
 
 describe('pythonRound', () => {
   it("rounds the exact binary value half to even, as Python's round()", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { binHistogram, binLabel, niceWidth } from '@hermes-datagen/stats/internal/bins.js';
+import { binHistogram, binLabel, niceWidth } from '@hermes-datagen/core/internal/statistics/bins.js';
 
 describe('niceWidth', () => {
   it('rounds up to 1, 2, 2.5 or 5 times a power of ten, never below 1', () => {

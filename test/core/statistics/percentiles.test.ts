@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { distribution, histogramFrom, quantile, type Histogram } from '@hermes-datagen/stats/internal/percentiles.js';
+import { distribution, histogramFrom, quantile, type Histogram } from '@hermes-datagen/core/internal/statistics/percentiles.js';
 
 const histogramOf = (values: readonly number[]): Histogram => {
   const h: Histogram = new Map();
