@@ -34,9 +34,14 @@ describe('toolEnv', () => {
   });
 
   it('drops any variable whose value holds the resolved key, passed or given by the row', () => {
-    const env = toolEnv({ ...parent, HOME: '/home/sk-real-key-987' }, { rowEnv: { PROXY_URL: 'https://u:sk-real-key-987@gw/' }, secretValues: ['sk-real-key-987\n', '', '  '] });
+    const env = toolEnv({ ...parent, HOME: '/home/sk-real-key-0123456789' }, { rowEnv: { PROXY_URL: 'https://u:sk-real-key-0123456789@gw/' }, secretValues: ['sk-real-key-0123456789\n', '', '  '] });
     expect(env).not.toHaveProperty('HOME');
     expect(env).not.toHaveProperty('PROXY_URL');
     expect(env).toHaveProperty('PATH');
+  });
+
+  it('keeps every variable when the key is a placeholder (x, EMPTY), which is no secret', () => {
+    const env = toolEnv(parent, { secretValues: ['x', 'EMPTY', 'sk-no-key-required'] });
+    expect(env).toEqual(passed);
   });
 });

@@ -5,6 +5,8 @@
 // type, the time zone) and what the prompt row explicitly gives it. A value that contains the
 // resolved key is dropped even then (a key pasted into a row's env, or an odd PATH).
 
+import { canBeSecret } from '@hermes-datagen/core';
+
 /**
  * The variables passed on from hermes-generate's own environment, when set. The DOCKER_ ones say
  * where the docker CLI of --sandbox docker finds its daemon; locations, not secrets, and the
@@ -26,7 +28,8 @@ export interface ToolEnvOptions {
 
 export function toolEnv(parent: Readonly<Record<string, string | undefined>>, options: ToolEnvOptions = {}): Record<string, string> {
   // Why trim: a key read from a .env file may carry the trailing newline the variable still holds.
-  const secrets = (options.secretValues ?? []).map((value) => value.trim()).filter((value) => value !== '');
+  // A placeholder key (x, EMPTY) is no secret: matching it would drop PATH or LANG for nothing.
+  const secrets = (options.secretValues ?? []).map((value) => value.trim()).filter(canBeSecret);
   const env: Record<string, string> = {};
   const take = (name: string, value: string | undefined): void => {
     if (value === undefined || secrets.some((secret) => value.includes(secret))) return;
