@@ -11,6 +11,8 @@ export async function endpointSummarizer(args: EndpointArgs, ctx: RunContext, co
   for (const warning of endpoint.warnings) ctx.log.warn(warning.message);
   ctx.log.info(`summaries from ${describeEndpoint(endpoint)}`);
   // Attempts and backoff are the summariser's own (upstream's loop), so the client does not retry.
-  const client = createChatClient(endpoint, { maxRetries: 0, timeoutMs: config.timeout * 1000 });
+  // The per-record --timeout bounds the calls through the record's signal; a client timer of the same
+  // length would race it and turn a timed-out record into a failed call and a fallback summary.
+  const client = createChatClient(endpoint, { maxRetries: 0 });
   return { summarizer: llmSummarizer(client, endpoint.model, config), model: endpoint.modelId };
 }
