@@ -28,7 +28,8 @@ interface Invocation {
   readonly stderr: string;
 }
 
-function invoke(url: string, dir: string, killAfterMs?: number): Promise<Invocation> {
+/** Runs one invocation; with killAtLines, SIGKILLs it once the batch files hold that many lines. */
+function invoke(url: string, dir: string, killAtLines?: number): Promise<Invocation> {
   return new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
@@ -39,19 +40,18 @@ function invoke(url: string, dir: string, killAfterMs?: number): Promise<Invocat
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
     child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    // The kill is timed from the moment this invocation has started its run (its entry is in run.json),
-    // not from the spawn: start-up takes anything from 0.3 to 3 s on a busy machine.
+    // The kill is set by the run's progress, not by a clock: once this invocation has started its run
+    // (its entry is in run.json) and the batch files reach the chosen count. A timer would land before
+    // or after the run on a machine whose speed varies tenfold with its load.
     const before = invocations(dir);
-    let timer: NodeJS.Timeout | undefined;
-    const poll = killAfterMs === undefined ? undefined : setInterval(() => {
-      if (invocations(dir) === before) return;
+    const poll = killAtLines === undefined ? undefined : setInterval(() => {
+      if (invocations(dir) === before || batchLines(dir) < killAtLines) return;
       clearInterval(poll);
-      timer = setTimeout(() => child.kill('SIGKILL'), killAfterMs);
+      child.kill('SIGKILL');
     }, 5);
     child.on('error', reject);
     child.on('close', (code, signal) => {
       clearInterval(poll);
-      clearTimeout(timer);
       resolve({ code, signal, stdout, stderr });
     });
   });
@@ -97,16 +97,17 @@ describe('hermes-generate run mode under SIGKILL', () => {
     prompts[123] = { prompt: 'this one will [fail]' };
     writeFiles(dir, { 'prompts.jsonl': jsonl(prompts) });
 
-    const delays: number[] = [];
+    const killPoints: number[] = [];
     const killed: Invocation[] = [];
     const progress: number[] = [];
-    // Kills from before the first record to late in a run (a whole run takes about 3 s here); one
-    // that comes too late finds the run finished, and another invocation is killed instead.
+    // Kills at random points of the run: the first as soon as the run starts, the others each a random
+    // 1-25 records further on, so twelve land before the run's 199 records are all written. One that
+    // comes too late finds the run finished, and another invocation is killed instead.
     while (killed.length < KILLS) {
-      const delay = Math.floor(Math.random() * 1500);
-      delays.push(delay);
-      const result = await invoke(endpoint.url, dir, delay);
-      expect(result.stderr, `a kill after ${delay} ms`).not.toMatch(/internal error/);
+      const at = killed.length === 0 ? 0 : batchLines(dir) + 1 + Math.floor(Math.random() * 25);
+      killPoints.push(at);
+      const result = await invoke(endpoint.url, dir, at);
+      expect(result.stderr, `a kill at ${at} records`).not.toMatch(/internal error/);
       if (result.signal === 'SIGKILL') {
         killed.push(result);
         progress.push(batchLines(dir));
@@ -116,7 +117,7 @@ describe('hermes-generate run mode under SIGKILL', () => {
     }
     const final = await invoke(endpoint.url, dir);
     // 1: the failing prompt needs a fix (401), everything else is done.
-    expect(final.code, `${final.stderr}\nkill delays: ${delays.join(', ')}`).toBe(1);
+    expect(final.code, `${final.stderr}\nkills at records: ${killPoints.join(', ')}`).toBe(1);
     expectNoSecret(dir, final);
 
     const run = expectRunInvariants(join(dir, 'data', 'chaos'));
