@@ -423,22 +423,3 @@ export function main(spec: CliSpec): void {
     process.stdout.write('', () => process.exit(code));
   });
 }
-
-/**
- * The spec of a CLI whose issue has not been built yet: --help and --version work, and running it
- * says so and exits 2, so no pipeline mistakes it for a working stage.
- */
-export function notBuiltSpec(name: string, summary: string): CliSpec {
-  return {
-    name,
-    summary,
-    commands: [
-      defineCommand({
-        command: '$0 [files..]',
-        describe: 'not built yet: this CLI arrives with its own issue',
-        stream: true,
-        run: () => Promise.reject(new UsageError(`${name} is not built yet; it arrives with its own issue (see the README)`)),
-      }),
-    ],
-  };
-}
