@@ -1,12 +1,11 @@
 // Many machines: four shards of one dataset run by GNU parallel (as the README's recipe does), each
 // into its own run directory, with no coordination; together they hold exactly one record per row,
 // and hermes-stats merge of their statistics counts them all.
-import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { promptId } from '@hermes-datagen/core';
 import { startScriptedEndpoint, type ScriptedEndpoint } from '@hermes-datagen/testkit';
-import { binPath, jsonl, runProcess, tempDir, writeFiles } from '../util/cli.js';
+import { binPath, jsonl, runCommand, runProcess, tempDir, writeFiles } from '../util/cli.js';
 import { expectNoSecret, TEST_MODEL } from '../util/generate.js';
 import { expectRunInvariants } from '../util/runDirectory.js';
 import { TEST_API_KEY } from '../util/secrets.js';
@@ -17,18 +16,6 @@ afterEach(async () => {
   endpoint = undefined;
 });
 
-function run(command: string, args: readonly string[], cwd: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd, env: { PATH: process.env['PATH'] ?? '', HERMES_API_KEY: TEST_API_KEY }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
 describe('hermes-generate --shard i/N', () => {
   it('4 shards run by GNU parallel hold exactly one record per row between them', async () => {
     endpoint = await startScriptedEndpoint({ apiKey: TEST_API_KEY, script: { sequences: [{ match: { regex: '.' }, replies: [{ reasoning: 'Think.', content: 'done' }] }] } });
@@ -36,12 +23,12 @@ describe('hermes-generate --shard i/N', () => {
     // Repeated prompts too: shards split rows, not prompt texts.
     const prompts = Array.from({ length: 80 }, (_, i) => ({ prompt: `task ${i % 60}` }));
     writeFiles(dir, { 'prompts.jsonl': jsonl(prompts) });
-    const result = await run('parallel', [
+    const result = await runCommand('parallel', [
       '--will-cite', '--halt', 'never', '-j', '4',
       process.execPath, binPath('generate', 'hermes-generate'), 'prompts.jsonl', '--base-url', endpoint.url, '--model', TEST_MODEL,
       '--toolsets', 'todo', '--run-name', 'shard-{}', '--shard', '{}/4', '-o', 'out-{}.jsonl', '--workspace-root', join(dir, 'workspaces'),
       ':::', '0', '1', '2', '3',
-    ], dir);
+    ], { cwd: dir, env: { HERMES_API_KEY: TEST_API_KEY } });
     expect(result.code, result.stderr).toBe(0);
     expectNoSecret(dir, result);
 

@@ -3,13 +3,12 @@
 // endpoint, tools executed for real. The outputs at the end of the pipe are checked against each other:
 // one record per prompt, every record valid, the checklist all PASS, the SFT lines well formed, and the
 // DuckDB report equal to the summary the stream stage wrote.
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { validator } from '@hermes-datagen/core';
 import { startScriptedEndpoint, type ScriptedEndpoint } from '@hermes-datagen/testkit';
-import { binPath, parseJsonl, REPO_ROOT, runProcess, tempDir } from '../util/cli.js';
+import { binPath, parseJsonl, REPO_ROOT, runCommand, runProcess, tempDir } from '../util/cli.js';
 import { expectNoSecret } from '../util/generate.js';
 import { TEST_API_KEY } from '../util/secrets.js';
 
@@ -21,17 +20,7 @@ afterEach(async () => {
   endpoint = undefined;
 });
 
-function shell(script: string, env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('bash', ['-c', script], { cwd: REPO_ROOT, env: { PATH: process.env['PATH'] ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const shell = (script: string, env: NodeJS.ProcessEnv) => runCommand('bash', ['-c', script], { env });
 
 const bin = (pkg: string) => `node ${binPath(pkg, `hermes-${pkg}`)}`;
 const lines = (file: string) => parseJsonl(readFileSync(file, 'utf8')) as Record<string, unknown>[];

@@ -58,10 +58,15 @@ export function binPath(pkg: string, bin: string): string {
  * The environment is only what options.env gives (plus PATH), so tests never leak the caller's.
  */
 export function runProcess(script: string, args: readonly string[], options: RunOptions = {}): Promise<CliResult> {
+  return runCommand(process.execPath, [script, ...args], options);
+}
+
+/** Runs any program (bash, GNU parallel, make) as runProcess runs node: same environment rule, same result. */
+export function runCommand(program: string, args: readonly string[], options: RunOptions = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const command = [process.execPath, script, ...args];
+    const command = [program, ...args];
     const [file, ...argv] = options.maxOpenFiles === undefined ? command : ['/bin/bash', '-c', `ulimit -n ${options.maxOpenFiles} && exec "$@"`, 'bash', ...command];
-    const child = spawn(file ?? process.execPath, argv, {
+    const child = spawn(file ?? program, argv, {
       cwd: options.cwd ?? REPO_ROOT,
       env: { PATH: process.env['PATH'] ?? '', ...options.env },
       stdio: ['pipe', 'pipe', 'pipe'],
