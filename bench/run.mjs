@@ -1,5 +1,5 @@
 // The benchmark harness (`make bench`): runs the baselines and the subjects of bench/subjects.mjs on
-// the synthetic corpus, prints a table, writes bench/results/latest.json, and exits 1 when a subject
+// the synthetic corpus, prints a table, writes bench/results/latest.json and bench/RESULTS.md, and exits 1 when a subject
 // misses its throughput target or memory limit, fails, or writes wrong output (--no-fail: report only).
 //
 // Throughput is taken from each command's fastest run: load from other processes only ever slows a
@@ -14,6 +14,7 @@ import { exitWithUsage, parseFlags, wholeNumber } from './cli-args.mjs';
 import { DEFAULT_RECORDS, DEFAULT_SEED } from './corpus.mjs';
 import { describeRssMethod, rssMethod, runOnce } from './measure.mjs';
 import { baselines, inputs, subjects } from './subjects.mjs';
+import { writeResultsMarkdown } from './results-md.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const RESULTS = `${ROOT}bench/results/latest.json`;
@@ -197,7 +198,7 @@ async function main() {
   };
   mkdirSync(`${ROOT}bench/results`, { recursive: true });
   writeFileSync(RESULTS, `${JSON.stringify(report, null, 2)}\n`);
-  process.stdout.write(`\nwrote ${relative(process.cwd(), RESULTS)}\n`);
+  process.stdout.write(`\nwrote ${relative(process.cwd(), RESULTS)} and ${writeResultsMarkdown(report)}\n`);
 
   const failed = results.filter((r) => r.status === 'fail');
   if (failed.length > 0 && !options.noFail) {

@@ -63,6 +63,21 @@ async function reportCountsCorpus(stdout, corpus) {
   return null;
 }
 
+/** The Python summary must count every record of the corpus and find tool calls. */
+async function summaryCountsCorpus(stdout, corpus) {
+  let text = '';
+  for await (const chunk of stdout) text += chunk;
+  const summary = JSON.parse(text);
+  if (summary.trajectories !== corpus.records) return `summary counted ${summary.trajectories} trajectories, the corpus has ${corpus.records}`;
+  return summary.tool_calls > 0 ? null : 'summary found no tool calls in the corpus';
+}
+
+let pythonVersion;
+function requirePython() {
+  pythonVersion ??= spawnSync('python3', ['--version'], { encoding: 'utf8' });
+  return pythonVersion.status === 0 ? null : 'python3 is not installed';
+}
+
 let jqVersion;
 function requireJq() {
   jqVersion ??= spawnSync('jq', ['--version'], { encoding: 'utf8' });
@@ -149,6 +164,29 @@ export const subjects = [
     maxRssMb: 300,
     requires: requireBuilt('stats', 'main.js'),
     verify: outputEqualsInput,
+  },
+  {
+    name: 'python-summary',
+    what: "bench/summary.py: the one-pass Python json-module script a user would write for --summary's headline numbers (counts, per-tool success/failure)",
+    cmd: 'python3',
+    args: ['bench/summary.py'],
+    input: 'trajectories',
+    baseline: 'parse',
+    target: null,
+    maxRssMb: null,
+    requires: requirePython,
+    verify: summaryCountsCorpus,
+  },
+  {
+    name: 'hermes-stats-summary-vs-python',
+    what: 'hermes-stats --summary (records rewritten to /dev/null) against python-summary: the summary-only cost',
+    cmd: NODE,
+    args: ['packages/stats/bin/hermes-stats.js', '--summary', join(tmpdir(), 'hermes-stats-bench-summary-py.json')],
+    input: 'trajectories',
+    baseline: 'python-summary',
+    target: null,
+    maxRssMb: 300,
+    requires: () => requireBuilt('stats', 'main.js')() ?? requirePython(),
   },
   {
     name: 'hermes-stats-report',
