@@ -40,6 +40,25 @@ describe('a placeholder key', () => {
     expect(record?.metadata.model).toBe(TEST_MODEL);
   });
 
+  it('x: the tools still get TERM=xterm (a placeholder drops no variable from their environment)', async () => {
+    endpoint = await startScriptedEndpoint({
+      apiKey: 'x',
+      script: {
+        sequences: [{
+          match: { regex: '.' },
+          replies: [
+            { reasoning: 'Which terminal?', tool_calls: [{ name: 'terminal', arguments: { command: 'echo "term=$TERM"' } }] },
+            { reasoning: 'Seen.', content: 'done' },
+          ],
+        }],
+      },
+    });
+    const run = await runGenerate(endpoint.url, [{ prompt: 'Print the terminal type.' }], ['--toolsets', 'terminal'], { env: { HERMES_API_KEY: 'x', TERM: 'xterm' } });
+    expect(run.code, run.stderr).toBe(0);
+    const [result] = parseToolValue(run.records[0]?.conversations[3]?.value ?? '') as { content: { output: string } }[];
+    expect(result?.content.output).toMatch(/^term=xterm\n?$/);
+  });
+
   it.each([['EMPTY'], ['x'], ['sk-no-key-required']])('%s: doctor\'s report reads as written', async (key) => {
     endpoint = await startScriptedEndpoint({ apiKey: 'the-gateway-wants-another-key-123' });
     const doctor = await runProcess(binPath('generate', 'hermes-generate'), ['doctor', '--base-url', endpoint.url, '--model', `EMPTY-${TEST_MODEL}`], { env: { HERMES_API_KEY: key } });

@@ -4,7 +4,7 @@
 // runner per prompt.
 import { randomInt } from 'node:crypto';
 import { resolve } from 'node:path';
-import { loadToolRegistry, onForcedExit, UsageError, type RunContext, type StreamArgs, type ToolsRegistryArgs } from '@hermes-datagen/core';
+import { canBeSecret, loadToolRegistry, onForcedExit, UsageError, type RunContext, type StreamArgs, type ToolsRegistryArgs } from '@hermes-datagen/core';
 import { endpointIdentity, resolveEndpoint, type EndpointArgs } from '@hermes-datagen/core/endpoint';
 import type { ReasoningEffort } from './agentLoop.js';
 import { generateStream } from './generateStream.js';
@@ -80,7 +80,7 @@ export async function runGenerate(args: GenerateArgs & Pick<StreamArgs, 'files'>
   const model = modelClient(endpoint, { concurrency, limits: settings, log: ctx.log, onExhausted: (reason) => quota.abort(reason) });
   const workspaces = new RunWorkspaces(workspaceRoot, args.workspaceRoot === undefined);
   const processes = new ToolProcesses({ limit: args.toolConcurrency, isolation: sandbox.host, helperScript: PROCESS_HELPER_SCRIPT });
-  const secretValues = [endpoint.apiKey.reveal()];
+  const secretValues = [endpoint.apiKey.reveal()].filter(canBeSecret);
   // A forced exit (a second Ctrl-C) skips the prompts' own cleanup: their processes and workspaces go here.
   const forgetForcedExit = onForcedExit(() => {
     processes.killAll();

@@ -5,8 +5,6 @@
 // type, the time zone) and what the prompt row explicitly gives it. A value that contains the
 // resolved key is dropped even then (a key pasted into a row's env, or an odd PATH).
 
-import { canBeSecret } from '@hermes-datagen/core';
-
 /**
  * The variables passed on from hermes-generate's own environment, when set. The DOCKER_ ones say
  * where the docker CLI of --sandbox docker finds its daemon; locations, not secrets, and the
@@ -22,14 +20,16 @@ const LOCALE_PREFIX = 'LC_';
 export interface ToolEnvOptions {
   /** Variables the prompt row sets for its tools (its `env`); they win over the passed ones. */
   rowEnv?: Readonly<Record<string, string>>;
-  /** Secret values (the resolved API key): any variable whose value contains one is dropped. */
+  /**
+   * Secret values (the resolved API key): any variable whose value contains one is dropped. Only values
+   * that can be secrets belong here: a placeholder key (x, EMPTY) would drop TERM=xterm for nothing.
+   */
   secretValues?: readonly string[];
 }
 
 export function toolEnv(parent: Readonly<Record<string, string | undefined>>, options: ToolEnvOptions = {}): Record<string, string> {
   // Why trim: a key read from a .env file may carry the trailing newline the variable still holds.
-  // A placeholder key (x, EMPTY) is no secret: matching it would drop PATH or LANG for nothing.
-  const secrets = (options.secretValues ?? []).map((value) => value.trim()).filter(canBeSecret);
+  const secrets = (options.secretValues ?? []).map((value) => value.trim()).filter((value) => value !== '');
   const env: Record<string, string> = {};
   const take = (name: string, value: string | undefined): void => {
     if (value === undefined || secrets.some((secret) => value.includes(secret))) return;
