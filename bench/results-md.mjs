@@ -33,6 +33,7 @@ function streamSection(report) {
   const rows = report.results.map((r) => [
     `\`${r.name}\``,
     r.kind === 'baseline' ? `baseline: ${r.what}` : r.what,
+    r.input,
     fmt(r.mbPerS, 1),
     fmt(r.recordsPerS),
     fmt(r.peakRssMb),
@@ -51,7 +52,7 @@ function streamSection(report) {
     `Throughput from the fastest of ${report.method.repeat} run(s) per command, peak RSS the highest (${report.method.rssMethod}), stdout to /dev/null; MB = 10^6 bytes.`,
     'Baselines: plain Node doing the least a command of its kind must do (bench/baseline-*.mjs); `jq-*` and `python-summary` are the tools a user would otherwise reach for, measured in the same run.',
     '',
-    table(['command', 'what', 'MB/s', 'records/s', 'peak RSS MB', 'ratio', 'target', 'result'], rows),
+    table(['command', 'what', 'input', 'MB/s', 'records/s', 'peak RSS MB', 'ratio', 'target', 'result'], rows),
     '',
     ...comparisons(report.results),
   ];
