@@ -16,16 +16,16 @@ describe('batch files', () => {
     const dir = tempDir();
     writeFiles(dir, { 'batch_0.jsonl': '{"id":"a"}\n{"id":"b","conv' });
     const [file] = await listBatchFiles(dir);
-    expect(await repairTornTail(file!)).toEqual({ file, bytes: 15 });
+    expect(await repairTornTail(file!)).toEqual({ torn: { file, bytes: 15 }, lines: 1 });
     expect(readFileSync(join(dir, 'batch_0.jsonl'), 'utf8')).toBe('{"id":"a"}\n');
-    expect(await repairTornTail(file!)).toBeUndefined();
+    expect(await repairTornTail(file!)).toEqual({ lines: 1 });
   });
 
   it('treat a whole JSON line without its newline as torn too: it was never counted as done', async () => {
     const dir = tempDir();
     writeFiles(dir, { 'batch_3.jsonl': '{"id":"a"}' });
     const [file] = await listBatchFiles(dir);
-    expect((await repairTornTail(file!))?.bytes).toBe(10);
+    expect(await repairTornTail(file!)).toEqual({ torn: { file, bytes: 10 }, lines: 0 });
     expect(await readBatchFile(file!)).toEqual([]);
   });
 

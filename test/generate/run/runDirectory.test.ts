@@ -50,6 +50,21 @@ describe('the run directory', () => {
     await expect(openRunDirectory(options(root), logger().log)).rejects.toThrow(/exists already: add --resume/);
   });
 
+  it('resumed: takes a batch file\'s entries from checkpoint.json when it accounts for every line, and reads a file it does not', async () => {
+    const root = tempDir();
+    const first = await openRunDirectory(options(root), logger().log);
+    const line = (id: string, sample: number): string => JSON.stringify({ id, prompt_index: 0, metadata: { sample } });
+    writeFiles(first.dir, { 'batch_0.jsonl': `${line('a', 0)}\n`, 'batch_1.jsonl': `${line('b', 0)}\n${line('c', 0)}\n` });
+    // The checkpoint says sample 5 where the files say 0: which one a resume used shows.
+    const entry = (shard: string) => ({ prompt_index: 0, status: 'written', shard, sample: 5 });
+    writeFileSync(join(first.dir, 'checkpoint.json'), JSON.stringify({ version: 1, run_name: 'run1', done: { a: entry('batch_0.jsonl'), b: entry('batch_1.jsonl') }, last_updated: new Date().toISOString() }));
+    const again = await openRunDirectory(options(root, { resume: true }), logger().log);
+    expect([...again.done.keys()]).toEqual(['a', 'b', 'c']);
+    expect(again.done.get('a')?.sample).toBe(5);
+    expect(again.done.get('b')?.sample).toBe(0);
+    expect(again.done.get('c')?.sample).toBe(0);
+  });
+
   it('resumed: appends an invocation, keeps the first one and the seed, and reads what is done from the batch files', async () => {
     const root = tempDir();
     const first = await openRunDirectory(options(root, { seed: 7 }), logger().log);

@@ -42,12 +42,15 @@ export interface TornLine {
  * Cuts a file back to its last newline: a record is written in one piece ending in `\n`, so bytes
  * after the last one are a record a kill interrupted, which was never counted as done.
  */
-export async function repairTornTail(file: BatchFile): Promise<TornLine | undefined> {
+export async function repairTornTail(file: BatchFile): Promise<{ readonly torn?: TornLine; readonly lines: number }> {
   const content = await readFile(file.path);
   const end = content.lastIndexOf(0x0a) + 1;
-  if (end === content.length) return undefined;
+  // Whole lines left, so a resume can tell whether checkpoint.json accounts for every one of them.
+  let lines = 0;
+  for (let at = content.indexOf(0x0a); at !== -1 && at < end; at = content.indexOf(0x0a, at + 1)) lines += 1;
+  if (end === content.length) return { lines };
   await truncate(file.path, end);
-  return { file, bytes: content.length - end };
+  return { torn: { file, bytes: content.length - end }, lines };
 }
 
 /**

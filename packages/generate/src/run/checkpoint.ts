@@ -1,6 +1,7 @@
 // checkpoint.json (schemas/checkpoint.schema.json): record id -> what became of it, written
 // atomically. The batch files are the truth (a record is done once its line is fsynced there), and
-// the checkpoint is rebuilt from them on every resume; it is written at most once per interval
+// a resume trusts the checkpoint only for the batch files whose line counts its entries match
+// (runDirectory.ts) and reads the others back from the records; it is written at most once per interval
 // during a run and once at its end, so a run of a million prompts does not rewrite a growing file
 // after every record.
 import { writeJsonAtomic, type Checkpoint, type CheckpointEntry } from '@hermes-datagen/core';

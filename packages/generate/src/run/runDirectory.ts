@@ -4,9 +4,10 @@
 // unless --force-resume), its batch files' torn last lines are cut off, and what is done is read back
 // from the batch files themselves, keyed by record id.
 import { randomInt } from 'node:crypto';
-import { mkdir, stat } from 'node:fs/promises';
+import { mkdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { UsageError, type CheckpointEntry, type Logger } from '@hermes-datagen/core';
+import { UsageError, validator, type Checkpoint, type CheckpointEntry, type Logger } from '@hermes-datagen/core';
+import { CHECKPOINT_FILE } from './checkpoint.js';
 import { listBatchFiles, readBatchFile, repairTornTail, type BatchFile } from './batchFiles.js';
 import {
   MANIFEST_FILE,
@@ -100,18 +101,51 @@ export async function openRunDirectory(options: OpenRunOptions, log: Logger): Pr
 
   const files = await listBatchFiles(dir);
   let repaired = false;
+  const lines = new Map<string, number>();
   for (const file of files) {
-    const torn = await repairTornTail(file);
+    const { torn, lines: whole } = await repairTornTail(file);
+    lines.set(file.name, whole);
     repaired ||= torn !== undefined;
     if (torn) log.warn(`${file.path}: its last line was cut off (${torn.bytes} bytes, a run killed mid-write); removed, that prompt runs again`);
   }
-  return { dir, manifest, invocation, seed: manifest.seed, files, repaired, done: await doneRecords(files, log) };
+  const checkpointed = await checkpointedRecords(join(dir, CHECKPOINT_FILE), lines);
+  return { dir, manifest, invocation, seed: manifest.seed, files, repaired, done: await doneRecords(files, checkpointed, log) };
+}
+
+/**
+ * checkpoint.json's entries of each batch file whose lines it accounts for exactly: an entry is set
+ * only after its line is fsynced, so as many entries as the file has lines are those lines, and the
+ * file need not be parsed again. A file with more lines (written after the last checkpoint), or a
+ * missing or invalid checkpoint, is read from the file itself.
+ */
+async function checkpointedRecords(path: string, lines: ReadonlyMap<string, number>): Promise<Map<string, [string, CheckpointEntry][]>> {
+  const byFile = new Map<string, [string, CheckpointEntry][]>();
+  let checkpoint: unknown;
+  try {
+    checkpoint = JSON.parse(await readFile(path, 'utf8'));
+  } catch {
+    return byFile;
+  }
+  if (validator('checkpoint')(checkpoint) !== null) return byFile;
+  for (const [id, entry] of Object.entries((checkpoint as Checkpoint).done)) {
+    if (entry.shard === undefined) continue;
+    let entries = byFile.get(entry.shard);
+    if (!entries) byFile.set(entry.shard, (entries = []));
+    entries.push([id, entry]);
+  }
+  for (const [name, entries] of byFile) if (entries.length !== lines.get(name)) byFile.delete(name);
+  return byFile;
 }
 
 /** Every record and tombstone with an id in the batch files. */
-async function doneRecords(files: readonly BatchFile[], log: Logger): Promise<Map<string, CheckpointEntry>> {
+async function doneRecords(files: readonly BatchFile[], checkpointed: ReadonlyMap<string, [string, CheckpointEntry][]>, log: Logger): Promise<Map<string, CheckpointEntry>> {
   const done = new Map<string, CheckpointEntry>();
   for (const file of files) {
+    const known = checkpointed.get(file.name);
+    if (known) {
+      for (const [id, entry] of known) if (!done.has(id)) done.set(id, entry);
+      continue;
+    }
     for (const { value, place } of await readBatchFile(file)) {
       const id = value['id'];
       if (typeof id !== 'string') continue;
