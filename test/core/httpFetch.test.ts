@@ -62,6 +62,20 @@ describe('nodeHttpFetch', () => {
     await expect(pending).rejects.toMatchObject({ name: 'AbortError' });
   });
 
+  it('rejects a request still waiting for a pooled connection when its signal aborts', async () => {
+    const base = await echoServer();
+    const fetch = nodeHttpFetch({ maxConnections: 1 });
+    const first = new AbortController();
+    const holding = fetch(`${base}/hang`, { signal: first.signal });
+    holding.catch(() => undefined);
+    const queued = new AbortController();
+    const waiting = fetch(`${base}/hang`, { signal: queued.signal });
+    setTimeout(() => queued.abort(), 20);
+    await expect(waiting).rejects.toMatchObject({ name: 'AbortError' });
+    first.abort();
+    await expect(holding).rejects.toMatchObject({ name: 'AbortError' });
+  });
+
   it('works as the OpenAI client\'s fetch: completions, retried 429s, aborts and refused connections', async () => {
     endpoint = await startScriptedEndpoint({
       script: { sequences: [{ match: { regex: '.' }, replies: [{ content: 'hi there' }] }], faults: [{ kind: 'rate_limit', when: { nth: [1, 3, 4] }, retry_after_s: 0 }] },

@@ -49,8 +49,12 @@ export function nodeHttpFetch(options: HttpFetchOptions = {}): FetchLike {
     closeStale(agent, idleMs);
     return new Promise<Response>((resolve, reject) => {
       const req = send(url, { method: init.method ?? 'GET', headers, agent });
+      // Settle on the abort itself, not on an event of the destroyed request: a request still queued
+      // for one of the pool's connections may emit none, and its caller would wait for ever.
       const onAbort = (): void => {
-        req.destroy(abortError(signal?.reason));
+        const error = abortError(signal?.reason);
+        req.destroy(error);
+        reject(error);
       };
       signal?.addEventListener('abort', onAbort, { once: true });
       const done = (): void => signal?.removeEventListener('abort', onAbort);
