@@ -1,18 +1,28 @@
 // Small files that must never be seen half-written (checkpoints, summaries, --stats-out):
 // write a temp file beside the target, fsync it, rename it over the target (as upstream Hermes #297).
 import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
-import { open, rename, rm } from 'node:fs/promises';
+import { open, rename, rm, type FileHandle } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 
-function tempPath(path: string): string {
+/** A fresh name beside `path` for its temp file (hidden, unique per process and call). */
+export function tempPath(path: string): string {
   return `${dirname(path)}/.${basename(path)}.tmp-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
 }
 
 export async function writeFileAtomic(path: string, data: string): Promise<void> {
+  await writeFileAtomicWith(path, (handle) => handle.writeFile(data, 'utf8'));
+}
+
+/**
+ * The same protocol for a file written piece by piece (a merge of many inputs): `write` fills the
+ * temp file through its handle; it is fsynced and renamed over `path` only when `write` succeeds.
+ */
+export async function writeFileAtomicWith<T>(path: string, write: (handle: FileHandle) => Promise<T>): Promise<T> {
   const temp = tempPath(path);
   const handle = await open(temp, 'wx');
+  let result: T;
   try {
-    await handle.writeFile(data, 'utf8');
+    result = await write(handle);
     await handle.sync();
   } catch (err) {
     await handle.close();
@@ -21,6 +31,7 @@ export async function writeFileAtomic(path: string, data: string): Promise<void>
   }
   await handle.close();
   await rename(temp, path);
+  return result;
 }
 
 /** The same, synchronously: for the last moment of a forced exit, when nothing asynchronous runs any more. */

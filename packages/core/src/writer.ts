@@ -3,9 +3,10 @@
 // temp file that is renamed into place only when the run ends (so FILE is never half-written).
 import { close, fstatSync, open, write } from 'node:fs';
 import { rename, rm } from 'node:fs/promises';
-import { basename, dirname, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import type { Writable } from 'node:stream';
 import { createGzip } from 'node:zlib';
+import { tempPath } from './atomicFile.js';
 import { BrokenPipe, UsageError } from './errors.js';
 
 const BUFFER_BYTES = 1 << 20;
@@ -128,7 +129,7 @@ export class JsonlWriter {
       return new JsonlWriter(stdoutFdIsSafe(stdout) ? fdSink(1, false) : streamSink(stdout, false), undefined);
     }
     const path = resolve(cwd, target);
-    const temp = `${dirname(path)}/.${basename(path)}.tmp-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
+    const temp = tempPath(path);
     const fd = await openFd(temp, target);
     if (!path.endsWith('.gz')) return new JsonlWriter(fdSink(fd, true), { temp, target: path });
     const gzip = createGzip();

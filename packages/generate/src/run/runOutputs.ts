@@ -3,9 +3,9 @@
 // trajectory of every batch file, tombstones left out, lines unchanged, as upstream's merge) and
 // statistics.json (upstream's shape plus hermes-stats' mergeable summary, over the whole run, so
 // `hermes-stats merge` combines shards' files).
-import { open, readFile, rename, rm, stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { writeJsonAtomic, type Tombstone, type Trajectory } from '@hermes-datagen/core';
+import { writeFileAtomicWith, writeJsonAtomic, type Tombstone, type Trajectory } from '@hermes-datagen/core';
 import { addTombstone, addTrajectory, emptySummary, finaliseSummary, type StatisticsSummary } from '@hermes-datagen/core';
 import { readBatchFile, type BatchFile } from './batchFiles.js';
 
@@ -32,11 +32,9 @@ export interface MergeResult {
 export async function writeRunOutputs(dir: string, files: readonly BatchFile[], facts: RunFacts): Promise<MergeResult> {
   const stats = emptySummary();
   const target = join(dir, TRAJECTORIES_FILE);
-  const temp = join(dir, `.${TRAJECTORIES_FILE}.tmp-${process.pid}`);
-  const out = await open(temp, 'w');
-  let trajectories = 0;
   let tombstones = 0;
-  try {
+  const trajectories = await writeFileAtomicWith(target, async (out) => {
+    let written = 0;
     for (const file of files) {
       const lines = await readBatchFile(file);
       const kept: string[] = [];
@@ -49,17 +47,11 @@ export async function writeRunOutputs(dir: string, files: readonly BatchFile[], 
         addTrajectory(stats, value as unknown as Trajectory);
         kept.push(text);
       }
-      trajectories += kept.length;
+      written += kept.length;
       if (kept.length > 0) await out.write(`${kept.join('\n')}\n`);
     }
-    await out.sync();
-  } catch (error) {
-    await out.close();
-    await rm(temp, { force: true });
-    throw error;
-  }
-  await out.close();
-  await rename(temp, target);
+    return written;
+  });
   const summary = finaliseSummary(stats);
   await writeJsonAtomic(join(dir, STATISTICS_FILE), {
     run_name: facts.run_name,
