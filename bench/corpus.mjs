@@ -15,7 +15,13 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const WRITE_BYTES = 4 << 20;
 
 // Any change to the generator or the tool registry changes the records, so it invalidates the cache.
-const GENERATOR_FILES = ['bench/corpus.mjs', 'bench/synthetic/random.mjs', 'bench/synthetic/text.mjs', 'bench/synthetic/trajectory.mjs', 'packages/core/registry/tools.json'];
+const GENERATOR_FILES = [
+  'bench/corpus.mjs',
+  'bench/synthetic/random.mjs',
+  'bench/synthetic/text.mjs',
+  'bench/synthetic/trajectory.mjs',
+  'packages/core/registry/tools.json',
+];
 
 function generatorFingerprint() {
   const hash = createHash('sha256');
@@ -39,7 +45,12 @@ function readMeta(metaPath) {
  * The corpus file for these parameters, generated unless a matching one exists.
  * @returns {{ path: string, records: number, seed: number, bytes: number, sha256: string, summary: object, reused: boolean }}
  */
-export function ensureCorpus({ records = DEFAULT_RECORDS, seed = DEFAULT_SEED, out = defaultCorpusPath(records, seed), log = (m) => process.stderr.write(`${m}\n`) } = {}) {
+export function ensureCorpus({
+  records = DEFAULT_RECORDS,
+  seed = DEFAULT_SEED,
+  out = defaultCorpusPath(records, seed),
+  log = (m) => process.stderr.write(`${m}\n`),
+} = {}) {
   if (!Number.isInteger(records) || records < 1) throw new Error(`--records takes a whole number of at least 1 (got ${records})`);
   if (!Number.isInteger(seed) || seed < 0 || seed > 0xffffffff) throw new Error(`--seed takes a whole number from 0 to 4294967295 (got ${seed})`);
   const metaPath = `${out}.meta.json`;
@@ -100,5 +111,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     seed: values.seed ? Number(values.seed) : DEFAULT_SEED,
     ...(values.out ? { out: values.out } : {}),
   });
-  process.stdout.write(`${JSON.stringify({ path: corpus.path, records: corpus.records, bytes: corpus.bytes, reused: corpus.reused, summary: corpus.summary })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ path: corpus.path, records: corpus.records, bytes: corpus.bytes, reused: corpus.reused, summary: corpus.summary })}\n`,
+  );
 }

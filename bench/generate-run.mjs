@@ -37,25 +37,48 @@ function options() {
     { prompts: { type: 'string', default: '10000' }, 'gateway-prompts': { type: 'string', default: '2048' }, 'no-fail': { type: 'boolean', default: false } },
     USAGE,
   );
-  return { prompts: wholeNumber('--prompts', values.prompts, 1), gatewayPrompts: wholeNumber('--gateway-prompts', values['gateway-prompts'], 1), noFail: values['no-fail'] };
+  return {
+    prompts: wholeNumber('--prompts', values.prompts, 1),
+    gatewayPrompts: wholeNumber('--gateway-prompts', values['gateway-prompts'], 1),
+    noFail: values['no-fail'],
+  };
 }
 
 const SCRIPT = {
-  sequences: [{
-    match: { regex: '.' },
-    replies: [
-      { reasoning: 'I plan first.', tool_calls: [{ name: 'todo', arguments: { todos: [{ id: '1', content: 'The task', status: 'completed' }] } }] },
-      { reasoning: 'Done; time to answer.', content: 'The task is done.' },
-    ],
-  }],
+  sequences: [
+    {
+      match: { regex: '.' },
+      replies: [
+        { reasoning: 'I plan first.', tool_calls: [{ name: 'todo', arguments: { todos: [{ id: '1', content: 'The task', status: 'completed' }] } }] },
+        { reasoning: 'Done; time to answer.', content: 'The task is done.' },
+      ],
+    },
+  ],
 };
 
 /** One hermes-generate process; resolves with its wall time, CPU, peak RSS and records. */
 async function generate(endpoint, dir, prompts, args) {
   const cpuOut = join(dir, `cpu-${Math.random().toString(36).slice(2)}.json`);
   const statsOut = join(dir, `stats-${Math.random().toString(36).slice(2)}.json`);
-  const argv = ['--import', `${ROOT}bench/cpu-usage-hook.mjs`, BIN, 'prompts.jsonl', '--base-url', endpoint.url, '--model', 'bench-model', '--toolsets', 'todo',
-    '--seed', '1', '--workspace-root', join(dir, 'workspaces'), '--stats-out', statsOut, ...args];
+  const argv = [
+    '--import',
+    `${ROOT}bench/cpu-usage-hook.mjs`,
+    BIN,
+    'prompts.jsonl',
+    '--base-url',
+    endpoint.url,
+    '--model',
+    'bench-model',
+    '--toolsets',
+    'todo',
+    '--seed',
+    '1',
+    '--workspace-root',
+    join(dir, 'workspaces'),
+    '--stats-out',
+    statsOut,
+    ...args,
+  ];
   const env = { PATH: process.env.PATH ?? '', HERMES_API_KEY: 'sk-bench-not-a-real-key', BENCH_CPU_OUT: cpuOut };
   const started = performance.now();
   const child = spawn(process.execPath, argv, { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -80,7 +103,10 @@ async function generate(endpoint, dir, prompts, args) {
 }
 
 function dataset(dir, prompts) {
-  writeFileSync(join(dir, 'prompts.jsonl'), Array.from({ length: prompts }, (_, i) => JSON.stringify({ prompt: `Benchmark task ${i}: plan it, then answer.` })).join('\n') + '\n');
+  writeFileSync(
+    join(dir, 'prompts.jsonl'),
+    Array.from({ length: prompts }, (_, i) => JSON.stringify({ prompt: `Benchmark task ${i}: plan it, then answer.` })).join('\n') + '\n',
+  );
 }
 
 async function main() {
@@ -100,17 +126,32 @@ async function main() {
     const run = await generate(endpoint, dir, opts.prompts, ['--run-name', 'bench', '--batch-size', '10', '--num-workers', '4']);
     const resume = await generate(endpoint, dir, opts.prompts, ['--run-name', 'bench', '--batch-size', '10', '--num-workers', '4', '--resume']);
     await endpoint.close();
-    for (const [name, result, expected] of [['stream', stream, opts.prompts], ['run', run, opts.prompts], ['resume', resume, 0]]) {
+    for (const [name, result, expected] of [
+      ['stream', stream, opts.prompts],
+      ['run', run, opts.prompts],
+      ['resume', resume, 0],
+    ]) {
       if (result.records !== expected) throw new Error(`${name}: expected ${expected} records on stdout, got ${result.records}`);
     }
     const turns = opts.prompts * 2;
     const perTurn = (result) => ((result.cpuS - startup.cpuS) * 1000) / turns;
 
-    process.stderr.write(`bench: generate run mode at gateway scale, ${opts.gatewayPrompts} prompts, ${GATEWAY_LATENCY_MS} ms, --max-concurrency ${GATEWAY_CONCURRENCY}\n`);
+    process.stderr.write(
+      `bench: generate run mode at gateway scale, ${opts.gatewayPrompts} prompts, ${GATEWAY_LATENCY_MS} ms, --max-concurrency ${GATEWAY_CONCURRENCY}\n`,
+    );
     endpoint = await startScriptedEndpoint({ script: SCRIPT, latencyMs: GATEWAY_LATENCY_MS, recordRequests: false });
     const gatewayDir = mkdtempSync(join(dir, 'gateway-'));
     dataset(gatewayDir, opts.gatewayPrompts);
-    const gateway = await generate(endpoint, gatewayDir, opts.gatewayPrompts, ['--run-name', 'gateway', '--batch-size', '64', '--num-workers', '8', '--max-concurrency', String(GATEWAY_CONCURRENCY)]);
+    const gateway = await generate(endpoint, gatewayDir, opts.gatewayPrompts, [
+      '--run-name',
+      'gateway',
+      '--batch-size',
+      '64',
+      '--num-workers',
+      '8',
+      '--max-concurrency',
+      String(GATEWAY_CONCURRENCY),
+    ]);
     await endpoint.close();
     const gatewayIdeal = GATEWAY_CONCURRENCY / (GATEWAY_LATENCY_MS / 1000);
     // Process start and exit included: a lower bound on the steady rate.
@@ -125,22 +166,33 @@ async function main() {
       run: { ...run, promptsPerS: opts.prompts / run.wallS, cpuMsPerTurn: perTurn(run) },
       overhead: { cpuPerTurn: perTurn(run) / perTurn(stream) - 1, wall: run.wallS / stream.wallS - 1, target: OVERHEAD_TARGET },
       resume: { ...resume, shareOfRun: resume.wallS / run.wallS, target: RESUME_TARGET },
-      gateway: { ...gateway, latencyMs: GATEWAY_LATENCY_MS, idealCallsPerS: gatewayIdeal, callsPerS: (opts.gatewayPrompts * 2) / gateway.wallS, share: gatewayShare, target: GATEWAY_TARGET },
+      gateway: {
+        ...gateway,
+        latencyMs: GATEWAY_LATENCY_MS,
+        idealCallsPerS: gatewayIdeal,
+        callsPerS: (opts.gatewayPrompts * 2) / gateway.wallS,
+        share: gatewayShare,
+        target: GATEWAY_TARGET,
+      },
     };
     mkdirSync(`${ROOT}bench/results`, { recursive: true });
     writeFileSync(RESULTS, `${JSON.stringify(report, null, 2)}\n`);
     const pct = (x) => `${(x * 100).toFixed(1)}%`;
-    process.stdout.write([
-      `hermes-generate run mode, load average ${loadBefore.map((v) => v.toFixed(1)).join(' ')} on ${cpus().length} CPUs, ${opts.prompts} prompts x 2 turns, zero latency, 40 at once`,
-      `stream:  ${report.stream.promptsPerS.toFixed(0)} prompts/s, ${report.stream.cpuMsPerTurn.toFixed(2)} ms CPU per turn, peak RSS ${stream.peakRssMb} MB`,
-      `run:     ${report.run.promptsPerS.toFixed(0)} prompts/s, ${report.run.cpuMsPerTurn.toFixed(2)} ms CPU per turn, peak RSS ${run.peakRssMb} MB`,
-      `overhead of the run directory: ${pct(report.overhead.cpuPerTurn)} CPU per turn, ${pct(report.overhead.wall)} wall (target <= ${pct(OVERHEAD_TARGET)} CPU)`,
-      `resume of the finished run: ${resume.wallS.toFixed(2)} s = ${pct(report.resume.shareOfRun)} of the run's ${run.wallS.toFixed(1)} s (target < ${pct(RESUME_TARGET)})`,
-      `gateway: ${opts.gatewayPrompts * 2} calls at ${GATEWAY_LATENCY_MS} ms, --max-concurrency ${GATEWAY_CONCURRENCY}: ${report.gateway.callsPerS.toFixed(0)} calls/s of ${gatewayIdeal} = ${gatewayShare.toFixed(3)} counting process start (target >= ${GATEWAY_TARGET}), peak RSS ${gateway.peakRssMb} MB`,
-      `written to ${RESULTS.slice(ROOT.length)}`,
-    ].join('\n') + '\n');
+    process.stdout.write(
+      [
+        `hermes-generate run mode, load average ${loadBefore.map((v) => v.toFixed(1)).join(' ')} on ${cpus().length} CPUs, ${opts.prompts} prompts x 2 turns, zero latency, 40 at once`,
+        `stream:  ${report.stream.promptsPerS.toFixed(0)} prompts/s, ${report.stream.cpuMsPerTurn.toFixed(2)} ms CPU per turn, peak RSS ${stream.peakRssMb} MB`,
+        `run:     ${report.run.promptsPerS.toFixed(0)} prompts/s, ${report.run.cpuMsPerTurn.toFixed(2)} ms CPU per turn, peak RSS ${run.peakRssMb} MB`,
+        `overhead of the run directory: ${pct(report.overhead.cpuPerTurn)} CPU per turn, ${pct(report.overhead.wall)} wall (target <= ${pct(OVERHEAD_TARGET)} CPU)`,
+        `resume of the finished run: ${resume.wallS.toFixed(2)} s = ${pct(report.resume.shareOfRun)} of the run's ${run.wallS.toFixed(1)} s (target < ${pct(RESUME_TARGET)})`,
+        `gateway: ${opts.gatewayPrompts * 2} calls at ${GATEWAY_LATENCY_MS} ms, --max-concurrency ${GATEWAY_CONCURRENCY}: ${report.gateway.callsPerS.toFixed(0)} calls/s of ${gatewayIdeal} = ${gatewayShare.toFixed(3)} counting process start (target >= ${GATEWAY_TARGET}), peak RSS ${gateway.peakRssMb} MB`,
+        `written to ${RESULTS.slice(ROOT.length)}`,
+      ].join('\n') + '\n',
+    );
     const misses = [
-      ...(report.overhead.cpuPerTurn > OVERHEAD_TARGET ? [`run-directory overhead ${pct(report.overhead.cpuPerTurn)} CPU per turn is over ${pct(OVERHEAD_TARGET)}`] : []),
+      ...(report.overhead.cpuPerTurn > OVERHEAD_TARGET
+        ? [`run-directory overhead ${pct(report.overhead.cpuPerTurn)} CPU per turn is over ${pct(OVERHEAD_TARGET)}`]
+        : []),
       ...(report.resume.shareOfRun >= RESUME_TARGET ? [`resume took ${pct(report.resume.shareOfRun)} of the run`] : []),
       ...([stream, run, gateway].some((r) => r.peakRssMb >= RSS_TARGET_MB) ? [`a peak RSS reached ${RSS_TARGET_MB} MB`] : []),
       ...(gatewayShare < GATEWAY_TARGET ? [`gateway share ${gatewayShare.toFixed(3)} is under ${GATEWAY_TARGET}`] : []),

@@ -77,8 +77,26 @@ async function runGenerate(endpoint, prompts, { concurrency, sandbox, maxOpenFil
   const dir = mkdtempSync(join(tmpdir(), 'hermes-bench-tools-'));
   const cpuOut = join(dir, 'cpu.json');
   const input = prompts.map((row) => JSON.stringify(row)).join('\n') + '\n';
-  const command = [process.execPath, '--import', `${ROOT}bench/cpu-usage-hook.mjs`, BIN, '--base-url', endpoint.url, '--model', 'bench-model',
-    '--toolsets', 'terminal,file', '-c', String(concurrency), '--seed', '1', '--sandbox', sandbox, '--workspace-root', join(dir, 'workspaces')];
+  const command = [
+    process.execPath,
+    '--import',
+    `${ROOT}bench/cpu-usage-hook.mjs`,
+    BIN,
+    '--base-url',
+    endpoint.url,
+    '--model',
+    'bench-model',
+    '--toolsets',
+    'terminal,file',
+    '-c',
+    String(concurrency),
+    '--seed',
+    '1',
+    '--sandbox',
+    sandbox,
+    '--workspace-root',
+    join(dir, 'workspaces'),
+  ];
   const [file, ...args] = maxOpenFiles === undefined ? command : ['/bin/bash', '-c', `ulimit -n ${maxOpenFiles} && exec "$@"`, 'bash', ...command];
   const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/', HERMES_API_KEY: 'sk-bench-not-a-real-key', BENCH_CPU_OUT: cpuOut };
   const started = performance.now();
@@ -90,7 +108,13 @@ async function runGenerate(endpoint, prompts, { concurrency, sandbox, maxOpenFil
   child.stdin.end(input);
   const code = await new Promise((resolve) => child.on('close', resolve));
   const wallS = (performance.now() - started) / 1000;
-  const records = stdout.trim() === '' ? [] : stdout.trim().split('\n').map((line) => JSON.parse(line));
+  const records =
+    stdout.trim() === ''
+      ? []
+      : stdout
+          .trim()
+          .split('\n')
+          .map((line) => JSON.parse(line));
   const wrong = records.filter((record) => !holdsOwnToken(record)).map((record) => record.id);
   const failed = stderr.split('\n').filter((line) => /failed, no trajectory/.test(line));
   const workspacesLeft = existsSync(join(dir, 'workspaces')) ? readdirSync(join(dir, 'workspaces')).length : 0;
@@ -106,9 +130,20 @@ async function runGenerate(endpoint, prompts, { concurrency, sandbox, maxOpenFil
     ...(workspacesLeft === 0 ? [] : [`${workspacesLeft} workspaces left behind`]),
   ];
   return {
-    prompts: prompts.length, concurrency, sandbox, maxOpenFiles: maxOpenFiles ?? null, exitCode: code, records: records.length, turns,
-    failedPrompts: failed.length, econnreset: failed.filter((l) => l.includes('ECONNRESET')).length, wrongResults: wrong.length,
-    wallS, callsPerS: turns / wallS, cpuS: (cpu.user + cpu.system) / 1e6, cpuMsPerTurn: turns === 0 ? null : ((cpu.user + cpu.system) / 1e3) / turns,
+    prompts: prompts.length,
+    concurrency,
+    sandbox,
+    maxOpenFiles: maxOpenFiles ?? null,
+    exitCode: code,
+    records: records.length,
+    turns,
+    failedPrompts: failed.length,
+    econnreset: failed.filter((l) => l.includes('ECONNRESET')).length,
+    wrongResults: wrong.length,
+    wallS,
+    callsPerS: turns / wallS,
+    cpuS: (cpu.user + cpu.system) / 1e6,
+    cpuMsPerTurn: turns === 0 ? null : (cpu.user + cpu.system) / 1e3 / turns,
     sandboxLine: /tool commands run [^\n]*/.exec(stderr)?.[0] ?? null,
     problems,
   };
@@ -117,7 +152,9 @@ async function runGenerate(endpoint, prompts, { concurrency, sandbox, maxOpenFil
 /** One tool result: terminal's `{"output": <its own token>, "exit_code": 0, "error": null}`. */
 function holdsOwnToken(record) {
   const results = record.conversations.filter((turn) => turn.from === 'tool').flatMap((turn) => core.parseToolValue(turn.value));
-  return results.length === 1 && JSON.stringify({ name: results[0].name, content: results[0].content }) === JSON.stringify(testkit.expectedEchoResult(record.id));
+  return (
+    results.length === 1 && JSON.stringify({ name: results[0].name, content: results[0].content }) === JSON.stringify(testkit.expectedEchoResult(record.id))
+  );
 }
 
 async function main() {
@@ -138,7 +175,9 @@ async function main() {
     ['none', { concurrency: opts.concurrency, sandbox: 'none' }],
     ['fds', { concurrency: Math.floor(opts.concurrency / 2), sandbox: 'auto', maxOpenFiles: 256 }],
   ]) {
-    process.stderr.write(`bench: generate-tools ${name} run (${opts.prompts} prompts, ${opts.latencyMs} ms, -c ${settings.concurrency}, --sandbox ${settings.sandbox}${settings.maxOpenFiles ? `, ulimit -n ${settings.maxOpenFiles}` : ''})\n`);
+    process.stderr.write(
+      `bench: generate-tools ${name} run (${opts.prompts} prompts, ${opts.latencyMs} ms, -c ${settings.concurrency}, --sandbox ${settings.sandbox}${settings.maxOpenFiles ? `, ulimit -n ${settings.maxOpenFiles}` : ''})\n`,
+    );
     runs[name] = await runGenerate(endpoint, prompts, settings);
   }
   await endpoint.close();
@@ -153,16 +192,20 @@ async function main() {
   mkdirSync(`${ROOT}bench/results`, { recursive: true });
   writeFileSync(RESULTS, `${JSON.stringify(report, null, 2)}\n`);
 
-  const costLine = Object.entries(cost).map(([name, ms]) => `${name} ${ms.toFixed(1)} ms`).join(', ');
+  const costLine = Object.entries(cost)
+    .map(([name, ms]) => `${name} ${ms.toFixed(1)} ms`)
+    .join(', ');
   const line = (name, r) =>
     `${name.padEnd(5)}: ${r.records}/${r.prompts} records, ${r.wrongResults} wrong results, ${r.failedPrompts} failed (${r.econnreset} ECONNRESET), exit ${r.exitCode}, ` +
     `${r.wallS.toFixed(1)} s, ${r.callsPerS.toFixed(0)} calls/s, ${r.cpuMsPerTurn?.toFixed(2) ?? '-'} ms CPU per model turn [${r.sandboxLine ?? 'no sandbox line'}]`;
-  process.stdout.write([
-    `hermes-generate with real tools, load average ${loadBefore.map((v) => v.toFixed(1)).join(' ')} on ${cpus().length} CPUs`,
-    `sandbox: per tool call (sh -c true, one at a time): ${costLine}`,
-    ...Object.entries(runs).map(([name, r]) => line(name, r)),
-    `written to ${RESULTS.slice(ROOT.length)}`,
-  ].join('\n') + '\n');
+  process.stdout.write(
+    [
+      `hermes-generate with real tools, load average ${loadBefore.map((v) => v.toFixed(1)).join(' ')} on ${cpus().length} CPUs`,
+      `sandbox: per tool call (sh -c true, one at a time): ${costLine}`,
+      ...Object.entries(runs).map(([name, r]) => line(name, r)),
+      `written to ${RESULTS.slice(ROOT.length)}`,
+    ].join('\n') + '\n',
+  );
   const problems = Object.entries(runs).flatMap(([name, r]) => r.problems.map((p) => `${name} run: ${p}`));
   if (problems.length > 0) {
     process.stderr.write(problems.map((p) => `bench: ${p}\n`).join(''));

@@ -60,13 +60,19 @@ function script(toolTurns) {
   const todo = (step) => ({
     reasoning: `Step ${step}: I update the plan before going on, so the list says what is done and what is next.`,
     content: step === 1 ? 'Planning the work.' : null,
-    tool_calls: [{
-      name: 'todo',
-      arguments: {
-        todos: [1, 2, 3].map((n) => ({ id: String(n), content: `Part ${n} of the task`, status: n < step ? 'completed' : n === step ? 'in_progress' : 'pending' })),
-        merge: false,
+    tool_calls: [
+      {
+        name: 'todo',
+        arguments: {
+          todos: [1, 2, 3].map((n) => ({
+            id: String(n),
+            content: `Part ${n} of the task`,
+            status: n < step ? 'completed' : n === step ? 'in_progress' : 'pending',
+          })),
+          merge: false,
+        },
       },
-    }],
+    ],
   });
   const replies = Array.from({ length: toolTurns }, (_, i) => todo(i + 1));
   replies.push({ reasoning: 'Every part is done; time to answer.', content: 'All parts of the task are done.' });
@@ -77,8 +83,25 @@ async function runGenerate(endpoint, prompts, concurrency, toolTurns) {
   const dir = mkdtempSync(join(tmpdir(), 'hermes-bench-generate-'));
   const cpuOut = join(dir, 'cpu.json');
   const input = Array.from({ length: prompts }, (_, i) => JSON.stringify({ prompt: `Benchmark task ${i}: plan it in three parts.` })).join('\n') + '\n';
-  const args = ['--import', `${ROOT}bench/cpu-usage-hook.mjs`, BIN, '--base-url', endpoint.url, '--model', 'bench-model', '--toolsets', 'todo',
-    '-c', String(concurrency), '--max-turns', String(toolTurns + 1), '--seed', '1', '--workspace-root', join(dir, 'workspaces')];
+  const args = [
+    '--import',
+    `${ROOT}bench/cpu-usage-hook.mjs`,
+    BIN,
+    '--base-url',
+    endpoint.url,
+    '--model',
+    'bench-model',
+    '--toolsets',
+    'todo',
+    '-c',
+    String(concurrency),
+    '--max-turns',
+    String(toolTurns + 1),
+    '--seed',
+    '1',
+    '--workspace-root',
+    join(dir, 'workspaces'),
+  ];
   const env = { PATH: process.env.PATH ?? '', HERMES_API_KEY: 'sk-bench-not-a-real-key', BENCH_CPU_OUT: cpuOut };
   const started = performance.now();
   let firstRequest = null;
@@ -103,7 +126,13 @@ async function runGenerate(endpoint, prompts, concurrency, toolTurns) {
   if (code !== 0) throw new Error(`hermes-generate exited ${code}: ${stderr.trim().split('\n').slice(-3).join(' | ')}`);
   const warning = /Warning|MaxListeners/.exec(stderr);
   if (warning) throw new Error(`hermes-generate printed a Node warning: ${stderr.slice(warning.index).split('\n')[0]}`);
-  const records = stdout.trim() === '' ? [] : stdout.trim().split('\n').map((line) => JSON.parse(line));
+  const records =
+    stdout.trim() === ''
+      ? []
+      : stdout
+          .trim()
+          .split('\n')
+          .map((line) => JSON.parse(line));
   const turns = records.reduce((sum, r) => sum + r.api_calls, 0);
   if (records.length !== prompts || turns !== prompts * (toolTurns + 1) || !records.every((r) => r.completed)) {
     throw new Error(`expected ${prompts} completed records of ${toolTurns + 1} turns, got ${records.length} records and ${turns} turns`);
@@ -111,7 +140,9 @@ async function runGenerate(endpoint, prompts, concurrency, toolTurns) {
   const cpu = JSON.parse(readFileSync(cpuOut, 'utf8'));
   rmSync(dir, { recursive: true, force: true });
   return {
-    prompts, turns, concurrency,
+    prompts,
+    turns,
+    concurrency,
     wallS: (ended - started) / 1000,
     // From the first model request to the last record: the model calls, without process start and exit.
     steadyS: ((lastRecord ?? ended) - (firstRequest ?? started)) / 1000,
@@ -156,10 +187,23 @@ async function main() {
       turnsPerCpuS: cpuRun.turns / (cpuRun.cpuS - startup.cpuS),
       turnsPerWallS: cpuRun.turns / cpuRun.steadyS,
     },
-    latency: { ...latencyRun, latencyMs: LATENCY_MS, idealCallsPerS: ideal, callsPerS, share, shareWithStartup: latencyRun.turns / latencyRun.wallS / ideal, target: LATENCY_TARGET },
+    latency: {
+      ...latencyRun,
+      latencyMs: LATENCY_MS,
+      idealCallsPerS: ideal,
+      callsPerS,
+      share,
+      shareWithStartup: latencyRun.turns / latencyRun.wallS / ideal,
+      target: LATENCY_TARGET,
+    },
     load: {
-      ...loadRun, latencyMs: LOAD_LATENCY_MS, idealCallsPerS: loadIdeal, callsPerS: loadRun.turns / loadRun.steadyS,
-      share: loadRun.turns / loadRun.steadyS / loadIdeal, shareWithStartup: loadRun.turns / loadRun.wallS / loadIdeal, target: LOAD_TARGET,
+      ...loadRun,
+      latencyMs: LOAD_LATENCY_MS,
+      idealCallsPerS: loadIdeal,
+      callsPerS: loadRun.turns / loadRun.steadyS,
+      share: loadRun.turns / loadRun.steadyS / loadIdeal,
+      shareWithStartup: loadRun.turns / loadRun.wallS / loadIdeal,
+      target: LOAD_TARGET,
     },
   };
   mkdirSync(`${ROOT}bench/results`, { recursive: true });
@@ -168,13 +212,15 @@ async function main() {
   const c = report.cpu;
   const l = report.latency;
   const o = report.load;
-  process.stdout.write([
-    `hermes-generate, load average ${loadBefore.map((v) => v.toFixed(1)).join(' ')} on ${cpus().length} CPUs`,
-    `cpu:     ${c.turns} turns (${c.prompts} prompts x 9, todo tool, zero latency, -c ${c.concurrency}): ${c.cpuMsPerTurn.toFixed(2)} ms CPU per turn = ${c.turnsPerCpuS.toFixed(0)} turns per CPU-second (start-up ${c.startupCpuS.toFixed(2)} s CPU not counted); ${c.turnsPerWallS.toFixed(0)} turns/s wall (endpoint on the same machine)`,
-    `latency: ${l.turns} calls at ${LATENCY_MS} ms, -c ${LATENCY_CONCURRENCY}: ${l.callsPerS.toFixed(0)} calls/s of the ideal ${ideal.toFixed(0)} = ${l.share.toFixed(3)} (target >= ${LATENCY_TARGET}); ${l.shareWithStartup.toFixed(3)} counting process start`,
-    `load:    ${o.prompts} prompts, ${o.turns} calls at ${LOAD_LATENCY_MS} ms, -c ${LOAD_CONCURRENCY}: exit 0, every record whole, no warning; ${o.callsPerS.toFixed(0)} calls/s of the ideal ${loadIdeal.toFixed(0)} = ${o.share.toFixed(3)} (target >= ${LOAD_TARGET}); ${o.shareWithStartup.toFixed(3)} counting process start`,
-    `written to ${RESULTS.slice(ROOT.length)}`,
-  ].join('\n') + '\n');
+  process.stdout.write(
+    [
+      `hermes-generate, load average ${loadBefore.map((v) => v.toFixed(1)).join(' ')} on ${cpus().length} CPUs`,
+      `cpu:     ${c.turns} turns (${c.prompts} prompts x 9, todo tool, zero latency, -c ${c.concurrency}): ${c.cpuMsPerTurn.toFixed(2)} ms CPU per turn = ${c.turnsPerCpuS.toFixed(0)} turns per CPU-second (start-up ${c.startupCpuS.toFixed(2)} s CPU not counted); ${c.turnsPerWallS.toFixed(0)} turns/s wall (endpoint on the same machine)`,
+      `latency: ${l.turns} calls at ${LATENCY_MS} ms, -c ${LATENCY_CONCURRENCY}: ${l.callsPerS.toFixed(0)} calls/s of the ideal ${ideal.toFixed(0)} = ${l.share.toFixed(3)} (target >= ${LATENCY_TARGET}); ${l.shareWithStartup.toFixed(3)} counting process start`,
+      `load:    ${o.prompts} prompts, ${o.turns} calls at ${LOAD_LATENCY_MS} ms, -c ${LOAD_CONCURRENCY}: exit 0, every record whole, no warning; ${o.callsPerS.toFixed(0)} calls/s of the ideal ${loadIdeal.toFixed(0)} = ${o.share.toFixed(3)} (target >= ${LOAD_TARGET}); ${o.shareWithStartup.toFixed(3)} counting process start`,
+      `written to ${RESULTS.slice(ROOT.length)}`,
+    ].join('\n') + '\n',
+  );
   const misses = [
     ...(share < LATENCY_TARGET ? [`latency share ${share.toFixed(3)} is under the target ${LATENCY_TARGET}`] : []),
     ...(o.share < LOAD_TARGET ? [`load share ${o.share.toFixed(3)} is under the target ${LOAD_TARGET}`] : []),

@@ -12,7 +12,11 @@ const TARGET_BYTES = 160_000;
 
 export function ensureLongCorpus({ records = 200, seed = 1 } = {}) {
   const path = `${ROOT}bench/data/long-trajectories-n${records}-s${seed}.jsonl`;
-  const generator = createHash('sha256').update(readFileSync(new URL(import.meta.url))).update(readFileSync(new URL('./synthetic/trajectory.mjs', import.meta.url))).digest('hex').slice(0, 16);
+  const generator = createHash('sha256')
+    .update(readFileSync(new URL(import.meta.url)))
+    .update(readFileSync(new URL('./synthetic/trajectory.mjs', import.meta.url)))
+    .digest('hex')
+    .slice(0, 16);
   const metaPath = `${path}.meta.json`;
   if (existsSync(metaPath) && existsSync(path)) {
     const meta = JSON.parse(readFileSync(metaPath, 'utf8'));

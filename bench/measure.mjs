@@ -74,9 +74,12 @@ export async function runOnce({ cmd, args, cwd, stdinPath, consumeStdout }) {
     stderrTail = (stderrTail + text).slice(-STDERR_TAIL);
   });
   let peakKb = 0;
-  const poll = rssMethod === 'proc-vmhwm-poll' ? setInterval(() => {
-    peakKb = Math.max(peakKb, readVmHwmKb(child.pid));
-  }, POLL_MS) : undefined;
+  const poll =
+    rssMethod === 'proc-vmhwm-poll'
+      ? setInterval(() => {
+          peakKb = Math.max(peakKb, readVmHwmKb(child.pid));
+        }, POLL_MS)
+      : undefined;
   const checked = consumeStdout ? consumeStdout(child.stdout) : undefined;
 
   const { exitCode, signal, wallS } = await new Promise((resolve) => {

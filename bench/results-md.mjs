@@ -41,7 +41,9 @@ function streamSection(report) {
     r.target === null || r.target === undefined ? '-' : `>= ${r.target.toFixed(2)}x`,
     verdictOf(r),
   ]);
-  const corpora = Object.entries(report.corpora).map(([name, c]) => `- ${name}: ${c.records} records, ${(c.bytes / 1e6).toFixed(1)} MB (\`${c.path}\`, seed ${c.seed})`);
+  const corpora = Object.entries(report.corpora).map(
+    ([name, c]) => `- ${name}: ${c.records} records, ${(c.bytes / 1e6).toFixed(1)} MB (\`${c.path}\`, seed ${c.seed})`,
+  );
   return [
     '## The stream CLIs on the bench corpus',
     '',
@@ -63,7 +65,10 @@ function comparisons(results) {
   const byName = new Map(results.map((r) => [r.name, r]));
   const lines = results
     .filter((r) => r.kind === 'subject' && r.ratio !== null && r.ratio !== undefined && byName.get(r.baseline)?.kind === 'subject')
-    .map((r) => `- \`${r.name}\`: ${fmt(r.mbPerS, 1)} MB/s, ${r.ratio.toFixed(2)}x the throughput of \`${r.baseline}\` (${fmt(byName.get(r.baseline).mbPerS, 1)} MB/s), peak RSS ${fmt(r.peakRssMb)} MB against ${fmt(byName.get(r.baseline).peakRssMb)} MB.`);
+    .map(
+      (r) =>
+        `- \`${r.name}\`: ${fmt(r.mbPerS, 1)} MB/s, ${r.ratio.toFixed(2)}x the throughput of \`${r.baseline}\` (${fmt(byName.get(r.baseline).mbPerS, 1)} MB/s), peak RSS ${fmt(r.peakRssMb)} MB against ${fmt(byName.get(r.baseline).peakRssMb)} MB.`,
+    );
   return lines.length > 0 ? ['Against the other tools:', '', ...lines, ''] : [];
 }
 
@@ -76,27 +81,74 @@ function generateSection() {
   const latency = readResult('generate');
   const run = readResult('generate-run');
   const tools = readResult('generate-tools');
-  if (!latency && !run && !tools) return ['## hermes-generate', '', 'No results: run `node bench/generate.mjs`, `node bench/generate-run.mjs` and `node bench/generate-tools.mjs` (all part of `make bench`).', ''];
+  if (!latency && !run && !tools)
+    return [
+      '## hermes-generate',
+      '',
+      'No results: run `node bench/generate.mjs`, `node bench/generate-run.mjs` and `node bench/generate-tools.mjs` (all part of `make bench`).',
+      '',
+    ];
   const rows = [];
   if (latency) {
     const { cpu, latency: l, load: big } = latency;
-    rows.push(['generate.json', `CPU per model turn (${cpu.prompts} prompts, ${cpu.turns} turns, zero latency)`, `${cpu.cpuMsPerTurn.toFixed(2)} ms (${cpu.turnsPerCpuS.toFixed(0)} turns per CPU-second; start-up ${cpu.startupCpuS.toFixed(2)} CPU-s)`, '-']);
-    rows.push(['generate.json', `concurrency efficiency: ${l.prompts} prompts, --concurrency ${l.concurrency}, replies ${l.latencyMs} ms late`, `${l.callsPerS.toFixed(0)} of an ideal ${l.idealCallsPerS} calls/s = ${pct(l.share)} (${pct(l.shareWithStartup)} counting start-up)`, `>= ${pct(l.target)}`]);
-    rows.push(['generate.json', `concurrency efficiency under load: ${big.prompts} prompts, --concurrency ${big.concurrency}, replies ${big.latencyMs} ms late`, `${big.callsPerS.toFixed(0)} of an ideal ${big.idealCallsPerS} calls/s = ${pct(big.share)}`, `>= ${pct(big.target)}`]);
+    rows.push([
+      'generate.json',
+      `CPU per model turn (${cpu.prompts} prompts, ${cpu.turns} turns, zero latency)`,
+      `${cpu.cpuMsPerTurn.toFixed(2)} ms (${cpu.turnsPerCpuS.toFixed(0)} turns per CPU-second; start-up ${cpu.startupCpuS.toFixed(2)} CPU-s)`,
+      '-',
+    ]);
+    rows.push([
+      'generate.json',
+      `concurrency efficiency: ${l.prompts} prompts, --concurrency ${l.concurrency}, replies ${l.latencyMs} ms late`,
+      `${l.callsPerS.toFixed(0)} of an ideal ${l.idealCallsPerS} calls/s = ${pct(l.share)} (${pct(l.shareWithStartup)} counting start-up)`,
+      `>= ${pct(l.target)}`,
+    ]);
+    rows.push([
+      'generate.json',
+      `concurrency efficiency under load: ${big.prompts} prompts, --concurrency ${big.concurrency}, replies ${big.latencyMs} ms late`,
+      `${big.callsPerS.toFixed(0)} of an ideal ${big.idealCallsPerS} calls/s = ${pct(big.share)}`,
+      `>= ${pct(big.target)}`,
+    ]);
   }
   if (run) {
-    rows.push(['generate-run.json', `overhead of --run-name (run directory, checkpoint) over plain streaming, ${run.run.prompts} prompts`, `${pct(run.overhead.cpuPerTurn)} CPU per turn, ${pct(run.overhead.wall)} wall (${run.stream.cpuMsPerTurn.toFixed(2)} -> ${run.run.cpuMsPerTurn.toFixed(2)} CPU ms per turn; peak RSS ${run.stream.peakRssMb} -> ${run.run.peakRssMb} MB)`, `<= ${pct(run.overhead.target)} CPU`]);
-    rows.push(['generate-run.json', '--resume of the finished run', `${run.resume.wallS.toFixed(2)} s = ${pct(run.resume.shareOfRun)} of the run`, `< ${pct(run.resume.target)}`]);
-    rows.push(['generate-run.json', `gateway: ${run.gateway.prompts} prompts, replies ${run.gateway.latencyMs} ms late`, `${run.gateway.callsPerS.toFixed(1)} of an ideal ${run.gateway.idealCallsPerS} calls/s = ${pct(run.gateway.share)}`, `>= ${pct(run.gateway.target)}`]);
+    rows.push([
+      'generate-run.json',
+      `overhead of --run-name (run directory, checkpoint) over plain streaming, ${run.run.prompts} prompts`,
+      `${pct(run.overhead.cpuPerTurn)} CPU per turn, ${pct(run.overhead.wall)} wall (${run.stream.cpuMsPerTurn.toFixed(2)} -> ${run.run.cpuMsPerTurn.toFixed(2)} CPU ms per turn; peak RSS ${run.stream.peakRssMb} -> ${run.run.peakRssMb} MB)`,
+      `<= ${pct(run.overhead.target)} CPU`,
+    ]);
+    rows.push([
+      'generate-run.json',
+      '--resume of the finished run',
+      `${run.resume.wallS.toFixed(2)} s = ${pct(run.resume.shareOfRun)} of the run`,
+      `< ${pct(run.resume.target)}`,
+    ]);
+    rows.push([
+      'generate-run.json',
+      `gateway: ${run.gateway.prompts} prompts, replies ${run.gateway.latencyMs} ms late`,
+      `${run.gateway.callsPerS.toFixed(1)} of an ideal ${run.gateway.idealCallsPerS} calls/s = ${pct(run.gateway.share)}`,
+      `>= ${pct(run.gateway.target)}`,
+    ]);
   }
   if (tools) {
-    const sandbox = Object.entries(tools.sandboxMsPerCall).map(([mode, ms]) => `${mode} ${ms.toFixed(1)} ms`).join(', ');
+    const sandbox = Object.entries(tools.sandboxMsPerCall)
+      .map(([mode, ms]) => `${mode} ${ms.toFixed(1)} ms`)
+      .join(', ');
     rows.push(['generate-tools.json', 'cost of one tool call by sandbox', sandbox, '-']);
     for (const [name, r] of Object.entries(tools.runs)) {
-      rows.push(['generate-tools.json', `${r.prompts} prompts with real tools, --concurrency ${r.concurrency}, --sandbox ${r.sandbox}${r.maxOpenFiles ? `, ${r.maxOpenFiles} open files` : ''} (${name})`, `${r.callsPerS.toFixed(1)} calls/s, ${r.cpuMsPerTurn.toFixed(2)} CPU ms per turn, ${r.failedPrompts} failed prompts`, r.problems.length > 0 ? `FAIL: ${r.problems.join('; ')}` : '-']);
+      rows.push([
+        'generate-tools.json',
+        `${r.prompts} prompts with real tools, --concurrency ${r.concurrency}, --sandbox ${r.sandbox}${r.maxOpenFiles ? `, ${r.maxOpenFiles} open files` : ''} (${name})`,
+        `${r.callsPerS.toFixed(1)} calls/s, ${r.cpuMsPerTurn.toFixed(2)} CPU ms per turn, ${r.failedPrompts} failed prompts`,
+        r.problems.length > 0 ? `FAIL: ${r.problems.join('; ')}` : '-',
+      ]);
     }
   }
-  const machines = [['generate.json', latency], ['generate-run.json', run], ['generate-tools.json', tools]]
+  const machines = [
+    ['generate.json', latency],
+    ['generate-run.json', run],
+    ['generate-tools.json', tools],
+  ]
     .filter(([, r]) => r)
     .map(([name, r]) => `- ${name}: ${machineLine(r)}`);
   return [

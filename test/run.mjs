@@ -9,8 +9,16 @@ const report = `${root}.vitest.json`;
 rmSync(report, { force: true });
 const run = spawnSync(
   process.execPath,
-  [`${root}node_modules/vitest/vitest.mjs`, 'run', '--config', 'test/vitest.config.ts',
-    '--reporter=default', '--reporter=json', `--outputFile.json=${report}`, ...process.argv.slice(2)],
+  [
+    `${root}node_modules/vitest/vitest.mjs`,
+    'run',
+    '--config',
+    'test/vitest.config.ts',
+    '--reporter=default',
+    '--reporter=json',
+    `--outputFile.json=${report}`,
+    ...process.argv.slice(2),
+  ],
   { cwd: root, stdio: 'inherit' },
 );
 let passed = 0;

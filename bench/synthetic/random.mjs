@@ -39,7 +39,10 @@ export function createRng(seed, stream, variant = 0) {
     },
     hex: (length) => {
       let s = '';
-      while (s.length < length) s += Math.floor(next() * 4294967296).toString(16).padStart(8, '0');
+      while (s.length < length)
+        s += Math.floor(next() * 4294967296)
+          .toString(16)
+          .padStart(8, '0');
       return s.slice(0, length);
     },
   };

@@ -15,7 +15,9 @@ const WORDS = (
   'summary report details note plan step steps approach option options small large quick simple entire'
 ).split(' ');
 
-const NAMES = 'app main utils config server client parser loader handler models views routes schema cli worker queue cache store api auth db helpers'.split(' ');
+const NAMES = 'app main utils config server client parser loader handler models views routes schema cli worker queue cache store api auth db helpers'.split(
+  ' ',
+);
 const DIRS = 'src lib tests scripts data docs app pkg internal tools build examples notebooks'.split(' ');
 const EXTS = ['.py', '.py', '.py', '.ts', '.js', '.json', '.md', '.yaml', '.txt', '.sh', '.toml'];
 const LONG_WORDS = WORDS.filter((w) => w.length > 3);
@@ -68,7 +70,18 @@ export function filePath(rng) {
 }
 
 export function url(rng) {
-  const host = rng.pick(['docs.python.org', 'developer.mozilla.org', 'github.com', 'stackoverflow.com', 'en.wikipedia.org', 'arxiv.org', 'news.ycombinator.com', 'example.com', 'pypi.org', 'nodejs.org']);
+  const host = rng.pick([
+    'docs.python.org',
+    'developer.mozilla.org',
+    'github.com',
+    'stackoverflow.com',
+    'en.wikipedia.org',
+    'arxiv.org',
+    'news.ycombinator.com',
+    'example.com',
+    'pypi.org',
+    'nodejs.org',
+  ]);
   return `https://${host}/${rng.pick(DIRS)}/${rng.pick(NAMES)}-${rng.int(1, 9999)}`;
 }
 
@@ -81,15 +94,17 @@ export function code(rng, lines) {
     out.push(`    """${sentence(rng, 4, 10)}"""`);
     const body = rng.int(2, 7);
     for (let i = 0; i < body; i++) {
-      out.push(rng.pick([
-        `    ${identifier(rng)} = ${identifier(rng)}(${rng.int(0, 100)})`,
-        `    if not ${identifier(rng)}:`,
-        `        raise ValueError("${sentence(rng, 3, 7)}")`,
-        `    for item in ${identifier(rng)}:`,
-        `        total += item.get("${rng.pick(WORDS)}", 0)`,
-        `    # ${sentence(rng, 4, 12)}`,
-        `    logging.info("%s: %d", "${rng.pick(WORDS)}", ${rng.int(0, 9999)})`,
-      ]));
+      out.push(
+        rng.pick([
+          `    ${identifier(rng)} = ${identifier(rng)}(${rng.int(0, 100)})`,
+          `    if not ${identifier(rng)}:`,
+          `        raise ValueError("${sentence(rng, 3, 7)}")`,
+          `    for item in ${identifier(rng)}:`,
+          `        total += item.get("${rng.pick(WORDS)}", 0)`,
+          `    # ${sentence(rng, 4, 12)}`,
+          `    logging.info("%s: %d", "${rng.pick(WORDS)}", ${rng.int(0, 9999)})`,
+        ]),
+      );
     }
     out.push(`    return ${identifier(rng)}`, '');
   }
@@ -102,37 +117,50 @@ function timeStamp(rng) {
 
 // One line of a command's output; `i` is the line number. Each kind looks like the real tool's output.
 const OUTPUT_LINES = {
-  ls: (rng) => `${rng.pick(['-rw-r--r--', 'drwxr-xr-x', '-rwxr-xr-x'])} 1 user user ${String(rng.int(0, 99999)).padStart(6)} Jan ${String(rng.int(1, 28)).padStart(2)} ${timeStamp(rng).slice(0, 5)} ${fileName(rng)}`,
-  pytest: (rng) => rng.chance(0.85)
-    ? `tests/test_${rng.pick(NAMES)}.py::test_${identifier(rng)} PASSED${' '.repeat(rng.int(1, 20))}[${String(rng.int(0, 100)).padStart(3)}%]`
-    : `tests/test_${rng.pick(NAMES)}.py::test_${identifier(rng)} FAILED - AssertionError: assert ${rng.int(0, 50)} == ${rng.int(0, 50)}`,
-  pip: (rng) => rng.pick([
-    `Collecting ${rng.pick(NAMES)}-${rng.pick(WORDS)}>=${rng.int(0, 5)}.${rng.int(0, 20)}`,
-    `  Downloading ${rng.pick(NAMES)}-${rng.int(0, 5)}.${rng.int(0, 20)}.${rng.int(0, 9)}-py3-none-any.whl (${rng.int(10, 900)} kB)`,
-    `     ━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━ ${rng.int(10, 900)}.${rng.int(0, 9)}/${rng.int(10, 900)}.${rng.int(0, 9)} kB ${rng.int(1, 40)}.${rng.int(0, 9)} MB/s eta 0:00:00`,
-    `Requirement already satisfied: ${rng.pick(WORDS)} in /usr/lib/python3/dist-packages (from ${rng.pick(NAMES)}) (${rng.int(1, 9)}.${rng.int(0, 30)})`,
-  ]),
+  ls: (rng) =>
+    `${rng.pick(['-rw-r--r--', 'drwxr-xr-x', '-rwxr-xr-x'])} 1 user user ${String(rng.int(0, 99999)).padStart(6)} Jan ${String(rng.int(1, 28)).padStart(2)} ${timeStamp(rng).slice(0, 5)} ${fileName(rng)}`,
+  pytest: (rng) =>
+    rng.chance(0.85)
+      ? `tests/test_${rng.pick(NAMES)}.py::test_${identifier(rng)} PASSED${' '.repeat(rng.int(1, 20))}[${String(rng.int(0, 100)).padStart(3)}%]`
+      : `tests/test_${rng.pick(NAMES)}.py::test_${identifier(rng)} FAILED - AssertionError: assert ${rng.int(0, 50)} == ${rng.int(0, 50)}`,
+  pip: (rng) =>
+    rng.pick([
+      `Collecting ${rng.pick(NAMES)}-${rng.pick(WORDS)}>=${rng.int(0, 5)}.${rng.int(0, 20)}`,
+      `  Downloading ${rng.pick(NAMES)}-${rng.int(0, 5)}.${rng.int(0, 20)}.${rng.int(0, 9)}-py3-none-any.whl (${rng.int(10, 900)} kB)`,
+      `     ━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━ ${rng.int(10, 900)}.${rng.int(0, 9)}/${rng.int(10, 900)}.${rng.int(0, 9)} kB ${rng.int(1, 40)}.${rng.int(0, 9)} MB/s eta 0:00:00`,
+      `Requirement already satisfied: ${rng.pick(WORDS)} in /usr/lib/python3/dist-packages (from ${rng.pick(NAMES)}) (${rng.int(1, 9)}.${rng.int(0, 30)})`,
+    ]),
   git: (rng) => `${rng.hex(7)} ${rng.pick(['Fix', 'Add', 'Update', 'Remove', 'Refactor', 'Merge'])} ${words(rng, rng.int(3, 9))}`,
   grep: (rng) => `${filePath(rng)}:${rng.int(1, 900)}:    # TODO: ${sentence(rng, 3, 12)}`,
-  npm: (rng) => rng.pick([
-    `npm warn deprecated ${rng.pick(NAMES)}@${rng.int(0, 9)}.${rng.int(0, 20)}.${rng.int(0, 9)}: ${sentence(rng, 4, 10)}`,
-    `  ✓ ${words(rng, rng.int(3, 8))} (${rng.int(1, 400)} ms)`,
-    `  ✗ ${words(rng, rng.int(3, 8))}`,
-    `added ${rng.int(1, 900)} packages, and audited ${rng.int(100, 1500)} packages in ${rng.int(1, 59)}s`,
-  ]),
-  make: (rng) => rng.pick([
-    `gcc -O2 -Wall -c ${rng.pick(DIRS)}/${rng.pick(NAMES)}.c -o build/${rng.pick(NAMES)}.o`,
-    `${rng.pick(DIRS)}/${rng.pick(NAMES)}.c:${rng.int(1, 900)}:${rng.int(1, 80)}: warning: unused variable '${identifier(rng)}' [-Wunused-variable]`,
-    `[${String(rng.int(0, 100)).padStart(3)}%] Building C object CMakeFiles/${rng.pick(NAMES)}.dir/${rng.pick(NAMES)}.c.o`,
-  ]),
-  ps: (rng) => `user     ${String(rng.int(1, 99999)).padStart(6)}  ${rng.int(0, 99)}.${rng.int(0, 9)}  ${rng.int(0, 20)}.${rng.int(0, 9)} ${String(rng.int(1000, 9999999)).padStart(8)} ${String(rng.int(1000, 999999)).padStart(7)} ?        S    ${timeStamp(rng).slice(0, 5)}   0:${String(rng.int(0, 59)).padStart(2, '0')} ${rng.pick(['python3', 'node', '/usr/bin/bash', 'sshd', 'nginx: worker process'])} ${filePath(rng)}`,
-  log: (rng) => `2026-01-${String(rng.int(10, 28)).padStart(2, '0')} ${timeStamp(rng)},${String(rng.int(0, 999)).padStart(3, '0')} ${rng.pick(['INFO', 'INFO', 'DEBUG', 'WARNING', 'ERROR'])} [${rng.pick(NAMES)}] ${sentence(rng, 4, 14)} id=${rng.hex(12)}`,
+  npm: (rng) =>
+    rng.pick([
+      `npm warn deprecated ${rng.pick(NAMES)}@${rng.int(0, 9)}.${rng.int(0, 20)}.${rng.int(0, 9)}: ${sentence(rng, 4, 10)}`,
+      `  ✓ ${words(rng, rng.int(3, 8))} (${rng.int(1, 400)} ms)`,
+      `  ✗ ${words(rng, rng.int(3, 8))}`,
+      `added ${rng.int(1, 900)} packages, and audited ${rng.int(100, 1500)} packages in ${rng.int(1, 59)}s`,
+    ]),
+  make: (rng) =>
+    rng.pick([
+      `gcc -O2 -Wall -c ${rng.pick(DIRS)}/${rng.pick(NAMES)}.c -o build/${rng.pick(NAMES)}.o`,
+      `${rng.pick(DIRS)}/${rng.pick(NAMES)}.c:${rng.int(1, 900)}:${rng.int(1, 80)}: warning: unused variable '${identifier(rng)}' [-Wunused-variable]`,
+      `[${String(rng.int(0, 100)).padStart(3)}%] Building C object CMakeFiles/${rng.pick(NAMES)}.dir/${rng.pick(NAMES)}.c.o`,
+    ]),
+  ps: (rng) =>
+    `user     ${String(rng.int(1, 99999)).padStart(6)}  ${rng.int(0, 99)}.${rng.int(0, 9)}  ${rng.int(0, 20)}.${rng.int(0, 9)} ${String(rng.int(1000, 9999999)).padStart(8)} ${String(rng.int(1000, 999999)).padStart(7)} ?        S    ${timeStamp(rng).slice(0, 5)}   0:${String(rng.int(0, 59)).padStart(2, '0')} ${rng.pick(['python3', 'node', '/usr/bin/bash', 'sshd', 'nginx: worker process'])} ${filePath(rng)}`,
+  log: (rng) =>
+    `2026-01-${String(rng.int(10, 28)).padStart(2, '0')} ${timeStamp(rng)},${String(rng.int(0, 999)).padStart(3, '0')} ${rng.pick(['INFO', 'INFO', 'DEBUG', 'WARNING', 'ERROR'])} [${rng.pick(NAMES)}] ${sentence(rng, 4, 14)} id=${rng.hex(12)}`,
 };
 
 export const COMMANDS = [
-  ['ls -la', 'ls'], ['python3 -m pytest -v', 'pytest'], ['pip install -r requirements.txt', 'pip'],
-  ['git log --oneline -n 50', 'git'], ['grep -rn "TODO" .', 'grep'], ['npm install && npm test', 'npm'],
-  ['make -j4', 'make'], ['ps aux', 'ps'], ['tail -n 200 logs/app.log', 'log'],
+  ['ls -la', 'ls'],
+  ['python3 -m pytest -v', 'pytest'],
+  ['pip install -r requirements.txt', 'pip'],
+  ['git log --oneline -n 50', 'git'],
+  ['grep -rn "TODO" .', 'grep'],
+  ['npm install && npm test', 'npm'],
+  ['make -j4', 'make'],
+  ['ps aux', 'ps'],
+  ['tail -n 200 logs/app.log', 'log'],
 ];
 
 /** Output of a command of the given kind, about `chars` long. */

@@ -19,17 +19,27 @@ export const MIX = {
 };
 
 const HALLUCINATED_NAMES = ['web_search_v2', 'read_files', 'browser_open', 'terminal_exec', 'file_search', 'python_exec'];
-const MODELS = ['anthropic/claude-sonnet-4.6', 'openai/gpt-5.1', 'moonshotai/kimi-k2', 'qwen/qwen3-235b-a22b', 'nousresearch/hermes-4-405b', 'deepseek/deepseek-v3.2'];
+const MODELS = [
+  'anthropic/claude-sonnet-4.6',
+  'openai/gpt-5.1',
+  'moonshotai/kimi-k2',
+  'qwen/qwen3-235b-a22b',
+  'nousresearch/hermes-4-405b',
+  'deepseek/deepseek-v3.2',
+];
 const DISTRIBUTIONS = ['terminal_tasks', 'mixed_tasks', 'browser_tasks', 'terminal_only', 'terminal_web', 'development', 'research', 'browser_use'];
-const MAX_ITERATIONS_MESSAGE = "You've reached the maximum number of tool-calling iterations allowed. Please provide a final response summarizing what you've found and accomplished so far, without calling any more tools.";
+const MAX_ITERATIONS_MESSAGE =
+  "You've reached the maximum number of tool-calling iterations allowed. Please provide a final response summarizing what you've found and accomplished so far, without calling any more tools.";
 const MIN_BYTES = 5 * 1024;
 const MAX_BYTES = 20 * 1024;
 // tool_stats and tool_error_counts over the whole registry, and the other fixed fields.
 const FIXED_CHARS = 4700;
 const FINAL_ANSWER_CHARS = 1600;
 
-const SYSTEM_HEAD = "You are a function calling AI model. You are provided with function signatures within <tools> </tools> XML tags. You may call one or more functions to assist with the user query. If available tools are not relevant in assisting with user query, just respond in natural conversational language. Don't make assumptions about what values to plug into functions. After calling & executing the functions, you will be provided with function results within <tool_response> </tool_response> XML tags. Here are the available tools:\n<tools>\n";
-const SYSTEM_TAIL = "\n</tools>\nFor each function call return a JSON object, with the following pydantic model json schema for each:\n{'title': 'FunctionCall', 'type': 'object', 'properties': {'name': {'title': 'Name', 'type': 'string'}, 'arguments': {'title': 'Arguments', 'type': 'object'}}, 'required': ['name', 'arguments']}\nEach function call should be enclosed within <tool_call> </tool_call> XML tags.\nExample:\n<tool_call>\n{'name': <function-name>,'arguments': <args-dict>}\n</tool_call>";
+const SYSTEM_HEAD =
+  "You are a function calling AI model. You are provided with function signatures within <tools> </tools> XML tags. You may call one or more functions to assist with the user query. If available tools are not relevant in assisting with user query, just respond in natural conversational language. Don't make assumptions about what values to plug into functions. After calling & executing the functions, you will be provided with function results within <tool_response> </tool_response> XML tags. Here are the available tools:\n<tools>\n";
+const SYSTEM_TAIL =
+  "\n</tools>\nFor each function call return a JSON object, with the following pydantic model json schema for each:\n{'title': 'FunctionCall', 'type': 'object', 'properties': {'name': {'title': 'Name', 'type': 'string'}, 'arguments': {'title': 'Arguments', 'type': 'object'}}, 'required': ['name', 'arguments']}\nEach function call should be enclosed within <tool_call> </tool_call> XML tags.\nExample:\n<tool_call>\n{'name': <function-name>,'arguments': <args-dict>}\n</tool_call>";
 
 const PROMPTS = [
   (rng) => `Create ${filePath(rng)} that ${words(rng, rng.int(4, 9))}, run it, and tell me the output.`,
@@ -44,20 +54,52 @@ const PROMPTS = [
 
 // Parameters of the tools the synthetic model calls most; every other tool gets one generic parameter.
 const PARAMETERS = {
-  terminal: [['command', 'string'], ['background', 'boolean'], ['timeout', 'integer']],
-  process: [['action', 'string'], ['session_id', 'string']],
-  read_file: [['path', 'string'], ['offset', 'integer'], ['limit', 'integer']],
-  write_file: [['path', 'string'], ['content', 'string']],
-  patch: [['mode', 'string'], ['path', 'string'], ['old_string', 'string'], ['new_string', 'string']],
-  search_files: [['pattern', 'string'], ['path', 'string'], ['file_glob', 'string']],
+  terminal: [
+    ['command', 'string'],
+    ['background', 'boolean'],
+    ['timeout', 'integer'],
+  ],
+  process: [
+    ['action', 'string'],
+    ['session_id', 'string'],
+  ],
+  read_file: [
+    ['path', 'string'],
+    ['offset', 'integer'],
+    ['limit', 'integer'],
+  ],
+  write_file: [
+    ['path', 'string'],
+    ['content', 'string'],
+  ],
+  patch: [
+    ['mode', 'string'],
+    ['path', 'string'],
+    ['old_string', 'string'],
+    ['new_string', 'string'],
+  ],
+  search_files: [
+    ['pattern', 'string'],
+    ['path', 'string'],
+    ['file_glob', 'string'],
+  ],
   web_search: [['query', 'string']],
   web_extract: [['urls', 'array']],
   browser_navigate: [['url', 'string']],
   browser_click: [['ref', 'string']],
-  browser_type: [['ref', 'string'], ['text', 'string']],
+  browser_type: [
+    ['ref', 'string'],
+    ['text', 'string'],
+  ],
   browser_scroll: [['direction', 'string']],
-  vision_analyze: [['image_url', 'string'], ['question', 'string']],
-  image_generate: [['prompt', 'string'], ['aspect_ratio', 'string']],
+  vision_analyze: [
+    ['image_url', 'string'],
+    ['question', 'string'],
+  ],
+  image_generate: [
+    ['prompt', 'string'],
+    ['aspect_ratio', 'string'],
+  ],
   mixture_of_agents: [['user_prompt', 'string']],
   execute_code: [['code', 'string']],
 };
@@ -66,7 +108,9 @@ const PARAMETERS = {
 function pyDumps(value) {
   if (value === null || typeof value !== 'object') return JSON.stringify(value);
   if (Array.isArray(value)) return `[${value.map(pyDumps).join(', ')}]`;
-  return `{${Object.keys(value).map((k) => `${JSON.stringify(k)}: ${pyDumps(value[k])}`).join(', ')}}`;
+  return `{${Object.keys(value)
+    .map((k) => `${JSON.stringify(k)}: ${pyDumps(value[k])}`)
+    .join(', ')}}`;
 }
 
 function toolDefinition(name) {
@@ -74,9 +118,10 @@ function toolDefinition(name) {
   const params = PARAMETERS[name] ?? [['input', 'string']];
   const properties = {};
   for (const [param, type] of params) {
-    properties[param] = type === 'array'
-      ? { type: 'array', items: { type: 'string' }, description: sentence(rngFor(name + param), 3, 8) }
-      : { type, description: sentence(rngFor(name + param), 3, 8) };
+    properties[param] =
+      type === 'array'
+        ? { type: 'array', items: { type: 'string' }, description: sentence(rngFor(name + param), 3, 8) }
+        : { type, description: sentence(rngFor(name + param), 3, 8) };
   }
   const description = `${sentence(rng, 8, 20)}${rng.chance(0.3) ? ` ${sentence(rng, 5, 12)}` : ''}`;
   return { name, description, parameters: { type: 'object', properties, required: [params[0][0]] }, required: null };
@@ -131,7 +176,13 @@ const BEHAVIOURS = {
   patch: (rng) => {
     const path = filePath(rng);
     const [before, after] = [code(rng, 3), code(rng, 3)];
-    return { args: { mode: 'replace', path, old_string: before, new_string: after }, content: { success: true, diff: `--- a/${path}\n+++ b/${path}\n@@ -1,3 +1,3 @@\n-${before.split('\n').join('\n-')}\n+${after.split('\n').join('\n+')}\n` } };
+    return {
+      args: { mode: 'replace', path, old_string: before, new_string: after },
+      content: {
+        success: true,
+        diff: `--- a/${path}\n+++ b/${path}\n@@ -1,3 +1,3 @@\n-${before.split('\n').join('\n-')}\n+${after.split('\n').join('\n+')}\n`,
+      },
+    };
   },
   search_files: (rng) => {
     const matches = Array.from({ length: rng.int(1, 12) }, () => ({ path: filePath(rng), line: rng.int(1, 900), content: sentence(rng, 3, 10) }));
@@ -148,16 +199,31 @@ const BEHAVIOURS = {
   },
   browser_navigate: (rng, room) => {
     const target = url(rng);
-    return { args: { url: target }, content: { success: true, url: target, title: `${words(rng, 3)} ${nonAscii(rng)}`, snapshot: snapshot(rng, Math.min(rng.int(400, 4000), room)) } };
+    return {
+      args: { url: target },
+      content: { success: true, url: target, title: `${words(rng, 3)} ${nonAscii(rng)}`, snapshot: snapshot(rng, Math.min(rng.int(400, 4000), room)) },
+    };
   },
   browser_snapshot: (rng, room) => ({ args: {}, content: { success: true, snapshot: snapshot(rng, Math.min(rng.int(800, 6000), room)) } }),
   browser_click: (rng) => ({ args: { ref: `e${rng.int(1, 80)}` }, content: { success: true, clicked: `e${rng.int(1, 80)}` } }),
   browser_type: (rng) => ({ args: { ref: `e${rng.int(1, 80)}`, text: words(rng, rng.int(1, 5)) }, content: { success: true } }),
   browser_scroll: (rng) => ({ args: { direction: rng.pick(['down', 'up']) }, content: { success: true } }),
-  vision_analyze: (rng) => ({ args: { image_url: `${url(rng)}.png`, question: sentence(rng, 5, 12) }, content: { success: true, analysis: paragraph(rng, 2, 6) } }),
-  image_generate: (rng) => ({ args: { prompt: sentence(rng, 8, 20), aspect_ratio: rng.pick(['square', 'landscape']) }, content: { success: true, image: `https://images.example.com/${rng.hex(24)}.png` } }),
-  mixture_of_agents: (rng, room) => ({ args: { user_prompt: sentence(rng, 10, 25) }, content: { success: true, response: prose(rng, Math.min(rng.int(800, 4000), room)) } }),
-  execute_code: (rng) => ({ args: { code: code(rng, rng.int(4, 15)) }, content: { status: 'success', output: commandOutput(rng, 'log', rng.int(80, 600)), duration_ms: rng.int(5, 9000) } }),
+  vision_analyze: (rng) => ({
+    args: { image_url: `${url(rng)}.png`, question: sentence(rng, 5, 12) },
+    content: { success: true, analysis: paragraph(rng, 2, 6) },
+  }),
+  image_generate: (rng) => ({
+    args: { prompt: sentence(rng, 8, 20), aspect_ratio: rng.pick(['square', 'landscape']) },
+    content: { success: true, image: `https://images.example.com/${rng.hex(24)}.png` },
+  }),
+  mixture_of_agents: (rng, room) => ({
+    args: { user_prompt: sentence(rng, 10, 25) },
+    content: { success: true, response: prose(rng, Math.min(rng.int(800, 4000), room)) },
+  }),
+  execute_code: (rng) => ({
+    args: { code: code(rng, rng.int(4, 15)) },
+    content: { status: 'success', output: commandOutput(rng, 'log', rng.int(80, 600)), duration_ms: rng.int(5, 9000) },
+  }),
 };
 
 function genericBehaviour(rng) {
@@ -177,10 +243,26 @@ function failureContent(rng, name) {
 function isFailure(content) {
   if (typeof content === 'string') return content.trim() === '' || content.trim().toLowerCase().startsWith('error:');
   if (content === null || Array.isArray(content)) return false;
-  return (content.error ?? null) !== null || (typeof content.content === 'object' && content.content !== null && (content.content.error ?? null) !== null) || content.success === false;
+  return (
+    (content.error ?? null) !== null ||
+    (typeof content.content === 'object' && content.content !== null && (content.content.error ?? null) !== null) ||
+    content.success === false
+  );
 }
 
-const CALL_WEIGHTS = { terminal: 8, read_file: 4, write_file: 3, patch: 2, search_files: 2, web_search: 4, web_extract: 3, browser_navigate: 3, browser_snapshot: 2, browser_click: 2, browser_type: 1 };
+const CALL_WEIGHTS = {
+  terminal: 8,
+  read_file: 4,
+  write_file: 3,
+  patch: 2,
+  search_files: 2,
+  web_search: 4,
+  web_extract: 3,
+  browser_navigate: 3,
+  browser_snapshot: 2,
+  browser_click: 2,
+  browser_type: 1,
+};
 
 function reasoningText(rng) {
   return rng.chance(0.1) ? prose(rng, rng.int(600, 1500)) : paragraph(rng, 1, 4);
@@ -229,15 +311,30 @@ function drawTrajectory(rng, seed, index) {
   const traits = {
     zeroReasoning: rng.chance(MIX.zeroReasoning),
     hallucinatedTool: rng.chance(MIX.hallucinatedTool),
-    ending: rng.weighted([['maxIterations', MIX.maxIterations], ['partial', MIX.partial], ['completed', 1 - MIX.maxIterations - MIX.partial]]),
+    ending: rng.weighted([
+      ['maxIterations', MIX.maxIterations],
+      ['partial', MIX.partial],
+      ['completed', 1 - MIX.maxIterations - MIX.partial],
+    ]),
     toolFailures: 0,
   };
   const human = rng.pick(PROMPTS)(rng);
-  const conversations = [{ from: 'system', value: system.value }, { from: 'human', value: human }];
+  const conversations = [
+    { from: 'system', value: system.value },
+    { from: 'human', value: human },
+  ];
   const stats = new Map();
   const callable = system.tools.map((name) => [name, CALL_WEIGHTS[name] ?? 0.3]);
-  const reasoningStyle = () => traits.zeroReasoning ? 'none'
-    : rng.weighted([['native', 62], ['none', 25], ['scratchpad', 5], ['nativeAndScratchpad', 3], ['rawScratchpad', 5]]);
+  const reasoningStyle = () =>
+    traits.zeroReasoning
+      ? 'none'
+      : rng.weighted([
+          ['native', 62],
+          ['none', 25],
+          ['scratchpad', 5],
+          ['nativeAndScratchpad', 3],
+          ['rawScratchpad', 5],
+        ]);
 
   let chars = FIXED_CHARS + JSON.stringify(system.value).length + JSON.stringify(human).length;
   // Skewed towards the small end, as real runs are: most tasks take a few steps.
@@ -248,7 +345,11 @@ function drawTrajectory(rng, seed, index) {
   let reasoned = false;
   while (steps === 0 || chars < target - FINAL_ANSWER_CHARS - 300) {
     const calls = [];
-    const callCount = rng.weighted([[1, 80], [2, 15], [3, 5]]);
+    const callCount = rng.weighted([
+      [1, 80],
+      [2, 15],
+      [3, 5],
+    ]);
     for (let k = 0; k < callCount; k++) {
       const name = rng.weighted(callable);
       const room = Math.max(200, Math.floor((target - FINAL_ANSWER_CHARS - chars) / 1.3 / callCount));
@@ -265,9 +366,9 @@ function drawTrajectory(rng, seed, index) {
     reasoned ||= style !== 'none';
     const preface = rng.chance(0.4) ? sentence(rng, 5, 14) : '';
     const gpt = gptValue(rng, style, preface, calls);
-    const tool = calls.map((call) =>
-      `<tool_response>\n${pyDumps({ tool_call_id: `call_${rng.hex(24)}`, name: call.name, content: call.content })}\n</tool_response>`,
-    ).join('\n');
+    const tool = calls
+      .map((call) => `<tool_response>\n${pyDumps({ tool_call_id: `call_${rng.hex(24)}`, name: call.name, content: call.content })}\n</tool_response>`)
+      .join('\n');
     conversations.push({ from: 'gpt', value: gpt }, { from: 'tool', value: tool });
     chars += JSON.stringify(gpt).length + JSON.stringify(tool).length + 40;
     for (const call of calls) {

@@ -47,7 +47,8 @@ describe('certainSkip (the byte bound)', () => {
       for (let bound = 0; bound <= 20_000; bound += 97) {
         const certain = certainSkip(bound, config);
         if (!certain) continue;
-        for (const tokens of [0, 1, Math.floor(bound / 4), Math.floor(bound / 2), bound]) expect(skipReason(tokens, config), `${bound}/${tokens}`).not.toBeNull();
+        for (const tokens of [0, 1, Math.floor(bound / 4), Math.floor(bound / 2), bound])
+          expect(skipReason(tokens, config), `${bound}/${tokens}`).not.toBeNull();
       }
     }
     expect(certainSkip(15_250, settings())).toBe('under_target');

@@ -33,13 +33,29 @@ describe('hermes-compress (built bin)', () => {
     for (const r of out) expect(validator('trajectory')(r)).toBeNull();
     expect(out[0]?.metadata.compression).toMatchObject({ status: 'compressed', strategy: 'key_decision_extract', target: 2000 });
     expect(Object.keys(out[0]?.compression_metrics ?? {})).toEqual([
-      'original_tokens', 'compressed_tokens', 'tokens_saved', 'compression_ratio', 'original_turns', 'compressed_turns', 'turns_removed',
-      'compression_region', 'was_compressed', 'still_over_limit', 'skipped_under_target', 'summarization_api_calls', 'summarization_errors',
+      'original_tokens',
+      'compressed_tokens',
+      'tokens_saved',
+      'compression_ratio',
+      'original_turns',
+      'compressed_turns',
+      'turns_removed',
+      'compression_region',
+      'was_compressed',
+      'still_over_limit',
+      'skipped_under_target',
+      'summarization_api_calls',
+      'summarization_errors',
     ]);
     expect(out[1]?.metadata.compression).toMatchObject({ status: 'skipped', reason: 'under_target', tokens_before: null });
     expect(out[1]?.conversations).toEqual(records[1]?.conversations);
     expect(out[1]).not.toHaveProperty('compression_metrics');
-    expect({ ...out[0], conversations: [], metadata: {}, compression_metrics: {} }).toEqual({ ...records[0], conversations: [], metadata: {}, compression_metrics: {} });
+    expect({ ...out[0], conversations: [], metadata: {}, compression_metrics: {} }).toEqual({
+      ...records[0],
+      conversations: [],
+      metadata: {},
+      compression_metrics: {},
+    });
     const metrics = JSON.parse(readFileSync(join(dir, 'm.json'), 'utf8')) as Record<string, Record<string, unknown>>;
     expect(Object.keys(metrics)).toEqual(['summary', 'tokens', 'turns', 'averages', 'summarization', 'processing', 'by_status', 'by_reason', 'by_strategy']);
     expect(metrics['summary']).toMatchObject({ total_trajectories: 4, trajectories_compressed: 2 });
@@ -53,7 +69,8 @@ describe('hermes-compress (built bin)', () => {
   it('--config takes upstream YAML keys plus ours: unknown keys warn, a wrong type exits 2', async () => {
     const dir = tempDir();
     writeFiles(dir, {
-      'ok.yaml': 'compression:\n  target_max_tokens: 2000\n  summary_target_tokens: 300\nprotected_turns:\n  last_n_turns: 2\noutput:\n  add_summary_notice: false\nbudget:\n  min_tokens_after: 10\nmystery:\n  key: 1\n',
+      'ok.yaml':
+        'compression:\n  target_max_tokens: 2000\n  summary_target_tokens: 300\nprotected_turns:\n  last_n_turns: 2\noutput:\n  add_summary_notice: false\nbudget:\n  min_tokens_after: 10\nmystery:\n  key: 1\n',
       'bad.yaml': 'compression:\n  target_max_tokens: "lots"\n',
     });
     const ok = await runProcess(BIN, ['--config', 'ok.yaml'], { input: jsonl([longRun(12)]), cwd: dir });
@@ -81,7 +98,9 @@ describe('hermes-compress (built bin)', () => {
     expect(record?.conversations).toEqual(huge.conversations);
     const dropped = await runProcess(BIN, [...args, '--on-error', 'skip', '--rejects', join(dir, 'rej.jsonl')], { input });
     expect(dropped.stdout).toBe('');
-    expect(parseJsonl(readFileSync(join(dir, 'rej.jsonl'), 'utf8'))).toEqual([expect.objectContaining({ line: 1, reason: 'compressed trace too short, min_tokens_after not satisfied' })]);
+    expect(parseJsonl(readFileSync(join(dir, 'rej.jsonl'), 'utf8'))).toEqual([
+      expect.objectContaining({ line: 1, reason: 'compressed trace too short, min_tokens_after not satisfied' }),
+    ]);
   });
 });
 
@@ -102,11 +121,31 @@ describe('--strategy llm against the scripted endpoint', () => {
   afterAll(async () => endpoint.close());
 
   const run = (marker: string, extra: string[] = []) =>
-    runProcess(BIN, ['--strategy', 'llm', '--target-max-tokens', '2000', '--max-retries', '2', '--retry-delay', '0', '--base-url', endpoint.url, '--model', 'summarizer', '--metrics-file', 'm.json', ...extra], {
-      input: jsonl([longRun(12, marker)]),
-      env: { HERMES_API_KEY: KEY },
-      cwd: tempDir(),
-    });
+    runProcess(
+      BIN,
+      [
+        '--strategy',
+        'llm',
+        '--target-max-tokens',
+        '2000',
+        '--max-retries',
+        '2',
+        '--retry-delay',
+        '0',
+        '--base-url',
+        endpoint.url,
+        '--model',
+        'summarizer',
+        '--metrics-file',
+        'm.json',
+        ...extra,
+      ],
+      {
+        input: jsonl([longRun(12, marker)]),
+        env: { HERMES_API_KEY: KEY },
+        cwd: tempDir(),
+      },
+    );
 
   it('uses the summary (prefix added, tags escaped) and counts the call', async () => {
     const result = await run('CASE-OK');

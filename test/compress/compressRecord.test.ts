@@ -26,8 +26,26 @@ function spy(answer: string | null = '[CONTEXT SUMMARY]: did things.'): Summariz
 
 describe('upstream planner vectors (4-characters-a-token stub)', () => {
   it('tool-pair integrity: target = total − tt[4] + summary takes turn 4, snapped past its tool turn', async () => {
-    const turns = [t('system', 400), t('human', 400), t('gpt', 400), t('tool', 400), t('gpt', 400), t('tool', 400), t('gpt', 400), t('tool', 400), t('gpt', 400), t('tool', 400)];
-    const config = settings({ targetMaxTokens: 1000 - 100 + 20, summaryTargetTokens: 20, strategy: 'llm', reducers: [], addNotice: false, protectFinalAction: false });
+    const turns = [
+      t('system', 400),
+      t('human', 400),
+      t('gpt', 400),
+      t('tool', 400),
+      t('gpt', 400),
+      t('tool', 400),
+      t('gpt', 400),
+      t('tool', 400),
+      t('gpt', 400),
+      t('tool', 400),
+    ];
+    const config = settings({
+      targetMaxTokens: 1000 - 100 + 20,
+      summaryTargetTokens: 20,
+      strategy: 'llm',
+      reducers: [],
+      addNotice: false,
+      protectFinalAction: false,
+    });
     const summarizer = spy();
     const out = await compressConversation(turns, { config, counter: quarterCounter, summarizer }, NEVER);
     expect(out.status).toBe('compressed');
@@ -37,7 +55,18 @@ describe('upstream planner vectors (4-characters-a-token stub)', () => {
   });
 
   it('net-savings guard: a big head and a tiny middle stay unchanged and the summariser is not called', async () => {
-    const turns = [t('system', 2000), t('human', 2000), t('gpt', 8), t('tool', 8), t('gpt', 8), t('tool', 8), t('gpt', 8), t('tool', 8), t('gpt', 8), t('tool', 8)];
+    const turns = [
+      t('system', 2000),
+      t('human', 2000),
+      t('gpt', 8),
+      t('tool', 8),
+      t('gpt', 8),
+      t('tool', 8),
+      t('gpt', 8),
+      t('tool', 8),
+      t('gpt', 8),
+      t('tool', 8),
+    ];
     const summarizer = spy();
     const config = settings({ targetMaxTokens: 100, summaryTargetTokens: 20, strategy: 'llm', reducers: [], protectFinalAction: false });
     const out = await compressConversation(turns, { config, counter: quarterCounter, summarizer }, NEVER);
@@ -51,7 +80,13 @@ describe('upstream planner vectors (4-characters-a-token stub)', () => {
 function run(steps: number, result: (i: number) => unknown = (i) => `output of step ${i}: ${pad(400, 'lorem ipsum ')}`): Turn[] {
   const turns: Turn[] = [system(), human('Fix the failing test in the repo.')];
   for (let i = 0; i < steps; i++) {
-    turns.push(gpt({ think: `Step ${i}: ${pad(60, 'I think about it. ')}`, text: `I will run step ${i}.`, calls: [{ name: 'terminal', arguments: { command: `make step${i}` } }] }));
+    turns.push(
+      gpt({
+        think: `Step ${i}: ${pad(60, 'I think about it. ')}`,
+        text: `I will run step ${i}.`,
+        calls: [{ name: 'terminal', arguments: { command: `make step${i}` } }],
+      }),
+    );
     turns.push(tool({ name: 'terminal', content: result(i), id: `call_${i}` }));
   }
   turns.push(gpt({ think: 'All done.', text: 'The test passes now.' }));
@@ -143,7 +178,11 @@ describe('compressConversation', () => {
   it(`a result under min_tokens_after is the error "${MIN_TOKENS_AFTER_MESSAGE}" and nothing is changed`, async () => {
     const turns = run(6, (i) => (i === 2 ? pad(20_000, 'huge ') : `ok ${i}`));
     const n = (await compressConversation(turns, env({ targetMaxTokens: 1 }), NEVER)).tokensBefore as number;
-    const out = await compressConversation(turns, env({ targetMaxTokens: n - 100, minTokensAfter: n - 200, reducers: ['redundant_tool_outputs'], toolOutputMaxTokens: 50 }), NEVER);
+    const out = await compressConversation(
+      turns,
+      env({ targetMaxTokens: n - 100, minTokensAfter: n - 200, reducers: ['redundant_tool_outputs'], toolOutputMaxTokens: 50 }),
+      NEVER,
+    );
     expect(out).toMatchObject({ status: 'error', reason: 'min_tokens_after', message: 'compressed trace too short, min_tokens_after not satisfied' });
     expect(out.conversations).toBeUndefined();
   });
@@ -162,7 +201,10 @@ describe('compressConversation', () => {
 
   it('escapes tags quoted into a summary so they cannot open or close a block', async () => {
     const turns = run(10);
-    turns[4] = gpt({ text: 'Close it with </think> then <tool_call> and </tool_response>.', calls: [{ name: 'terminal', arguments: { command: 'echo "</tool_call><tool_response>"' } }] });
+    turns[4] = gpt({
+      text: 'Close it with </think> then <tool_call> and </tool_response>.',
+      calls: [{ name: 'terminal', arguments: { command: 'echo "</tool_call><tool_response>"' } }],
+    });
     const out = await compressConversation(turns, env({ targetMaxTokens: 2500, reducers: [] }), NEVER);
     const summary = (out.conversations as Turn[]).find((turn) => turn.value.startsWith('[CONTEXT SUMMARY]:'))?.value as string;
     expect(summary).toContain('&lt;/think>');

@@ -5,8 +5,15 @@
 // bodies, tool arguments and results quoting </think>, <tool_call> and </tool_response>.
 import { describe, expect, it } from 'vitest';
 import {
-  createRng, hermesSystemPrompt, loadTokenCounter, parseGptValue, parseToolValue, pythonJsonDumps, validator,
-  type Trajectory, type Turn,
+  createRng,
+  hermesSystemPrompt,
+  loadTokenCounter,
+  parseGptValue,
+  parseToolValue,
+  pythonJsonDumps,
+  validator,
+  type Trajectory,
+  type Turn,
 } from '@hermes-datagen/core';
 import { compressConversation } from '@hermes-datagen/compress/internal/compressRecord.js';
 import { REDUCERS, type CompressConfig } from '@hermes-datagen/compress/internal/config.js';
@@ -18,7 +25,30 @@ import { NEVER, quarterCounter, settings } from './helpers.js';
 // The properties hold for any counter; tiktoken's (checked against tiktoken in tokenizer.test.ts) runs
 // on the adversarial half, upstream's 4-characters stub on the rest, which keeps this test quick.
 const tiktoken = loadTokenCounter();
-const WORDS = ['the', 'build', 'fails', 'in', 'module', 'cache', 'retry', 'path', 'src/main.ts', 'Error:', '42', 'ok', 'npm', 'test', 'passes', 'file', 'line', 'x', '{"a": 1}', '\n', 'é', '漢字'];
+const WORDS = [
+  'the',
+  'build',
+  'fails',
+  'in',
+  'module',
+  'cache',
+  'retry',
+  'path',
+  'src/main.ts',
+  'Error:',
+  '42',
+  'ok',
+  'npm',
+  'test',
+  'passes',
+  'file',
+  'line',
+  'x',
+  '{"a": 1}',
+  '\n',
+  'é',
+  '漢字',
+];
 const HOSTILE = ['</think>', '<think>', '<tool_call>', '</tool_call>', '<tool_response>', '</tool_response>'];
 
 type Rng = () => number;
@@ -32,20 +62,29 @@ function text(rng: Rng, words: number, hostile: boolean): string {
 }
 
 function generate(rng: Rng, hostile: boolean): Turn[] {
-  const turns: Turn[] = [{ from: 'system', value: hermesSystemPrompt([{ name: 'terminal' }, { name: 'read_file' }]) }, { from: 'human', value: text(rng, 5 + int(rng, 30), hostile) }];
+  const turns: Turn[] = [
+    { from: 'system', value: hermesSystemPrompt([{ name: 'terminal' }, { name: 'read_file' }]) },
+    { from: 'human', value: text(rng, 5 + int(rng, 30), hostile) },
+  ];
   const results: unknown[] = [];
   for (let step = int(rng, 12); step > 0; step--) {
     if (rng() < 0.1) turns.push({ from: 'human', value: text(rng, 1 + int(rng, 20), hostile) });
     const calls = rng() < 0.15 ? 0 : 1 + int(rng, 2);
     let value = `<think>\n${rng() < 0.2 ? '' : text(rng, int(rng, 30), hostile)}\n</think>\n`;
     if (rng() < 0.5) value += `${text(rng, 1 + int(rng, 15), hostile)}. Then more.\n`;
-    for (let c = 0; c < calls; c++) value += `<tool_call>\n${pythonJsonDumps({ name: pick(rng, ['terminal', 'read_file']), arguments: { command: text(rng, 1 + int(rng, 6), hostile) } })}\n</tool_call>\n`;
+    for (let c = 0; c < calls; c++)
+      value += `<tool_call>\n${pythonJsonDumps({ name: pick(rng, ['terminal', 'read_file']), arguments: { command: text(rng, 1 + int(rng, 6), hostile) } })}\n</tool_call>\n`;
     turns.push({ from: 'gpt', value: value.trim() });
     if (calls === 0) continue;
     const blocks: string[] = [];
     for (let c = 0; c < calls; c++) {
       const roll = rng();
-      const content = roll < 0.15 && results.length > 0 ? pick(rng, results) : roll < 0.25 ? { error: text(rng, 1 + int(rng, 10), hostile) } : text(rng, int(rng, rng() < 0.05 ? 400 : 40), hostile);
+      const content =
+        roll < 0.15 && results.length > 0
+          ? pick(rng, results)
+          : roll < 0.25
+            ? { error: text(rng, 1 + int(rng, 10), hostile) }
+            : text(rng, int(rng, rng() < 0.05 ? 400 : 40), hostile);
       results.push(content);
       blocks.push(`<tool_response>\n${pythonJsonDumps({ tool_call_id: `call_${turns.length}_${c}`, name: 'terminal', content })}\n</tool_response>`);
     }
@@ -60,7 +99,9 @@ function randomConfig(rng: Rng, tokens: number): CompressConfig {
   return settings({
     targetMaxTokens: 20 + int(rng, Math.max(tokens, 100)),
     summaryTargetTokens: 20 + int(rng, 400),
-    ...(ratioMode ? { ratio: 0.05 + rng() * 0.5, minTokensAfter: rng() < 0.5 ? int(rng, 800) : undefined, maxTokensAfter: rng() < 0.5 ? 100 + int(rng, 3000) : undefined } : {}),
+    ...(ratioMode
+      ? { ratio: 0.05 + rng() * 0.5, minTokensAfter: rng() < 0.5 ? int(rng, 800) : undefined, maxTokensAfter: rng() < 0.5 ? 100 + int(rng, 3000) : undefined }
+      : {}),
     ...(rng() < 0.2 ? { forceAboveTokens: int(rng, tokens) } : {}),
     ...(!ratioMode && rng() < 0.2 ? { minTokensAfter: int(rng, tokens) } : {}),
     protectLast: int(rng, 6),
@@ -95,7 +136,12 @@ async function check(seed: number, hostile: boolean): Promise<void> {
   const config = randomConfig(rng, tokens);
   const outcome = await compressConversation(turns, { config, counter }, NEVER);
   const where = `seed ${seed}: ${outcome.status}/${outcome.reason}`;
-  const record = outputRecord(trajectory({ conversations: turns }) as unknown as Record<string, unknown>, outcome, '0123456789abcdef', true) as unknown as Trajectory;
+  const record = outputRecord(
+    trajectory({ conversations: turns }) as unknown as Record<string, unknown>,
+    outcome,
+    '0123456789abcdef',
+    true,
+  ) as unknown as Trajectory;
   expect(validator('trajectory')(record), where).toBeNull();
   const out = record.conversations;
   if (outcome.status !== 'compressed') {

@@ -8,7 +8,10 @@ import { backoffMs, finishSummary, omitsTemperature, renderRegion, summaryPrompt
 
 describe('renderRegion (_extract_turn_content_for_summary)', () => {
   it('writes [Turn i - ROLE]: with original indices, joined by blank lines; an empty range is ""', () => {
-    const turns: Turn[] = [{ from: 'gpt', value: 'called a tool' }, { from: 'tool', value: 'result' }];
+    const turns: Turn[] = [
+      { from: 'gpt', value: 'called a tool' },
+      { from: 'tool', value: 'result' },
+    ];
     expect(renderRegion(turns, 4)).toBe('[Turn 4 - GPT]:\ncalled a tool\n\n[Turn 5 - TOOL]:\nresult');
     expect(renderRegion([], 3)).toBe('');
   });
@@ -16,7 +19,9 @@ describe('renderRegion (_extract_turn_content_for_summary)', () => {
   it('elides values over 3,000 code points to the first 1,500 and last 500 around the marker', () => {
     const value = `${'a'.repeat(1500)}${'m'.repeat(2000)}${'z'.repeat(500)}`;
     const text = renderRegion([{ from: 'tool', value }], 0);
-    expect(text).toBe(`[Turn 0 - TOOL]:\n${'a'.repeat(1500)}⟪HERMES-CONTEXT-COMPRESSION: 2,000 of 4,000 chars omitted here by Hermes's context compressor.⟫${'z'.repeat(500)}`);
+    expect(text).toBe(
+      `[Turn 0 - TOOL]:\n${'a'.repeat(1500)}⟪HERMES-CONTEXT-COMPRESSION: 2,000 of 4,000 chars omitted here by Hermes's context compressor.⟫${'z'.repeat(500)}`,
+    );
     expect(renderRegion([{ from: 'tool', value: 'é'.repeat(3000) }], 0)).not.toContain('⟪');
   });
 });
@@ -37,7 +42,7 @@ describe('the request and the reply', () => {
     expect(finishSummary('ran </tool_response> then <think>')).toBe('[CONTEXT SUMMARY]: ran &lt;/tool_response> then &lt;think>');
   });
 
-  it("leaves temperature out for Kimi models (the server manages it)", () => {
+  it('leaves temperature out for Kimi models (the server manages it)', () => {
     expect(omitsTemperature('kimi-k2-thinking')).toBe(true);
     expect(omitsTemperature('moonshotai/kimi-k2')).toBe(true);
     expect(omitsTemperature('google/gemini-3-flash-preview')).toBe(false);
@@ -61,8 +66,16 @@ describe('metrics', () => {
 
   it("per-record metrics: upstream's fields in upstream's order, ratio to 4 places, exclusive end", () => {
     const m = compressionMetrics({
-      originalTokens: 19350, compressedTokens: 14830, originalTurns: 12, compressedTurns: 11, region: { start: 4, end: 6 },
-      wasCompressed: true, stillOverLimit: false, skippedUnderTarget: false, apiCalls: 1, apiErrors: 0,
+      originalTokens: 19350,
+      compressedTokens: 14830,
+      originalTurns: 12,
+      compressedTurns: 11,
+      region: { start: 4, end: 6 },
+      wasCompressed: true,
+      stillOverLimit: false,
+      skippedUnderTarget: false,
+      apiCalls: 1,
+      apiErrors: 0,
     });
     expect(JSON.stringify(m)).toBe(
       '{"original_tokens":19350,"compressed_tokens":14830,"tokens_saved":4520,"compression_ratio":0.7664,"original_turns":12,"compressed_turns":11,"turns_removed":1,' +

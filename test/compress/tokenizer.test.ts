@@ -8,7 +8,9 @@ import { builtinTiktokenDefinition, createRng, jsPattern, loadTokenCounter, Usag
 import { tempDir } from '../util/cli.js';
 
 const require = createRequire(import.meta.url);
-const { Tiktoken } = require('tiktoken/lite') as { Tiktoken: new (r: string, s: Record<string, number>, p: string) => { encode_ordinary(t: string): Uint32Array; token_byte_values(): number[][] } };
+const { Tiktoken } = require('tiktoken/lite') as {
+  Tiktoken: new (r: string, s: Record<string, number>, p: string) => { encode_ordinary(t: string): Uint32Array; token_byte_values(): number[][] };
+};
 const encoders = new Map<TokenEncoding, InstanceType<typeof Tiktoken>>();
 function reference(encoding: TokenEncoding): InstanceType<typeof Tiktoken> {
   if (!encoders.has(encoding)) {
@@ -18,7 +20,49 @@ function reference(encoding: TokenEncoding): InstanceType<typeof Tiktoken> {
   return encoders.get(encoding) as InstanceType<typeof Tiktoken>;
 }
 
-const ALPHABET = [' ', '  ', '\t', '\n', '\r\n', '\x0b', '\x0c', 'a', 'Ab', 'ZZ', 'z', '0', '12345', "'s", "'T", "'re", "'VE", "'m", "'LL", "'d", "'x", '.', '/', '//', '-', '_', '(', ')', '"', '{', '}', ':', ',', '<think>', '</tool_call>', '!', '?', 'word', 'Word', 'WORD', 'don\'t'];
+const ALPHABET = [
+  ' ',
+  '  ',
+  '\t',
+  '\n',
+  '\r\n',
+  '\x0b',
+  '\x0c',
+  'a',
+  'Ab',
+  'ZZ',
+  'z',
+  '0',
+  '12345',
+  "'s",
+  "'T",
+  "'re",
+  "'VE",
+  "'m",
+  "'LL",
+  "'d",
+  "'x",
+  '.',
+  '/',
+  '//',
+  '-',
+  '_',
+  '(',
+  ')',
+  '"',
+  '{',
+  '}',
+  ':',
+  ',',
+  '<think>',
+  '</tool_call>',
+  '!',
+  '?',
+  'word',
+  'Word',
+  'WORD',
+  "don't",
+];
 const UNICODE = ['é', 'É', '漢字', '😀', 'ß', 'Ω', '\u0301', '١٢٣', 'ǅ', '\u00a0', '\u2028', 'ʰ'];
 
 function randomText(rng: () => number, pieces: readonly string[], length: number): string {
@@ -41,7 +85,8 @@ describe('loadTokenCounter', () => {
 
   it('counts a trajectory-like text, the empty string as 0, and special-token text as ordinary text', () => {
     const counter = loadTokenCounter();
-    const text = '<tool_response>\n{"tool_call_id": "call_1", "name": "terminal", "content": "{\\"output\\": \\"ok\\\\n\\", \\"exit_code\\": 0}"}\n</tool_response> <|endoftext|>';
+    const text =
+      '<tool_response>\n{"tool_call_id": "call_1", "name": "terminal", "content": "{\\"output\\": \\"ok\\\\n\\", \\"exit_code\\": 0}"}\n</tool_response> <|endoftext|>';
     expect(counter.count(text)).toBe(reference('o200k_base').encode_ordinary(text).length);
     expect(counter.count('')).toBe(0);
     expect(counter.name).toBe('o200k_base');
@@ -57,7 +102,9 @@ describe('loadTokenCounter', () => {
   it('loads a .tiktoken ranks file and tiktoken encoder JSON (--tokenizer); a bad file is a usage error', () => {
     const dir = tempDir();
     const definition = builtinTiktokenDefinition('cl100k_base');
-    const lines = reference('cl100k_base').token_byte_values().map((bytes, rank) => `${Buffer.from(bytes).toString('base64')} ${rank}`);
+    const lines = reference('cl100k_base')
+      .token_byte_values()
+      .map((bytes, rank) => `${Buffer.from(bytes).toString('base64')} ${rank}`);
     writeFileSync(join(dir, 'cl100k.tiktoken'), `${lines.join('\n')}\n`);
     writeFileSync(join(dir, 'cl100k.json'), JSON.stringify(definition));
     writeFileSync(join(dir, 'bad.tiktoken'), 'not a ranks file\n');

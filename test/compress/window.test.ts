@@ -42,7 +42,22 @@ describe('compressibleWindow', () => {
   });
 
   it('DIFFERS from upstream (PR #50411): a first tool after the midpoint no longer pulls the end back', () => {
-    const turns = [t('system'), t('human'), t('gpt'), t('human'), t('gpt'), t('human'), t('gpt'), t('gpt'), t('tool'), t('gpt'), t('human'), t('gpt'), t('human'), t('gpt')];
+    const turns = [
+      t('system'),
+      t('human'),
+      t('gpt'),
+      t('human'),
+      t('gpt'),
+      t('human'),
+      t('gpt'),
+      t('gpt'),
+      t('tool'),
+      t('gpt'),
+      t('human'),
+      t('gpt'),
+      t('human'),
+      t('gpt'),
+    ];
     // upstream: first tool 8 >= n//2 = 7 is classed "tail", so its window is [3, 8) and turns 8-9 are
     // never compressible. Ours: the tail is the last 4 turns (from 10); the first tool is a protected
     // head turn wherever it is, so the window is what lies between it and the tail.
@@ -50,7 +65,16 @@ describe('compressibleWindow', () => {
   });
 
   it('keeps the final action (last gpt with a tool call and its result) out of the window', () => {
-    const turns = [...basic.slice(0, 8), t('gpt', '<think>\n</think>\n<tool_call>\n{}\n</tool_call>'), t('tool'), t('gpt'), t('human'), t('gpt'), t('human'), t('gpt')];
+    const turns = [
+      ...basic.slice(0, 8),
+      t('gpt', '<think>\n</think>\n<tool_call>\n{}\n</tool_call>'),
+      t('tool'),
+      t('gpt'),
+      t('human'),
+      t('gpt'),
+      t('human'),
+      t('gpt'),
+    ];
     expect(compressibleWindow(turns, settings()).end).toBe(8);
     expect(compressibleWindow(turns, hermes).end).toBe(11);
   });

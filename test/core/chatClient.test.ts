@@ -5,7 +5,15 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { APIError, RateLimitError } from 'openai';
-import { cappedRetryHeaders, createChatClient, embeddedErrorStatus, REPLY_FAULT_HEADER, resolveEndpoint, retryAfterMs, type Endpoint } from '@hermes-datagen/core/endpoint';
+import {
+  cappedRetryHeaders,
+  createChatClient,
+  embeddedErrorStatus,
+  REPLY_FAULT_HEADER,
+  resolveEndpoint,
+  retryAfterMs,
+  type Endpoint,
+} from '@hermes-datagen/core/endpoint';
 
 const KEY = 'sk-hermes-FAKE-client-5555555555';
 
@@ -18,10 +26,15 @@ interface Seen {
 
 const servers: Server[] = [];
 afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => new Promise<void>((done) => {
-    s.closeAllConnections();
-    s.close(() => done());
-  })));
+  await Promise.all(
+    servers.splice(0).map(
+      (s) =>
+        new Promise<void>((done) => {
+          s.closeAllConnections();
+          s.close(() => done());
+        }),
+    ),
+  );
 });
 
 async function listen(server: Server): Promise<number> {
@@ -31,7 +44,10 @@ async function listen(server: Server): Promise<number> {
 }
 
 const COMPLETION = {
-  id: 'c1', object: 'chat.completion', created: 0, model: 'm',
+  id: 'c1',
+  object: 'chat.completion',
+  created: 0,
+  model: 'm',
   choices: [{ index: 0, message: { role: 'assistant', content: 'pong' }, finish_reason: 'stop' }],
   usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
 };
@@ -42,7 +58,12 @@ async function throttlingServer(throttled: number, headers: Record<string, strin
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     req.resume();
     req.on('end', () => {
-      seen.push({ path: req.url ?? '', authorization: req.headers.authorization, organization: req.headers['openai-organization'] as string | undefined, at: Date.now() });
+      seen.push({
+        path: req.url ?? '',
+        authorization: req.headers.authorization,
+        organization: req.headers['openai-organization'] as string | undefined,
+        at: Date.now(),
+      });
       if (seen.length <= throttled) {
         res.writeHead(429, { 'content-type': 'application/json', ...headers });
         res.end(JSON.stringify({ error: { message: 'slow down', type: 'rate_limit_error', code: 'rate_limit_exceeded' } }));
@@ -259,4 +280,3 @@ describe('createChatClient, a 200 that is no completion', () => {
     expect(await ping(await endpointAt(url), { maxRetries: 2 })).toBe('<!DOCTYPE html><html></html>');
   });
 });
-

@@ -2,7 +2,16 @@
 // provider/model selection, each value's origin, and problems whose messages name the fix.
 import { describe, expect, it } from 'vitest';
 import { defineCommand, keyFingerprint, UsageError, type CliSpec } from '@hermes-datagen/core';
-import { describeEndpoint, endpointIdentity, endpointOptions, inspectEndpoint, modelProcessEnv, resolveEndpoint, type EndpointArgs, type EndpointInspection } from '@hermes-datagen/core/endpoint';
+import {
+  describeEndpoint,
+  endpointIdentity,
+  endpointOptions,
+  inspectEndpoint,
+  modelProcessEnv,
+  resolveEndpoint,
+  type EndpointArgs,
+  type EndpointInspection,
+} from '@hermes-datagen/core/endpoint';
 import { runInProcess, tempDir, writeFiles } from '../util/cli.js';
 
 const KEY = 'sk-hermes-FAKE-endpoint-4242424242';
@@ -43,25 +52,37 @@ describe('precedence: flag > environment > config file', () => {
       name: 'flags beat everything',
       args: { baseUrl: 'https://flag.example/api/', model: 'flag-model', config: 'hermes.yaml' },
       env: fullEnv,
-      baseUrl: 'https://flag.example/api', baseFrom: 'flag', model: 'flag-model', modelFrom: 'flag',
+      baseUrl: 'https://flag.example/api',
+      baseFrom: 'flag',
+      model: 'flag-model',
+      modelFrom: 'flag',
     },
     {
       name: 'HERMES_* beat the config file',
       args: { config: 'hermes.yaml' },
       env: fullEnv,
-      baseUrl: 'https://env.example/api', baseFrom: 'env', model: 'env-model', modelFrom: 'env',
+      baseUrl: 'https://env.example/api',
+      baseFrom: 'env',
+      model: 'env-model',
+      modelFrom: 'env',
     },
     {
       name: 'OPENAI_BASE_URL when HERMES_BASE_URL is unset or empty',
       args: {},
       env: { HERMES_BASE_URL: '', OPENAI_BASE_URL: 'https://openai-var.example/v1', HERMES_MODEL: 'm', HERMES_API_KEY: KEY },
-      baseUrl: 'https://openai-var.example/v1', baseFrom: 'env', model: 'm', modelFrom: 'env',
+      baseUrl: 'https://openai-var.example/v1',
+      baseFrom: 'env',
+      model: 'm',
+      modelFrom: 'env',
     },
     {
       name: 'the config file when nothing else is given',
       args: { config: 'hermes.yaml' },
       env: { TAOTOKEN_API_KEY: KEY },
-      baseUrl: 'https://taotoken.example/api', baseFrom: 'config', model: 'anthropic/claude-sonnet-4-6', modelFrom: 'config',
+      baseUrl: 'https://taotoken.example/api',
+      baseFrom: 'config',
+      model: 'anthropic/claude-sonnet-4-6',
+      modelFrom: 'config',
     },
   ];
 
@@ -125,14 +146,20 @@ describe('provider/model', () => {
   });
 
   it('a first part naming no provider is sent as is', async () => {
-    const endpoint = await resolveEndpoint({ baseUrl: 'https://g.example/api', model: 'anthropic/claude-sonnet-4-6' }, { env: { HERMES_API_KEY: KEY }, cwd: tempDir() });
+    const endpoint = await resolveEndpoint(
+      { baseUrl: 'https://g.example/api', model: 'anthropic/claude-sonnet-4-6' },
+      { env: { HERMES_API_KEY: KEY }, cwd: tempDir() },
+    );
     expect(endpoint.provider).toBeUndefined();
     expect(endpoint.model).toBe('anthropic/claude-sonnet-4-6');
   });
 
   it('a config with one provider uses it for an unprefixed model', async () => {
     const one = 'providers:\n  gw:\n    base_url: https://gw.example/api\n    api_key_env: GW_KEY\n';
-    const endpoint = await resolveEndpoint({ config: 'one.yaml', model: 'anthropic/claude-sonnet-4-6' }, { env: { GW_KEY: KEY }, cwd: config(one, 'one.yaml') });
+    const endpoint = await resolveEndpoint(
+      { config: 'one.yaml', model: 'anthropic/claude-sonnet-4-6' },
+      { env: { GW_KEY: KEY }, cwd: config(one, 'one.yaml') },
+    );
     expect(endpoint.provider).toBe('gw');
     expect(endpoint.model).toBe('anthropic/claude-sonnet-4-6');
     expect(endpoint.baseUrl).toBe('https://gw.example/api');
@@ -198,11 +225,31 @@ describe('config file errors', () => {
     { name: 'invalid YAML', file: 'c.yaml', text: 'providers: [unclosed', message: '--config c.yaml: not valid YAML' },
     { name: 'invalid JSON', file: 'c.json', text: '{"providers": ', message: '--config c.json: not valid JSON' },
     { name: 'not a mapping', file: 'c.yaml', text: '- a\n- b\n', message: 'expected a mapping with providers: and default_model:' },
-    { name: 'a key written into the file', file: 'c.yaml', text: `providers:\n  gw:\n    base_url: https://g.example\n    api_key: ${KEY}\n`, message: 'at providers.gw.api_key: never write the key into a config file' },
-    { name: 'a misspelt provider key', file: 'c.yaml', text: 'providers:\n  gw:\n    baseurl: https://g.example\n', message: 'unknown key baseurl; a provider has base_url, api_key_env, type, auth_mode' },
-    { name: 'a provider type other than openai', file: 'c.yaml', text: 'providers:\n  gw:\n    type: anthropic\n', message: 'at providers.gw.type: only "openai"' },
+    {
+      name: 'a key written into the file',
+      file: 'c.yaml',
+      text: `providers:\n  gw:\n    base_url: https://g.example\n    api_key: ${KEY}\n`,
+      message: 'at providers.gw.api_key: never write the key into a config file',
+    },
+    {
+      name: 'a misspelt provider key',
+      file: 'c.yaml',
+      text: 'providers:\n  gw:\n    baseurl: https://g.example\n',
+      message: 'unknown key baseurl; a provider has base_url, api_key_env, type, auth_mode',
+    },
+    {
+      name: 'a provider type other than openai',
+      file: 'c.yaml',
+      text: 'providers:\n  gw:\n    type: anthropic\n',
+      message: 'at providers.gw.type: only "openai"',
+    },
     { name: 'an OAuth auth_mode', file: 'c.yaml', text: 'auth_mode: oauth\n', message: 'only auth_mode: api_key is supported' },
-    { name: 'a base_url that is not a string', file: 'c.yaml', text: 'providers:\n  gw:\n    base_url: [1]\n', message: 'at providers.gw.base_url: expected a string, got a list' },
+    {
+      name: 'a base_url that is not a string',
+      file: 'c.yaml',
+      text: 'providers:\n  gw:\n    base_url: [1]\n',
+      message: 'at providers.gw.base_url: expected a string, got a list',
+    },
     { name: 'a missing file', file: 'absent.yaml', text: '', message: 'cannot read --config absent.yaml (ENOENT)' },
   ];
   for (const c of cases) {
@@ -239,7 +286,12 @@ describe('problems with the key, base URL and model', () => {
     expect(inspection.problems[0]!.message).toContain('$HERMES_API_KEY is set but empty');
   });
 
-  for (const [kind, key] of [['ends with a newline', `${KEY}\n`], ['ends with a space', `${KEY} `], ['starts with whitespace', ` ${KEY}`], ['contains whitespace', 'sk-a b']] as const) {
+  for (const [kind, key] of [
+    ['ends with a newline', `${KEY}\n`],
+    ['ends with a space', `${KEY} `],
+    ['starts with whitespace', ` ${KEY}`],
+    ['contains whitespace', 'sk-a b'],
+  ] as const) {
     it(`a key that ${kind}`, async () => {
       const inspection = await inspect(base, { HERMES_API_KEY: key });
       expect(problemIds(inspection)).toEqual(['key-whitespace']);
@@ -301,7 +353,10 @@ describe('problems with the key, base URL and model', () => {
 
 describe('warnings', () => {
   it('both OPENAI_* and ANTHROPIC_* set: choose one', async () => {
-    const inspection = await inspect({ baseUrl: 'http://x.example', model: 'm' }, { OPENAI_API_KEY: KEY, ANTHROPIC_API_KEY: OTHER_KEY, ANTHROPIC_BASE_URL: 'https://a.example' });
+    const inspection = await inspect(
+      { baseUrl: 'http://x.example', model: 'm' },
+      { OPENAI_API_KEY: KEY, ANTHROPIC_API_KEY: OTHER_KEY, ANTHROPIC_BASE_URL: 'https://a.example' },
+    );
     const warning = inspection.warnings.find((w) => w.id === 'openai-and-anthropic');
     expect(warning?.message).toContain('OPENAI_* (OPENAI_API_KEY) and ANTHROPIC_* (ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL)');
     expect(warning?.message).toContain('choose one');
@@ -319,19 +374,34 @@ describe('warnings', () => {
 });
 
 describe('what may be shown, and what a model child gets', () => {
-  const resolve = () => resolveEndpoint({ baseUrl: 'https://gw.example:8443/api', model: 'anthropic/claude-sonnet-4-6', apiKeyEnv: 'TAOTOKEN_API_KEY' }, { env: { TAOTOKEN_API_KEY: KEY, https_proxy: 'http://u:p@127.0.0.1:7890' }, cwd: tempDir() });
+  const resolve = () =>
+    resolveEndpoint(
+      { baseUrl: 'https://gw.example:8443/api', model: 'anthropic/claude-sonnet-4-6', apiKeyEnv: 'TAOTOKEN_API_KEY' },
+      { env: { TAOTOKEN_API_KEY: KEY, https_proxy: 'http://u:p@127.0.0.1:7890' }, cwd: tempDir() },
+    );
 
   it('describeEndpoint shows host, model, variable, fingerprint and proxy, never the key', async () => {
     const endpoint = await resolve();
     const line = describeEndpoint(endpoint);
-    expect(line).toBe(`gw.example:8443, model anthropic/claude-sonnet-4-6, key $TAOTOKEN_API_KEY (fingerprint ${keyFingerprint(KEY)}), via https_proxy=http://127.0.0.1:7890`);
+    expect(line).toBe(
+      `gw.example:8443, model anthropic/claude-sonnet-4-6, key $TAOTOKEN_API_KEY (fingerprint ${keyFingerprint(KEY)}), via https_proxy=http://127.0.0.1:7890`,
+    );
     expect(JSON.stringify(endpoint)).not.toContain(KEY);
-    expect(endpointIdentity(endpoint)).toEqual({ endpoint_host: 'gw.example:8443', model: 'anthropic/claude-sonnet-4-6', key_fingerprint: keyFingerprint(KEY) });
+    expect(endpointIdentity(endpoint)).toEqual({
+      endpoint_host: 'gw.example:8443',
+      model: 'anthropic/claude-sonnet-4-6',
+      key_fingerprint: keyFingerprint(KEY),
+    });
   });
 
   it('modelProcessEnv gives the one endpoint under every name a child reads, and drops other providers', async () => {
     const endpoint = await resolve();
-    const env = modelProcessEnv(endpoint, { PATH: '/usr/bin', ANTHROPIC_API_KEY: OTHER_KEY, ANTHROPIC_BASE_URL: 'https://a.example', https_proxy: 'http://127.0.0.1:7890' });
+    const env = modelProcessEnv(endpoint, {
+      PATH: '/usr/bin',
+      ANTHROPIC_API_KEY: OTHER_KEY,
+      ANTHROPIC_BASE_URL: 'https://a.example',
+      https_proxy: 'http://127.0.0.1:7890',
+    });
     expect(env).toEqual({
       PATH: '/usr/bin',
       https_proxy: 'http://127.0.0.1:7890',
@@ -354,18 +424,24 @@ describe('endpointOptions', () => {
     const spec: CliSpec = {
       name: 'hermes-endpoint-test',
       summary: 'prints the resolved endpoint',
-      commands: [defineCommand<EndpointArgs>({
-        command: '$0',
-        describe: 'resolve',
-        options: (y) => endpointOptions(y),
-        run: async (args, ctx) => {
-          seen = describeEndpoint(await resolveEndpoint(args, ctx.io));
-        },
-      })],
+      commands: [
+        defineCommand<EndpointArgs>({
+          command: '$0',
+          describe: 'resolve',
+          options: (y) => endpointOptions(y),
+          run: async (args, ctx) => {
+            seen = describeEndpoint(await resolveEndpoint(args, ctx.io));
+          },
+        }),
+      ],
     };
     const dir = tempDir();
     writeFiles(dir, { 'k.env': `GW_KEY=${KEY}\n`, 'c.yaml': YAML_CONFIG });
-    const result = await runInProcess(spec, ['--base-url', 'https://flag.example/api', '--model', 'taotoken/m', '--api-key-env', 'GW_KEY', '--config', 'c.yaml', '--env-file', 'k.env'], { cwd: dir, env: {} });
+    const result = await runInProcess(
+      spec,
+      ['--base-url', 'https://flag.example/api', '--model', 'taotoken/m', '--api-key-env', 'GW_KEY', '--config', 'c.yaml', '--env-file', 'k.env'],
+      { cwd: dir, env: {} },
+    );
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     expect(seen).toBe(`flag.example, model taotoken/m, key $GW_KEY (fingerprint ${keyFingerprint(KEY)})`);

@@ -29,7 +29,15 @@ async function echoServer(): Promise<string> {
       if (req.url === '/hang') return;
       res.setHeader('set-cookie', ['a=1', 'b=2']);
       res.writeHead(201, 'Made', { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ method: req.method, url: req.url, header: req.headers['x-test'], length: req.headers['content-length'], body: Buffer.concat(chunks).toString('utf8') }));
+      res.end(
+        JSON.stringify({
+          method: req.method,
+          url: req.url,
+          header: req.headers['x-test'],
+          length: req.headers['content-length'],
+          body: Buffer.concat(chunks).toString('utf8'),
+        }),
+      );
     });
   });
   await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', resolve));
@@ -76,9 +84,12 @@ describe('nodeHttpFetch', () => {
     await expect(holding).rejects.toMatchObject({ name: 'AbortError' });
   });
 
-  it('works as the OpenAI client\'s fetch: completions, retried 429s, aborts and refused connections', async () => {
+  it("works as the OpenAI client's fetch: completions, retried 429s, aborts and refused connections", async () => {
     endpoint = await startScriptedEndpoint({
-      script: { sequences: [{ match: { regex: '.' }, replies: [{ content: 'hi there' }] }], faults: [{ kind: 'rate_limit', when: { nth: [1, 3, 4] }, retry_after_s: 0 }] },
+      script: {
+        sequences: [{ match: { regex: '.' }, replies: [{ content: 'hi there' }] }],
+        faults: [{ kind: 'rate_limit', when: { nth: [1, 3, 4] }, retry_after_s: 0 }],
+      },
     });
     const client = new OpenAI({ baseURL: endpoint.url, apiKey: 'sk-x', fetch: nodeHttpFetch(), maxRetries: 1 });
     const ask = (signal?: AbortSignal): Promise<OpenAI.ChatCompletion> =>
@@ -89,8 +100,9 @@ describe('nodeHttpFetch', () => {
     const url = endpoint.url;
     await endpoint.close();
     endpoint = undefined;
-    const refused = await new OpenAI({ baseURL: url, apiKey: 'sk-x', fetch: nodeHttpFetch(), maxRetries: 0 })
-      .chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'x' }] }).catch((e: unknown) => e);
+    const refused = await new OpenAI({ baseURL: url, apiKey: 'sk-x', fetch: nodeHttpFetch(), maxRetries: 0 }).chat.completions
+      .create({ model: 'm', messages: [{ role: 'user', content: 'x' }] })
+      .catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(APIConnectionError);
     expect((refused as APIConnectionError).cause).toMatchObject({ code: 'ECONNREFUSED' });
   });
@@ -125,14 +137,21 @@ describe('nodeHttpFetch connection pool', () => {
    * after a request: the next request must not go out on the connection the server has closed.
    */
   async function requestAfterStall(idleSocketMs: number): Promise<string> {
-    const child = spawn(process.execPath, ['-e', `
+    const child = spawn(
+      process.execPath,
+      [
+        '-e',
+        `
       const server = require('node:http').createServer((req, res) => {
         req.socket.setTimeout(300, () => req.socket.destroy());
         res.end('ok');
       });
       server.keepAliveTimeout = 0;
       server.listen(0, '127.0.0.1', () => console.log(server.address().port));
-    `], { stdio: ['ignore', 'pipe', 'inherit'] });
+    `,
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
     try {
       const port = await new Promise<string>((resolve) => child.stdout.once('data', (d: Buffer) => resolve(d.toString().trim())));
       const fetchFn = nodeHttpFetch({ idleSocketMs });

@@ -16,9 +16,7 @@ describe('Logger', () => {
     const log = new Logger('hermes-x', stream, { color: false, maxRepeats: 2 });
     log.error('bad', { source: 'a.jsonl', line: 3 });
     for (let i = 0; i < 5; i++) log.warn(`skipped ${i}`, { source: '<stdin>', line: i + 1 }, 'bad-line');
-    expect(text()).toBe(
-      'hermes-x: error (at a.jsonl:3): bad\nhermes-x: warning (at <stdin>:1): skipped 0\nhermes-x: warning (at <stdin>:2): skipped 1\n',
-    );
+    expect(text()).toBe('hermes-x: error (at a.jsonl:3): bad\nhermes-x: warning (at <stdin>:1): skipped 0\nhermes-x: warning (at <stdin>:2): skipped 1\n');
     expect(log.suppressed()).toEqual([['bad-line', 3]]);
   });
 

@@ -27,9 +27,12 @@ describe('parseJsonLossless + pythonJsonDumps', () => {
     expect(Object.getPrototypeOf(parseJsonLossless('{"__proto__": {"x": 1.0}}'))).toBe(Object.prototype);
   });
 
-  it.each(['{"a": 1.0', '{"a": 1.0,}', '[1.0 2]', '{"a": 01.0}', '{"a": 1.0} x', '{a: 1.0}', '[NaN', '[Nan]', '"\\q" 1.0'])('rejects %s as not JSON', (text) => {
-    expect(() => parseJsonLossless(text)).toThrow(SyntaxError);
-  });
+  it.each(['{"a": 1.0', '{"a": 1.0,}', '[1.0 2]', '{"a": 01.0}', '{"a": 1.0} x', '{a: 1.0}', '[NaN', '[Nan]', '"\\q" 1.0'])(
+    'rejects %s as not JSON',
+    (text) => {
+      expect(() => parseJsonLossless(text)).toThrow(SyntaxError);
+    },
+  );
 
   it('keeps the numbers of a ShareGPT tool_call block read back (as hermes-to-atropos writes it again)', () => {
     const call = parseToolCallBlock('{"name": "t", "arguments": {"id": 12345678901234567890, "x": 1.0}}');

@@ -61,7 +61,9 @@ describe('loadOptionFile', () => {
     const dir = setup({ 'c.JSON': '{"a": 1}', 'c.yml': 'a: 1', 'bad.json': 'a: 1' });
     expect(loadOptionFile({ option: '--config', path: 'c.JSON', cwd: dir }, 'json-or-yaml')).toEqual({ a: 1 });
     expect(loadOptionFile({ option: '--config', path: 'c.yml', cwd: dir }, 'json-or-yaml')).toEqual({ a: 1 });
-    expect(thrown(() => loadOptionFile({ option: '--config', path: 'bad.json', cwd: dir }, 'json-or-yaml')).message).toMatch(/^--config bad\.json: not valid JSON: /);
+    expect(thrown(() => loadOptionFile({ option: '--config', path: 'bad.json', cwd: dir }, 'json-or-yaml')).message).toMatch(
+      /^--config bad\.json: not valid JSON: /,
+    );
   });
 
   describe('a file named by an option: every fault is a usage error (exit 2) naming the option and the file', () => {

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { Progress } from '@hermes-datagen/core';
 
 describe('Progress detail', () => {
-  it('adds the command\'s own detail to each line, read when the line is drawn', () => {
+  it("adds the command's own detail to each line, read when the line is drawn", () => {
     const stream = new PassThrough();
     let text = '';
     stream.on('data', (chunk: Buffer) => (text += chunk.toString()));

@@ -11,7 +11,7 @@ describe('pythonJsonDumps', () => {
     ['escapes only quotes, backslash and controls', 'line\nbreak\t"q" \\ \u0001 \u001f \u007f', '"line\\nbreak\\t\\"q\\" \\\\ \\u0001 \\u001f \u007f"'],
     ['\\b \\f \\r short forms', '\b\f\r', '"\\b\\f\\r"'],
     ['non-ASCII stays raw (ensure_ascii=False)', 'é 日本 😀 … \u2028', '"é 日本 😀 … \u2028"'],
-    ['non-ASCII keys stay raw', { 'clé': 'v' }, '{"clé": "v"}'],
+    ['non-ASCII keys stay raw', { clé: 'v' }, '{"clé": "v"}'],
     ['integers', [0, -3, 42, 1e17], '[0, -3, 42, 100000000000000000]'],
     ['negative zero is the int 0', -0, '0'],
     ['fixed floats', [0.5, -2.5, 123456.789, 0.0001, 12345678901234.5], '[0.5, -2.5, 123456.789, 0.0001, 12345678901234.5]'],

@@ -1,8 +1,17 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
-  assistantHasReasoning, conversationReasoningStats, gptTurnHasReasoning, parsedGptHasReasoning, parseGptValue, reasoningStats, toShareGpt,
-  type AssistantMessage, type ChatMessage, type ToolDefinition, type Trajectory,
+  assistantHasReasoning,
+  conversationReasoningStats,
+  gptTurnHasReasoning,
+  parsedGptHasReasoning,
+  parseGptValue,
+  reasoningStats,
+  toShareGpt,
+  type AssistantMessage,
+  type ChatMessage,
+  type ToolDefinition,
+  type Trajectory,
 } from '@hermes-datagen/core';
 
 const fixture = (name: string): string => readFileSync(new URL(`../../fixtures/${name}`, import.meta.url), 'utf8');
@@ -43,7 +52,12 @@ describe('reasoningStats', () => {
   });
 
   it('has no reasoning when there is no assistant turn', () => {
-    expect(reasoningStats([{ role: 'user', content: 'Q' }])).toEqual({ total_assistant_turns: 0, turns_with_reasoning: 0, turns_without_reasoning: 0, has_any_reasoning: false });
+    expect(reasoningStats([{ role: 'user', content: 'Q' }])).toEqual({
+      total_assistant_turns: 0,
+      turns_with_reasoning: 0,
+      turns_without_reasoning: 0,
+      has_any_reasoning: false,
+    });
   });
 
   it('has no reasoning when every turn lacks it', () => {
@@ -72,7 +86,12 @@ describe('gptTurnHasReasoning (ShareGPT values)', () => {
 
 describe('conversationReasoningStats', () => {
   it('counts gpt turns of the worked example: two with reasoning, one without', () => {
-    expect(conversationReasoningStats(record.conversations)).toEqual({ total_assistant_turns: 3, turns_with_reasoning: 2, turns_without_reasoning: 1, has_any_reasoning: true });
+    expect(conversationReasoningStats(record.conversations)).toEqual({
+      total_assistant_turns: 3,
+      turns_with_reasoning: 2,
+      turns_without_reasoning: 1,
+      has_any_reasoning: true,
+    });
   });
 
   it('agrees with reasoningStats on the internal messages of the example', () => {
@@ -96,6 +115,11 @@ describe('conversationReasoningStats', () => {
   });
 
   it('has no reasoning without a gpt turn', () => {
-    expect(conversationReasoningStats([{ from: 'system', value: 's' }, { from: 'human', value: 'q' }]).has_any_reasoning).toBe(false);
+    expect(
+      conversationReasoningStats([
+        { from: 'system', value: 's' },
+        { from: 'human', value: 'q' },
+      ]).has_any_reasoning,
+    ).toBe(false);
   });
 });

@@ -106,7 +106,11 @@ describe('bad input lines', () => {
   it('a line over --max-line-bytes is rejected without being read whole; its neighbours survive', async () => {
     const dir = tempDir();
     const long = `{"big":"${'x'.repeat(5000)}"}`;
-    const res = await run(['--max-line-bytes', '1000', '--on-error', 'skip', '--rejects', 'r.jsonl'], `${JSON.stringify(good[0])}\n${long}\n${JSON.stringify(good[1])}\n`, dir);
+    const res = await run(
+      ['--max-line-bytes', '1000', '--on-error', 'skip', '--rejects', 'r.jsonl'],
+      `${JSON.stringify(good[0])}\n${long}\n${JSON.stringify(good[1])}\n`,
+      dir,
+    );
     expect(res.code).toBe(0);
     expect(parseJsonl(res.stdout)).toEqual([good[0], good[1]]);
     const [reject] = parseJsonl(readFileSync(join(dir, 'r.jsonl'), 'utf8')) as { line: number; truncated: boolean; reason: string }[];

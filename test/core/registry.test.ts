@@ -4,7 +4,10 @@ import { describe, expect, it } from 'vitest';
 import { createRng, DEFAULT_REGISTRY_FILE, loadToolRegistry, UsageError, type Rng } from '@hermes-datagen/core';
 import { REPO_ROOT, tempDir } from '../util/cli.js';
 
-const constant = (value: number): Rng => () => value;
+const constant =
+  (value: number): Rng =>
+  () =>
+    value;
 
 describe('the default registry', () => {
   const registry = loadToolRegistry();
@@ -38,10 +41,23 @@ describe('the default registry', () => {
     ['includes, expanded', ['debugging'], ['patch', 'process', 'read_file', 'search_files', 'terminal', 'web_extract', 'web_search', 'write_file']],
     ['a union, each tool once', ['web', 'search'], ['web_extract', 'web_search']],
     ['a legacy alias', ['web_tools'], ['web_extract', 'web_search']],
-    ['a static toolset wins over the registry toolset of the same name (browser keeps web_search, not browser_cdp)', ['browser'], [
-      'browser_back', 'browser_click', 'browser_close', 'browser_get_images', 'browser_navigate', 'browser_press', 'browser_scroll',
-      'browser_snapshot', 'browser_type', 'browser_vision', 'web_search',
-    ]],
+    [
+      'a static toolset wins over the registry toolset of the same name (browser keeps web_search, not browser_cdp)',
+      ['browser'],
+      [
+        'browser_back',
+        'browser_click',
+        'browser_close',
+        'browser_get_images',
+        'browser_navigate',
+        'browser_press',
+        'browser_scroll',
+        'browser_snapshot',
+        'browser_type',
+        'browser_vision',
+        'web_search',
+      ],
+    ],
     ['a registry toolset with no static definition', ['messaging'], ['send_message']],
     ['an alias to such a toolset', ['messaging_tools'], ['send_message']],
     ['nothing', [], []],
@@ -73,13 +89,21 @@ describe('the default registry', () => {
     expect(registry.distribution('image_gen')).toEqual({
       name: 'image_gen',
       description: 'Heavy focus on image generation with vision and web support',
-      toolsets: [['image_gen', 90], ['vision', 90], ['web', 55], ['terminal', 45], ['moa', 10]],
+      toolsets: [
+        ['image_gen', 90],
+        ['vision', 90],
+        ['web', 55],
+        ['terminal', 45],
+        ['moa', 10],
+      ],
     });
   });
 
   it('refuses an unknown distribution, listing the valid names', () => {
     expect(() => registry.distribution('nope')).toThrow(UsageError);
-    expect(() => registry.sampleToolsets('nope', constant(0))).toThrow(/unknown distribution "nope"; valid distributions: default, image_gen, research, .*mixed_tasks/);
+    expect(() => registry.sampleToolsets('nope', constant(0))).toThrow(
+      /unknown distribution "nope"; valid distributions: default, image_gen, research, .*mixed_tasks/,
+    );
   });
 
   describe('sampleToolsets', () => {
@@ -96,7 +120,10 @@ describe('the default registry', () => {
 
     it('draws once per toolset', () => {
       let draws = 0;
-      registry.sampleToolsets('terminal_tasks', () => { draws += 1; return 0.5; });
+      registry.sampleToolsets('terminal_tasks', () => {
+        draws += 1;
+        return 0.5;
+      });
       expect(draws).toBe(6);
     });
 
@@ -157,13 +184,24 @@ describe('a user registry file', () => {
     ['a tool without a toolset', { tools: { x: {} } }, /\/tools\/x is missing required key "toolset"/],
     ['an unexpected key', { tools: {}, tool: {} }, /unexpected key "tool"/],
     ['a probability over 100', { tools: { x: { toolset: 'y' } }, distributions: { d: { toolsets: { y: 101 } } } }, /\/distributions\/d\/toolsets\/y/],
-    ['a toolset listing an unknown tool', { tools: { x: { toolset: 'y' } }, toolsets: { s: { tools: ['x', 'z'] } } }, /toolset "s" lists "z", which is not in "tools"/],
+    [
+      'a toolset listing an unknown tool',
+      { tools: { x: { toolset: 'y' } }, toolsets: { s: { tools: ['x', 'z'] } } },
+      /toolset "s" lists "z", which is not in "tools"/,
+    ],
     ['an unknown include', { tools: {}, toolsets: { s: { tools: [], includes: ['nope'] } } }, /toolset "s" includes unknown toolset "nope"/],
-    ['an include cycle', { tools: {}, toolsets: { p: { tools: [], includes: ['q'] }, q: { tools: [], includes: ['r'] }, r: { tools: [], includes: ['p'] } } },
-      /toolsets include each other in a cycle: p -> q -> r -> p/],
+    [
+      'an include cycle',
+      { tools: {}, toolsets: { p: { tools: [], includes: ['q'] }, q: { tools: [], includes: ['r'] }, r: { tools: [], includes: ['p'] } } },
+      /toolsets include each other in a cycle: p -> q -> r -> p/,
+    ],
     ['a toolset including itself', { tools: {}, toolsets: { p: { tools: [], includes: ['p'] } } }, /cycle: p -> p/],
     ['an alias to an unknown toolset', { tools: {}, toolset_aliases: { old: 'new' } }, /toolset alias "old" points to unknown toolset "new"/],
-    ['a distribution with an unknown toolset', { tools: { x: { toolset: 'y' } }, distributions: { d: { toolsets: { y: 50, nope: 50 } } } }, /distribution "d" uses unknown toolset "nope"/],
+    [
+      'a distribution with an unknown toolset',
+      { tools: { x: { toolset: 'y' } }, distributions: { d: { toolsets: { y: 50, nope: 50 } } } },
+      /distribution "d" uses unknown toolset "nope"/,
+    ],
     ['a distribution without toolsets', { tools: {}, distributions: { d: { toolsets: {} } } }, /distribution "d" has no toolsets/],
   ])('is refused when it has %s, naming the file and what is wrong', (_name, content, problem) => {
     const file = write(`bad-${_name.replaceAll(' ', '-')}.json`, content);
@@ -176,7 +214,9 @@ describe('a user registry file', () => {
 
   it('is refused when missing, naming the file', () => {
     const file = join(tempDir('hermes-registry-'), 'missing.json');
-    expect(() => loadToolRegistry(file)).toThrow(`cannot read --tools-registry ${file} (ENOENT): check the path; without --tools-registry the default registry is used`);
+    expect(() => loadToolRegistry(file)).toThrow(
+      `cannot read --tools-registry ${file} (ENOENT): check the path; without --tools-registry the default registry is used`,
+    );
   });
 
   it('reads a path relative to the working directory it is given', () => {

@@ -42,11 +42,19 @@ describe('schemas', () => {
     ['a missing key', (({ partial: _p, ...rest }) => rest)(trajectory()), /missing required key "partial"/],
     ['an unknown role', trajectory({ conversations: [{ from: 'assistant' as never, value: 'x' }] }), /\/conversations\/0\/from must be one of/],
     ['a non-string turn value', trajectory({ conversations: [{ from: 'gpt', value: 3 as never }] }), /\/conversations\/0\/value must be string/],
-    ['a tool stat with an extra key', trajectory({ tool_stats: { terminal: { count: 1, success: 1, failure: 0, rate: 1 } as never } }), /unexpected key "rate"/],
+    [
+      'a tool stat with an extra key',
+      trajectory({ tool_stats: { terminal: { count: 1, success: 1, failure: 0, rate: 1 } as never } }),
+      /unexpected key "rate"/,
+    ],
     ['a float count', trajectory({ api_calls: 1.5 }), /\/api_calls must be integer/],
     ['a string error count', trajectory({ tool_error_counts: { terminal: '0' as never } }), /\/tool_error_counts\/terminal must be integer/],
     ['metadata without model', trajectory({ metadata: { batch_num: 0, timestamp: 't' } as never }), /\/metadata is missing required key "model"/],
-    ['a bad key fingerprint', trajectory({ metadata: { batch_num: 0, timestamp: 't', model: 'm', key_fingerprint: 'sk-secret' } }), /key_fingerprint must match pattern/],
+    [
+      'a bad key fingerprint',
+      trajectory({ metadata: { batch_num: 0, timestamp: 't', model: 'm', key_fingerprint: 'sk-secret' } }),
+      /key_fingerprint must match pattern/,
+    ],
   ])('rejects %s', (_name, value, message) => {
     expect(validator('trajectory')(value)).toMatch(message);
   });
@@ -63,7 +71,10 @@ describe('schemas', () => {
       version: 1,
       run_name: 'r',
       endpoint: { host: 'h:1', model: 'm', key_fingerprint: '0123abcd' },
-      done: { 'p0-abc': { prompt_index: 0, status: 'written', shard: 'batch_0.jsonl' }, 'p1-def': { prompt_index: 1, status: 'discarded', reason: 'no_reasoning' } },
+      done: {
+        'p0-abc': { prompt_index: 0, status: 'written', shard: 'batch_0.jsonl' },
+        'p1-def': { prompt_index: 1, status: 'discarded', reason: 'no_reasoning' },
+      },
       last_updated: '2026-01-15T10:30:00Z',
     };
     expect(check(ok)).toBeNull();
@@ -73,8 +84,14 @@ describe('schemas', () => {
 
   it('accepts the statistics.json of upstream Hermes', () => {
     const upstream = {
-      run_name: 'my_run', distribution: 'default', total_prompts: 1000, total_batches: 100, batch_size: 10,
-      model: 'anthropic/claude-sonnet-4.6', completed_at: '2026-01-15T11:02:03.456789', duration_seconds: 1934.21,
+      run_name: 'my_run',
+      distribution: 'default',
+      total_prompts: 1000,
+      total_batches: 100,
+      batch_size: 10,
+      model: 'anthropic/claude-sonnet-4.6',
+      completed_at: '2026-01-15T11:02:03.456789',
+      duration_seconds: 1934.21,
       tool_statistics: { terminal: { count: 412, success: 398, failure: 14, success_rate: 96.6, failure_rate: 3.4 } },
       reasoning_statistics: { total_assistant_turns: 2210, turns_with_reasoning: 2050, turns_without_reasoning: 160 },
       discarded_no_reasoning: 7,
@@ -96,13 +113,18 @@ describe('schemas', () => {
 describe('compiled validators', () => {
   it('validators.generated.ts is what the schemas compile to (run `npm run schemas` after changing one)', async () => {
     // @ts-expect-error -- a plain .mjs build script without type declarations
-    const { generatedSource, GENERATED } = (await import('../../packages/core/scripts/compile-schemas.mjs')) as { generatedSource: () => string; GENERATED: string };
+    const { generatedSource, GENERATED } = (await import('../../packages/core/scripts/compile-schemas.mjs')) as {
+      generatedSource: () => string;
+      GENERATED: string;
+    };
     expect(readFileSync(GENERATED, 'utf8') === generatedSource(), 'packages/core/src/validators.generated.ts is out of date').toBe(true);
   });
 
   it('cover every schema in schemas/', async () => {
     const { readdirSync } = await import('node:fs');
-    const files = readdirSync(`${REPO_ROOT}schemas`).filter((f) => f.endsWith('.schema.json')).map((f) => f.replace('.schema.json', ''));
+    const files = readdirSync(`${REPO_ROOT}schemas`)
+      .filter((f) => f.endsWith('.schema.json'))
+      .map((f) => f.replace('.schema.json', ''));
     expect([...SCHEMA_NAMES].sort()).toEqual(files.sort());
   });
 });

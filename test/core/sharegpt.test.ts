@@ -30,7 +30,9 @@ describe('hermesSystemPrompt', () => {
   });
 
   it('fills a missing description with "" and missing parameters with {}, and adds "required": null', () => {
-    expect(hermesSystemPrompt([{ name: 'clarify' }])).toContain('<tools>\n[{"name": "clarify", "description": "", "parameters": {}, "required": null}]\n</tools>');
+    expect(hermesSystemPrompt([{ name: 'clarify' }])).toContain(
+      '<tools>\n[{"name": "clarify", "description": "", "parameters": {}, "required": null}]\n</tools>',
+    );
   });
 
   it('keeps the tools in the order given', () => {
@@ -45,41 +47,64 @@ describe('hermesSystemPrompt', () => {
 
 const user: ChatMessage = { role: 'user', content: 'Q' };
 const calls = (...names: string[]): ChatMessage => ({
-  role: 'assistant', content: '', tool_calls: names.map((name, k) => ({ id: `c${k}`, type: 'function' as const, function: { name, arguments: '{}' } })),
+  role: 'assistant',
+  content: '',
+  tool_calls: names.map((name, k) => ({ id: `c${k}`, type: 'function' as const, function: { name, arguments: '{}' } })),
 });
 const result = (content: unknown, id = 'x'): ChatMessage => ({ role: 'tool', content, tool_call_id: id });
 const answer = (text: string): ChatMessage => ({ role: 'assistant', content: text });
-const response = (id: string, name: string, content: string): string => `<tool_response>\n{"tool_call_id": "${id}", "name": "${name}", "content": ${content}}\n</tool_response>`;
+const response = (id: string, name: string, content: string): string =>
+  `<tool_response>\n{"tool_call_id": "${id}", "name": "${name}", "content": ${content}}\n</tool_response>`;
 const callBlock = (name: string): string => `<tool_call>\n{"name": "${name}", "arguments": {}}\n</tool_call>`;
 
 describe('toShareGpt walk', () => {
   it.each<[string, ChatMessage[], Turn[]]>([
     ['only the prompt: system and human turns only', [user], []],
     ['a plain answer', [user, answer('A')], [{ from: 'gpt', value: '<think>\n</think>\nA' }]],
-    ['results named by position, not by tool_call_id', [user, calls('terminal', 'read_file'), result('1', 'c1'), result('2', 'c0')], [
-      { from: 'gpt', value: `<think>\n</think>\n${callBlock('terminal')}\n${callBlock('read_file')}` },
-      { from: 'tool', value: `${response('c1', 'terminal', '"1"')}\n${response('c0', 'read_file', '"2"')}` },
-    ]],
-    ['more results than calls: "unknown"', [user, calls('terminal'), result('a', 'c0'), result('b', 'zz')], [
-      { from: 'gpt', value: `<think>\n</think>\n${callBlock('terminal')}` },
-      { from: 'tool', value: `${response('c0', 'terminal', '"a"')}\n${response('zz', 'unknown', '"b"')}` },
-    ]],
-    ['calls without results: no tool turn', [user, calls('terminal'), answer('A')], [
-      { from: 'gpt', value: `<think>\n</think>\n${callBlock('terminal')}` },
-      { from: 'gpt', value: '<think>\n</think>\nA' },
-    ]],
-    ['orphan tool messages and system messages are dropped', [user, { role: 'system', content: 'S' }, result('lost'), answer('A'), result('lost too')], [
-      { from: 'gpt', value: '<think>\n</think>\nA' },
-    ]],
-    ['later user messages become human turns', [user, answer('A'), { role: 'user', content: 'More?' }, answer('B')], [
-      { from: 'gpt', value: '<think>\n</think>\nA' },
-      { from: 'human', value: 'More?' },
-      { from: 'gpt', value: '<think>\n</think>\nB' },
-    ]],
+    [
+      'results named by position, not by tool_call_id',
+      [user, calls('terminal', 'read_file'), result('1', 'c1'), result('2', 'c0')],
+      [
+        { from: 'gpt', value: `<think>\n</think>\n${callBlock('terminal')}\n${callBlock('read_file')}` },
+        { from: 'tool', value: `${response('c1', 'terminal', '"1"')}\n${response('c0', 'read_file', '"2"')}` },
+      ],
+    ],
+    [
+      'more results than calls: "unknown"',
+      [user, calls('terminal'), result('a', 'c0'), result('b', 'zz')],
+      [
+        { from: 'gpt', value: `<think>\n</think>\n${callBlock('terminal')}` },
+        { from: 'tool', value: `${response('c0', 'terminal', '"a"')}\n${response('zz', 'unknown', '"b"')}` },
+      ],
+    ],
+    [
+      'calls without results: no tool turn',
+      [user, calls('terminal'), answer('A')],
+      [
+        { from: 'gpt', value: `<think>\n</think>\n${callBlock('terminal')}` },
+        { from: 'gpt', value: '<think>\n</think>\nA' },
+      ],
+    ],
+    [
+      'orphan tool messages and system messages are dropped',
+      [user, { role: 'system', content: 'S' }, result('lost'), answer('A'), result('lost too')],
+      [{ from: 'gpt', value: '<think>\n</think>\nA' }],
+    ],
+    [
+      'later user messages become human turns',
+      [user, answer('A'), { role: 'user', content: 'More?' }, answer('B')],
+      [
+        { from: 'gpt', value: '<think>\n</think>\nA' },
+        { from: 'human', value: 'More?' },
+        { from: 'gpt', value: '<think>\n</think>\nB' },
+      ],
+    ],
     ['messages[0] is skipped whatever it is', [answer('skipped'), answer('A')], [{ from: 'gpt', value: '<think>\n</think>\nA' }]],
-    ['tool messages after an assistant whose tool_calls are all unusable are orphans',
+    [
+      'tool messages after an assistant whose tool_calls are all unusable are orphans',
       [user, { role: 'assistant', content: 'A', tool_calls: [null] } as unknown as ChatMessage, result('lost')],
-      [{ from: 'gpt', value: '<think>\n</think>\nA' }]],
+      [{ from: 'gpt', value: '<think>\n</think>\nA' }],
+    ],
   ])('%s', (_name, messages, expected) => {
     expect(toShareGpt(messages, 'Q', []).slice(2)).toEqual(expected);
   });
@@ -98,9 +123,11 @@ describe('toShareGpt walk', () => {
     ['non-ASCII written raw', 'héllo …', '"héllo …"'],
     ['an already-parsed object is embedded as is', { ok: true }, '{"ok": true}'],
     ['missing content is null', undefined, 'null'],
-    ['numbers as received: big ints, float spelling, -0.0, NaN (as Python writes them)',
+    [
+      'numbers as received: big ints, float spelling, -0.0, NaN (as Python writes them)',
       '{"id": 12345678901234567890, "ratio": 1.0, "z": -0.0, "big": 1E400, "n": NaN, "small": 1.50}',
-      '{"id": 12345678901234567890, "ratio": 1.0, "z": -0.0, "big": Infinity, "n": NaN, "small": 1.5}'],
+      '{"id": 12345678901234567890, "ratio": 1.0, "z": -0.0, "big": Infinity, "n": NaN, "small": 1.5}',
+    ],
   ])('tool content: %s', (_name, content, expected) => {
     const turns = toShareGpt([user, calls('t'), result(content, 'c0')], 'Q', []);
     expect(turns[3]).toEqual({ from: 'tool', value: response('c0', 't', expected) });

@@ -15,12 +15,16 @@ describe('splitTagBlocks', () => {
     ['other tags inside a block are opaque', '<think>x<tool_call>{}</tool_call></think>', [block('think', 'x<tool_call>{}</tool_call>')]],
     ['stray close tag is text', 'a</think>b', [text('a</think>b')]],
     ['near-miss spellings are text', '<thinking>x</thinking><Think>y</Think>', [text('<thinking>x</thinking><Think>y</Think>')]],
-    ['unclosed open tag, scanning goes on', 'use <think> then <think>r</think>', [
-      text('use '), { kind: 'unclosed', tag: 'think', rest: ' then <think>r</think>' }, text(' then '), block('think', 'r'),
-    ]],
-    ['unclosed outer around a closed inner', '<think>a<think>b</think>', [
-      { kind: 'unclosed', tag: 'think', rest: 'a<think>b</think>' }, text('a'), block('think', 'b'),
-    ]],
+    [
+      'unclosed open tag, scanning goes on',
+      'use <think> then <think>r</think>',
+      [text('use '), { kind: 'unclosed', tag: 'think', rest: ' then <think>r</think>' }, text(' then '), block('think', 'r')],
+    ],
+    [
+      'unclosed outer around a closed inner',
+      '<think>a<think>b</think>',
+      [{ kind: 'unclosed', tag: 'think', rest: 'a<think>b</think>' }, text('a'), block('think', 'b')],
+    ],
   ])('%s', (_name, input, expected) => {
     expect(splitTagBlocks(input, ['think', 'tool_call'])).toEqual(expected);
   });

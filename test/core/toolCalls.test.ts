@@ -1,12 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import { toolCallArguments, validToolCalls, type AssistantMessage, type ChatToolCall } from '@hermes-datagen/core';
 
-const call = (name: string, args: ChatToolCall['function']['arguments']): ChatToolCall => ({ id: `id_${name}`, type: 'function', function: { name, arguments: args } });
+const call = (name: string, args: ChatToolCall['function']['arguments']): ChatToolCall => ({
+  id: `id_${name}`,
+  type: 'function',
+  function: { name, arguments: args },
+});
 
 describe('validToolCalls', () => {
   it('keeps dict entries with a function name and skips the rest, in order', () => {
     const good = [call('a', '{}'), call('b', '{}')];
-    const msg = { role: 'assistant', content: '', tool_calls: [null, good[0], 'x', { id: 'n' }, { id: 'f', function: { arguments: '{}' } }, good[1]] } as unknown as AssistantMessage;
+    const msg = {
+      role: 'assistant',
+      content: '',
+      tool_calls: [null, good[0], 'x', { id: 'n' }, { id: 'f', function: { arguments: '{}' } }, good[1]],
+    } as unknown as AssistantMessage;
     expect(validToolCalls(msg)).toEqual(good);
   });
 

@@ -1,8 +1,16 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
-  extractToolStats, normaliseToolStats, toShareGpt, toolCallSucceeded, toolErrorCounts, toolStatsFromConversations,
-  type ChatMessage, type ToolDefinition, type Trajectory, type Turn,
+  extractToolStats,
+  normaliseToolStats,
+  toShareGpt,
+  toolCallSucceeded,
+  toolErrorCounts,
+  toolStatsFromConversations,
+  type ChatMessage,
+  type ToolDefinition,
+  type Trajectory,
+  type Turn,
 } from '@hermes-datagen/core';
 
 const fixture = (name: string): string => readFileSync(new URL(`../../fixtures/${name}`, import.meta.url), 'utf8');
@@ -67,7 +75,12 @@ describe('extractToolStats', () => {
   });
 
   it('gives {} with no calls', () => {
-    expect(extractToolStats([{ role: 'user', content: 'Q' }, { role: 'assistant', content: 'A' }])).toEqual({});
+    expect(
+      extractToolStats([
+        { role: 'user', content: 'Q' },
+        { role: 'assistant', content: 'A' },
+      ]),
+    ).toEqual({});
   });
 
   it('keeps tool names that collide with Object.prototype as plain data', () => {
@@ -76,7 +89,7 @@ describe('extractToolStats', () => {
     expect(stats['constructor']).toEqual({ count: 1, success: 0, failure: 0 });
   });
 
-  it('gives the worked example\'s counts', () => {
+  it("gives the worked example's counts", () => {
     expect(extractToolStats(example.messages)).toEqual({
       write_file: { count: 1, success: 1, failure: 0 },
       terminal: { count: 1, success: 1, failure: 0 },
@@ -87,7 +100,8 @@ describe('extractToolStats', () => {
 
 describe('toolStatsFromConversations', () => {
   const callBlock = (name: string): string => `<tool_call>\n{"name": "${name}", "arguments": {}}\n</tool_call>`;
-  const response = (name: string, content: string): string => `<tool_response>\n{"tool_call_id": "", "name": "${name}", "content": ${content}}\n</tool_response>`;
+  const response = (name: string, content: string): string =>
+    `<tool_response>\n{"tool_call_id": "", "name": "${name}", "content": ${content}}\n</tool_response>`;
 
   it('agrees with extractToolStats on the worked example', () => {
     expect(toolStatsFromConversations(record.conversations)).toEqual(extractToolStats(example.messages));
@@ -107,28 +121,55 @@ describe('toolStatsFromConversations', () => {
   });
 
   it.each<[string, Turn[], Record<string, unknown>]>([
-    ['no gpt turn', [{ from: 'system', value: 's' }, { from: 'human', value: 'q' }], {}],
-    ['pairs results by position', [
-      { from: 'gpt', value: `${callBlock('terminal')}\n${callBlock('read_file')}` },
-      { from: 'tool', value: `${response('read_file', '"error: x"')}\n${response('terminal', '{"success": true}')}` },
-    ], { terminal: { count: 1, success: 0, failure: 1 }, read_file: { count: 1, success: 1, failure: 0 } }],
-    ['a call without a following tool turn has no result', [
-      { from: 'gpt', value: callBlock('terminal') }, { from: 'gpt', value: 'done' },
-    ], { terminal: { count: 1, success: 0, failure: 0 } }],
-    ['results beyond the calls are ignored', [
-      { from: 'gpt', value: callBlock('terminal') },
-      { from: 'tool', value: `${response('terminal', '"ok"')}\n${response('unknown', '"error: x"')}` },
-    ], { terminal: { count: 1, success: 1, failure: 0 } }],
-    ['a malformed call keeps its position but is not counted', [
-      { from: 'gpt', value: `<tool_call>\n{'name': 'terminal'}\n</tool_call>\n${callBlock('read_file')}` },
-      { from: 'tool', value: `${response('unknown', '"ok"')}\n${response('read_file', '{"error": "x"}')}` },
-    ], { read_file: { count: 1, success: 0, failure: 1 } }],
-    ['an unreadable response block is a failure', [
-      { from: 'gpt', value: callBlock('terminal') }, { from: 'tool', value: '<tool_response>\nnot json\n</tool_response>' },
-    ], { terminal: { count: 1, success: 0, failure: 1 } }],
-    ['a tool_call mentioned inside think is not a call', [
-      { from: 'gpt', value: `<think>${callBlock('terminal')}</think>answer` },
-    ], {}],
+    [
+      'no gpt turn',
+      [
+        { from: 'system', value: 's' },
+        { from: 'human', value: 'q' },
+      ],
+      {},
+    ],
+    [
+      'pairs results by position',
+      [
+        { from: 'gpt', value: `${callBlock('terminal')}\n${callBlock('read_file')}` },
+        { from: 'tool', value: `${response('read_file', '"error: x"')}\n${response('terminal', '{"success": true}')}` },
+      ],
+      { terminal: { count: 1, success: 0, failure: 1 }, read_file: { count: 1, success: 1, failure: 0 } },
+    ],
+    [
+      'a call without a following tool turn has no result',
+      [
+        { from: 'gpt', value: callBlock('terminal') },
+        { from: 'gpt', value: 'done' },
+      ],
+      { terminal: { count: 1, success: 0, failure: 0 } },
+    ],
+    [
+      'results beyond the calls are ignored',
+      [
+        { from: 'gpt', value: callBlock('terminal') },
+        { from: 'tool', value: `${response('terminal', '"ok"')}\n${response('unknown', '"error: x"')}` },
+      ],
+      { terminal: { count: 1, success: 1, failure: 0 } },
+    ],
+    [
+      'a malformed call keeps its position but is not counted',
+      [
+        { from: 'gpt', value: `<tool_call>\n{'name': 'terminal'}\n</tool_call>\n${callBlock('read_file')}` },
+        { from: 'tool', value: `${response('unknown', '"ok"')}\n${response('read_file', '{"error": "x"}')}` },
+      ],
+      { read_file: { count: 1, success: 0, failure: 1 } },
+    ],
+    [
+      'an unreadable response block is a failure',
+      [
+        { from: 'gpt', value: callBlock('terminal') },
+        { from: 'tool', value: '<tool_response>\nnot json\n</tool_response>' },
+      ],
+      { terminal: { count: 1, success: 0, failure: 1 } },
+    ],
+    ['a tool_call mentioned inside think is not a call', [{ from: 'gpt', value: `<think>${callBlock('terminal')}</think>answer` }], {}],
   ])('%s', (_name, turns, expected) => {
     expect(toolStatsFromConversations(turns)).toEqual(expected);
   });
@@ -165,7 +206,7 @@ describe('normaliseToolStats and toolErrorCounts', () => {
     expect(toolErrorCounts({}, { names: ['toString'] })).toEqual({ toString: 0 });
   });
 
-  it('reproduces the worked example\'s tool_stats and tool_error_counts over its 45-tool registry', () => {
+  it("reproduces the worked example's tool_stats and tool_error_counts over its 45-tool registry", () => {
     const b0Registry = { names: Object.keys(record.tool_stats) };
     const stats = extractToolStats(example.messages);
     expect(normaliseToolStats(stats, b0Registry)).toEqual(record.tool_stats);

@@ -33,7 +33,10 @@ describe('toolsOf: the union of toolsets', () => {
   });
 
   it('a static toolset holds each of its tools once, however it lists or includes them', () => {
-    const doubled = parseToolRegistry({ tools: { a: { toolset: 's' } }, toolsets: { s: { tools: ['a', 'a'] }, t: { tools: ['a'], includes: ['s', 's'] } } }, 'doubled.json');
+    const doubled = parseToolRegistry(
+      { tools: { a: { toolset: 's' } }, toolsets: { s: { tools: ['a', 'a'] }, t: { tools: ['a'], includes: ['s', 's'] } } },
+      'doubled.json',
+    );
     expect(doubled.toolsOf(['s'])).toEqual(['a']);
     expect(doubled.toolsOf(['t'])).toEqual(['a']);
   });

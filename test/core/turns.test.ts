@@ -3,17 +3,33 @@ import { hermesSystemPrompt, offeredToolNames, parseGptValue, parseToolValue, ty
 
 describe('parseGptValue', () => {
   it.each<[string, string, Partial<ParsedGptValue>]>([
-    ['upstream shape with reasoning, text and a call',
+    [
+      'upstream shape with reasoning, text and a call',
       '<think>\nNeed a file.\n</think>\nI\'ll create it.\n<tool_call>\n{"name": "write_file", "arguments": {"path": "a"}}\n</tool_call>',
-      { think: ['Need a file.'], scratchpad: [], text: 'I\'ll create it.', toolCalls: [{ name: 'write_file', arguments: { path: 'a' }, raw: '{"name": "write_file", "arguments": {"path": "a"}}' }] }],
+      {
+        think: ['Need a file.'],
+        scratchpad: [],
+        text: "I'll create it.",
+        toolCalls: [{ name: 'write_file', arguments: { path: 'a' }, raw: '{"name": "write_file", "arguments": {"path": "a"}}' }],
+      },
+    ],
     ['inserted empty think block', '<think>\n</think>\nHi.', { think: [''], text: 'Hi.', toolCalls: [] }],
     ['no blocks at all', 'Just text.', { think: [], scratchpad: [], text: 'Just text.', toolCalls: [] }],
     ['two think blocks (native reasoning and a converted scratchpad)', '<think>\nA\n</think>\n<think>B</think>\nok', { think: ['A', 'B'], text: 'ok' }],
     ['scratchpad block', '<REASONING_SCRATCHPAD>plan</REASONING_SCRATCHPAD>done', { think: [], scratchpad: ['plan'], text: 'done' }],
     ['think mentioned in prose', 'Wrap reasoning in a <think> tag.', { think: [], text: 'Wrap reasoning in a <think> tag.' }],
     ['nested think tags are one block', '<think>a <think>b</think> c</think>x', { think: ['a <think>b</think> c'], text: 'x' }],
-    ['text between blocks', 'a<tool_call>{"name": "t", "arguments": {}}</tool_call> b <tool_call>{"name": "u", "arguments": {}}</tool_call>c',
-      { text: 'a b c', toolCalls: [{ name: 't', arguments: {}, raw: '{"name": "t", "arguments": {}}' }, { name: 'u', arguments: {}, raw: '{"name": "u", "arguments": {}}' }] }],
+    [
+      'text between blocks',
+      'a<tool_call>{"name": "t", "arguments": {}}</tool_call> b <tool_call>{"name": "u", "arguments": {}}</tool_call>c',
+      {
+        text: 'a b c',
+        toolCalls: [
+          { name: 't', arguments: {}, raw: '{"name": "t", "arguments": {}}' },
+          { name: 'u', arguments: {}, raw: '{"name": "u", "arguments": {}}' },
+        ],
+      },
+    ],
     ['tool_call inside think is not a call', '<think><tool_call>{"name": "t", "arguments": {}}</tool_call></think>', { toolCalls: [] }],
   ])('%s', (_name, value, expected) => {
     expect(parseGptValue(value)).toMatchObject(expected);
@@ -37,7 +53,9 @@ describe('parseGptValue', () => {
 
   it('reports an unclosed tool_call (a length stop) and takes the rest as its text', () => {
     const parsed = parseGptValue('<think>\n</think>\n<tool_call>\n{"name": "terminal", "arguments": {"comm');
-    expect(parsed.toolCalls).toEqual([{ name: null, arguments: null, raw: '{"name": "terminal", "arguments": {"comm', error: expect.stringMatching(/not valid JSON/) }]);
+    expect(parsed.toolCalls).toEqual([
+      { name: null, arguments: null, raw: '{"name": "terminal", "arguments": {"comm', error: expect.stringMatching(/not valid JSON/) },
+    ]);
     expect(parsed.text).toBe('');
   });
 
@@ -49,17 +67,48 @@ describe('parseGptValue', () => {
 
 describe('parseToolValue', () => {
   it.each<[string, string, unknown]>([
-    ['two responses joined by a newline',
+    [
+      'two responses joined by a newline',
       '<tool_response>\n{"tool_call_id": "c1", "name": "terminal", "content": {"output": "hi", "exit_code": 0, "error": null}}\n</tool_response>\n<tool_response>\n{"tool_call_id": "c2", "name": "read_file", "content": "text"}\n</tool_response>',
       [
-        { tool_call_id: 'c1', name: 'terminal', content: { output: 'hi', exit_code: 0, error: null }, raw: '{"tool_call_id": "c1", "name": "terminal", "content": {"output": "hi", "exit_code": 0, "error": null}}' },
+        {
+          tool_call_id: 'c1',
+          name: 'terminal',
+          content: { output: 'hi', exit_code: 0, error: null },
+          raw: '{"tool_call_id": "c1", "name": "terminal", "content": {"output": "hi", "exit_code": 0, "error": null}}',
+        },
         { tool_call_id: 'c2', name: 'read_file', content: 'text', raw: '{"tool_call_id": "c2", "name": "read_file", "content": "text"}' },
-      ]],
+      ],
+    ],
     ['no blocks', 'nothing here', []],
-    ['not JSON', '<tool_response>oops</tool_response>', [{ tool_call_id: null, name: null, content: null, raw: 'oops', error: expect.stringMatching(/not valid JSON/) }]],
-    ['no name', '<tool_response>{"tool_call_id": "c", "content": 1}</tool_response>', [{ tool_call_id: 'c', name: null, content: 1, raw: '{"tool_call_id": "c", "content": 1}', error: 'the tool response has no "name" string' }]],
-    ['no content', '<tool_response>{"tool_call_id": "c", "name": "t"}</tool_response>', [{ tool_call_id: 'c', name: 't', content: null, raw: '{"tool_call_id": "c", "name": "t"}', error: 'the tool response has no "content"' }]],
-    ['unclosed block', '<tool_response>\n{"tool_call_id": "c", "name": "t", "content": "x"}', [{ tool_call_id: 'c', name: 't', content: 'x', raw: '{"tool_call_id": "c", "name": "t", "content": "x"}', error: 'the <tool_response> block is never closed' }]],
+    [
+      'not JSON',
+      '<tool_response>oops</tool_response>',
+      [{ tool_call_id: null, name: null, content: null, raw: 'oops', error: expect.stringMatching(/not valid JSON/) }],
+    ],
+    [
+      'no name',
+      '<tool_response>{"tool_call_id": "c", "content": 1}</tool_response>',
+      [{ tool_call_id: 'c', name: null, content: 1, raw: '{"tool_call_id": "c", "content": 1}', error: 'the tool response has no "name" string' }],
+    ],
+    [
+      'no content',
+      '<tool_response>{"tool_call_id": "c", "name": "t"}</tool_response>',
+      [{ tool_call_id: 'c', name: 't', content: null, raw: '{"tool_call_id": "c", "name": "t"}', error: 'the tool response has no "content"' }],
+    ],
+    [
+      'unclosed block',
+      '<tool_response>\n{"tool_call_id": "c", "name": "t", "content": "x"}',
+      [
+        {
+          tool_call_id: 'c',
+          name: 't',
+          content: 'x',
+          raw: '{"tool_call_id": "c", "name": "t", "content": "x"}',
+          error: 'the <tool_response> block is never closed',
+        },
+      ],
+    ],
   ])('%s', (_name, value, expected) => {
     expect(parseToolValue(value)).toEqual(expected);
   });

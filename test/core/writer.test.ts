@@ -76,7 +76,8 @@ describe('JsonlWriter', () => {
     const lines = Buffer.concat(chunks).toString('utf8').split('\n');
     expect(lines.pop()).toBe('');
     expect(lines.length).toBe(expected.length);
-    for (let i = 0; i < lines.length; i++) if (lines[i] !== expected[i]) expect.fail(`line ${i + 1} differs (length ${lines[i]?.length} vs ${expected[i]?.length})`);
+    for (let i = 0; i < lines.length; i++)
+      if (lines[i] !== expected[i]) expect.fail(`line ${i + 1} differs (length ${lines[i]?.length} vs ${expected[i]?.length})`);
     expect(writer.written).toBe(3_000);
   });
 

@@ -118,10 +118,28 @@ describe.each(Object.entries(damage))('gzip input with %s', (_what, spoil) => {
     const random = createRng(3);
     const prompts = Array.from({ length: 400 }, (_, i) => ({ id: `p${i}`, prompt: `Say ${Math.floor(random() * 1e12).toString(36)} ${i}` }));
     writeFiles(dir, { 'in.jsonl.gz': spoil(gzipSync(jsonl(prompts))) });
-    const res = await runProcess(GENERATE, ['--base-url', endpoint.url, '--model', 'test-model', '--toolsets', 'terminal', '-c', '32', '--workspace-root', 'ws', '--on-error', 'skip', 'in.jsonl.gz'], {
-      cwd: dir,
-      env: { HERMES_API_KEY: TEST_API_KEY },
-    });
+    const res = await runProcess(
+      GENERATE,
+      [
+        '--base-url',
+        endpoint.url,
+        '--model',
+        'test-model',
+        '--toolsets',
+        'terminal',
+        '-c',
+        '32',
+        '--workspace-root',
+        'ws',
+        '--on-error',
+        'skip',
+        'in.jsonl.gz',
+      ],
+      {
+        cwd: dir,
+        env: { HERMES_API_KEY: TEST_API_KEY },
+      },
+    );
     expect(res.code, res.stderr).toBe(3);
     expect(res.stderr).toMatch(GZIP_ERROR);
     const at = Number(GZIP_ERROR.exec(res.stderr)?.[1]);

@@ -9,7 +9,10 @@ import { REPO_ROOT, tempDir } from '../util/cli.js';
 
 function runDemo(out: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn('bash', ['fixtures/demo/run-demo.sh'], { cwd: REPO_ROOT, env: { PATH: process.env['PATH'] ?? '', SHLVL: '1', HERMES_DEMO_OUTPUT: out } });
+    const child = spawn('bash', ['fixtures/demo/run-demo.sh'], {
+      cwd: REPO_ROOT,
+      env: { PATH: process.env['PATH'] ?? '', SHLVL: '1', HERMES_DEMO_OUTPUT: out },
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
@@ -31,7 +34,16 @@ describe('make demo (fixtures/demo/run-demo.sh)', () => {
       expect(res.stdout).toContain(`Trajectories: ${prompts}\n`);
       expect(res.stdout).toMatch(/\(\d+ rows\)/);
       expect(res.stdout).toMatch(/hermes-verify: PASS: 0 failed/);
-      for (const file of ['trajectories.jsonl', 'statistics.json', 'report.html', 'rejected.jsonl', 'compression.json', 'verify.json', 'sft.jsonl', 'runs/demo/run.json']) {
+      for (const file of [
+        'trajectories.jsonl',
+        'statistics.json',
+        'report.html',
+        'rejected.jsonl',
+        'compression.json',
+        'verify.json',
+        'sft.jsonl',
+        'runs/demo/run.json',
+      ]) {
         expect(existsSync(join(out, file)), file).toBe(true);
         expect(res.stdout, file).toContain(join(out, file.replace(/run\.json$/, '')));
       }

@@ -34,14 +34,20 @@ describe('hermes-generate, a multi-step task with real tools', () => {
 
   it('writes the file, runs it, and records every turn as upstream would', async () => {
     const url = await serve({
-      sequences: [{
-        match: { exact: PROMPT },
-        replies: [
-          { reasoning: "I'll write the script first.", content: 'Writing greet.sh.', tool_calls: [{ id: 'call_write', name: 'write_file', arguments: { path: 'greet.sh', content: SCRIPT } }] },
-          { reasoning: 'Now run it.', tool_calls: [{ id: 'call_run', name: 'terminal', arguments: { command: 'sh greet.sh' } }] },
-          { reasoning: 'It printed the greeting.', content: 'The script printed: greeting: HELLO' },
-        ],
-      }],
+      sequences: [
+        {
+          match: { exact: PROMPT },
+          replies: [
+            {
+              reasoning: "I'll write the script first.",
+              content: 'Writing greet.sh.',
+              tool_calls: [{ id: 'call_write', name: 'write_file', arguments: { path: 'greet.sh', content: SCRIPT } }],
+            },
+            { reasoning: 'Now run it.', tool_calls: [{ id: 'call_run', name: 'terminal', arguments: { command: 'sh greet.sh' } }] },
+            { reasoning: 'It printed the greeting.', content: 'The script printed: greeting: HELLO' },
+          ],
+        },
+      ],
     });
     const run = await runGenerate(url, [{ prompt: PROMPT, id: 'greet-1' }], ['--toolsets', 'terminal,file', '--seed', '5', '--keep-workspaces']);
     expect(run.code).toBe(0);
@@ -123,7 +129,10 @@ describe('hermes-generate, reasoning from every source', () => {
   it('normalises each source to one leading <think> block, and gives a reply without reasoning an empty one', async () => {
     const url = await serve({
       sequences: [
-        ...FIELDS.map((field) => ({ match: { exact: `answer via ${field}` }, replies: [{ reasoning: `Thinking in ${field}.`, reasoning_field: field, content: `Answer from ${field}.` }] })),
+        ...FIELDS.map((field) => ({
+          match: { exact: `answer via ${field}` },
+          replies: [{ reasoning: `Thinking in ${field}.`, reasoning_field: field, content: `Answer from ${field}.` }],
+        })),
         { match: { exact: 'answer without reasoning' }, replies: [{ content: 'Plain answer.' }] },
       ],
     });
@@ -225,7 +234,9 @@ describe('hermes-generate, input', () => {
   it('refuses --sandbox docker where docker cannot run, before calling the endpoint (exit 2)', async () => {
     const url = await serve();
     const noDocker = tempDir('hermes-no-docker-');
-    const res = await runGenerate(url, [{ prompt: 'x', docker_image: 'python:3.12-slim' }], ['--sandbox', 'docker'], { env: { PATH: `${noDocker}:/nonexistent` } });
+    const res = await runGenerate(url, [{ prompt: 'x', docker_image: 'python:3.12-slim' }], ['--sandbox', 'docker'], {
+      env: { PATH: `${noDocker}:/nonexistent` },
+    });
     expect(res.code).toBe(2);
     expect(res.stderr).toContain('the docker sandbox was requested but the docker CLI was not found on PATH');
     expect(endpoint?.requests).toEqual([]);

@@ -33,7 +33,25 @@ function invoke(url: string, dir: string, killAtLines?: number): Promise<Invocat
   return new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
-      [binPath('generate', 'hermes-generate'), 'prompts.jsonl', '--base-url', url, '--model', TEST_MODEL, '--run-name', 'chaos', '--resume', '--toolsets', 'todo', '--batch-size', '5', '--num-workers', '4', '--workspace-root', join(dir, 'workspaces')],
+      [
+        binPath('generate', 'hermes-generate'),
+        'prompts.jsonl',
+        '--base-url',
+        url,
+        '--model',
+        TEST_MODEL,
+        '--run-name',
+        'chaos',
+        '--resume',
+        '--toolsets',
+        'todo',
+        '--batch-size',
+        '5',
+        '--num-workers',
+        '4',
+        '--workspace-root',
+        join(dir, 'workspaces'),
+      ],
       { cwd: dir, env: { PATH: process.env['PATH'] ?? '', HERMES_API_KEY: TEST_API_KEY }, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let stdout = '';
@@ -44,11 +62,14 @@ function invoke(url: string, dir: string, killAtLines?: number): Promise<Invocat
     // (its entry is in run.json) and the batch files reach the chosen count. A timer would land before
     // or after the run on a machine whose speed varies tenfold with its load.
     const before = invocations(dir);
-    const poll = killAtLines === undefined ? undefined : setInterval(() => {
-      if (invocations(dir) === before || batchLines(dir) < killAtLines) return;
-      clearInterval(poll);
-      child.kill('SIGKILL');
-    }, 5);
+    const poll =
+      killAtLines === undefined
+        ? undefined
+        : setInterval(() => {
+            if (invocations(dir) === before || batchLines(dir) < killAtLines) return;
+            clearInterval(poll);
+            child.kill('SIGKILL');
+          }, 5);
     child.on('error', reject);
     child.on('close', (code, signal) => {
       clearInterval(poll);
@@ -70,12 +91,17 @@ function invocations(dir: string): number {
 function batchLines(dir: string): number {
   const runDir = join(dir, 'data', 'chaos');
   if (!existsSync(runDir)) return 0;
-  return readdirSync(runDir).filter((name) => name.startsWith('batch_')).reduce((sum, name) => sum + completeLines(readFileSync(join(runDir, name), 'utf8')).length, 0);
+  return readdirSync(runDir)
+    .filter((name) => name.startsWith('batch_'))
+    .reduce((sum, name) => sum + completeLines(readFileSync(join(runDir, name), 'utf8')).length, 0);
 }
 
 /** The lines of a stream that a kill may have cut: the last one counts only with its newline. */
 function completeLines(text: string): string[] {
-  return text.slice(0, text.lastIndexOf('\n') + 1).split('\n').filter((line) => line !== '');
+  return text
+    .slice(0, text.lastIndexOf('\n') + 1)
+    .split('\n')
+    .filter((line) => line !== '');
 }
 
 describe('hermes-generate run mode under SIGKILL', () => {
@@ -85,7 +111,13 @@ describe('hermes-generate run mode under SIGKILL', () => {
       script: {
         sequences: [
           { match: { contains: 'no thinking' }, replies: [{ content: 'an answer without reasoning' }] },
-          { match: { regex: '.' }, replies: [{ reasoning: 'Plan.', tool_calls: [{ name: 'todo', arguments: { todos: [{ id: '1', content: 'step', status: 'completed' }] } }] }, { reasoning: 'Done.', content: 'finished' }] },
+          {
+            match: { regex: '.' },
+            replies: [
+              { reasoning: 'Plan.', tool_calls: [{ name: 'todo', arguments: { todos: [{ id: '1', content: 'step', status: 'completed' }] } }] },
+              { reasoning: 'Done.', content: 'finished' },
+            ],
+          },
         ],
         faults: [{ kind: 'unauthorized', when: { prompt: { contains: '[fail]' } } }],
       },
@@ -111,8 +143,7 @@ describe('hermes-generate run mode under SIGKILL', () => {
       if (result.signal === 'SIGKILL') {
         killed.push(result);
         progress.push(batchLines(dir));
-      }
-      else expect(result.code, result.stderr).toBe(1);
+      } else expect(result.code, result.stderr).toBe(1);
       expectNoSecret(dir, result);
     }
     const final = await invoke(endpoint.url, dir);

@@ -24,7 +24,15 @@ describe('hermes-generate delegate_task', () => {
           {
             match: { contains: 'split this' },
             replies: [
-              { reasoning: 'Three parts, in parallel.', tool_calls: [{ name: 'delegate_task', arguments: { tasks: [{ prompt: 'sub part A' }, { prompt: 'sub part B' }, { prompt: 'sub part C', toolsets: ['todo'] }] } }] },
+              {
+                reasoning: 'Three parts, in parallel.',
+                tool_calls: [
+                  {
+                    name: 'delegate_task',
+                    arguments: { tasks: [{ prompt: 'sub part A' }, { prompt: 'sub part B' }, { prompt: 'sub part C', toolsets: ['todo'] }] },
+                  },
+                ],
+              },
               { reasoning: 'All three answered.', content: 'combined answer' },
             ],
           },
@@ -59,7 +67,15 @@ describe('hermes-generate delegate_task', () => {
     expect(result.records).toHaveLength(4);
 
     // hermes-stats sql joins each sub-agent to the record that delegated it.
-    const joined = await runProcess(binPath('stats', 'hermes-stats'), ['sql', 'SELECT t.id, p.id AS parent, t.depth, t.trace_id = p.trace_id AS same_trace FROM trajectories t JOIN trajectories p ON p.id = t.parent_id ORDER BY t.id', join('data', 'r')], { cwd: dir });
+    const joined = await runProcess(
+      binPath('stats', 'hermes-stats'),
+      [
+        'sql',
+        'SELECT t.id, p.id AS parent, t.depth, t.trace_id = p.trace_id AS same_trace FROM trajectories t JOIN trajectories p ON p.id = t.parent_id ORDER BY t.id',
+        join('data', 'r'),
+      ],
+      { cwd: dir },
+    );
     expect(joined.code, joined.stderr).toBe(0);
     expect(parseJsonl(joined.stdout)).toEqual(['root/d0.0', 'root/d0.1', 'root/d0.2'].map((id) => ({ id, parent: 'root', depth: 1, same_trace: true })));
 

@@ -58,11 +58,13 @@ describe('hermes-generate, endpoint faults', () => {
     expect(run.stderr).toContain('2 of 2 prompts failed and have no trajectory (2 connection-refused;');
   });
 
-  it('exits 1 when a failure needs a fix first (the key is refused), with doctor\'s diagnosis', async () => {
+  it("exits 1 when a failure needs a fix first (the key is refused), with doctor's diagnosis", async () => {
     const url = await serve({ faults: [{ kind: 'unauthorized' }] });
     const run = await runGenerate(url, [{ prompt: 'one' }], ['--toolsets', 'todo']);
     expect(run.code).toBe(1);
-    expect(run.stderr).toMatch(/answered 401 Unauthorized: "Incorrect API key provided.": the gateway rejected the key in \$HERMES_API_KEY .*; fix: check the key is current/);
+    expect(run.stderr).toMatch(
+      /answered 401 Unauthorized: "Incorrect API key provided.": the gateway rejected the key in \$HERMES_API_KEY .*; fix: check the key is current/,
+    );
   });
 
   it('fails a prompt whose answer is not a completion (an HTML page)', async () => {
@@ -142,7 +144,11 @@ describe('hermes-generate, endpoint faults', () => {
 
   it('--request-timeout bounds a call that never answers: a timeout failure (exit 4), not a hang', async () => {
     const url = await serve({ sequences: ANSWER, faults: [{ kind: 'timeout', when: { prompt: { exact: 'hangs' } } }] });
-    const run = await runGenerate(url, [{ prompt: 'hangs' }, { prompt: 'fine' }], ['--toolsets', 'todo', '--request-timeout', '0.5', '--rejects', 'rejects.jsonl']);
+    const run = await runGenerate(
+      url,
+      [{ prompt: 'hangs' }, { prompt: 'fine' }],
+      ['--toolsets', 'todo', '--request-timeout', '0.5', '--rejects', 'rejects.jsonl'],
+    );
     expect(run.code).toBe(4);
     expect(run.records.map((r) => r.conversations[1]?.value)).toEqual(['fine']);
     expect(run.stderr).toContain('no answer within 0.5 s');
@@ -160,7 +166,15 @@ describe('hermes-generate, endpoint faults', () => {
 
   it('a duplicate id is a bad line naming both lines: exit 3 under --on-error fail, the earlier records kept', async () => {
     const url = await serve({ sequences: ANSWER });
-    const run = await runGenerate(url, [{ prompt: 'one', id: 'x' }, { prompt: 'two', id: 'y' }, { prompt: 'three', id: 'x' }], ['--toolsets', 'todo', '-c', '1']);
+    const run = await runGenerate(
+      url,
+      [
+        { prompt: 'one', id: 'x' },
+        { prompt: 'two', id: 'y' },
+        { prompt: 'three', id: 'x' },
+      ],
+      ['--toolsets', 'todo', '-c', '1'],
+    );
     expect(run.code).toBe(3);
     expect(run.stderr).toContain('error (at <stdin>:3): duplicate id "x": <stdin>:1 has the same id');
     expect(run.records.map((r) => r.id)).toEqual(['x', 'y']);
@@ -168,11 +182,16 @@ describe('hermes-generate, endpoint faults', () => {
 
   it('a duplicate id under --on-error skip: skipped into --rejects, the rest run', async () => {
     const url = await serve({ sequences: ANSWER });
-    const run = await runGenerate(url, [{ prompt: 'one', id: 'x' }, { prompt: 'again', id: 'x' }, { prompt: 'two' }], ['--toolsets', 'todo', '--on-error', 'skip', '--rejects', 'rejects.jsonl']);
+    const run = await runGenerate(
+      url,
+      [{ prompt: 'one', id: 'x' }, { prompt: 'again', id: 'x' }, { prompt: 'two' }],
+      ['--toolsets', 'todo', '--on-error', 'skip', '--rejects', 'rejects.jsonl'],
+    );
     expect(run.code).toBe(0);
     expect(run.records.map((r) => r.conversations[1]?.value).sort()).toEqual(['one', 'two']);
     const rejects = parseJsonl(readFileSync(join(run.dir, 'rejects.jsonl'), 'utf8'));
-    expect(rejects).toEqual([{ line: 2, source: '<stdin>', reason: expect.stringContaining('duplicate id "x": <stdin>:1 has the same id'), raw: '{"prompt":"again","id":"x"}' }]);
+    expect(rejects).toEqual([
+      { line: 2, source: '<stdin>', reason: expect.stringContaining('duplicate id "x": <stdin>:1 has the same id'), raw: '{"prompt":"again","id":"x"}' },
+    ]);
   });
 });
-

@@ -15,13 +15,15 @@ afterEach(async () => {
 });
 
 const TWO_TURNS: Script = {
-  sequences: [{
-    match: { regex: '.' },
-    replies: [
-      { reasoning: 'Plan first.', tool_calls: [{ name: 'todo', arguments: { todos: [{ id: '1', content: 'do it', status: 'in_progress' }] } }] },
-      { reasoning: 'Done.', content: 'All done.' },
-    ],
-  }],
+  sequences: [
+    {
+      match: { regex: '.' },
+      replies: [
+        { reasoning: 'Plan first.', tool_calls: [{ name: 'todo', arguments: { todos: [{ id: '1', content: 'do it', status: 'in_progress' }] } }] },
+        { reasoning: 'Done.', content: 'All done.' },
+      ],
+    },
+  ],
 };
 
 describe('hermes-generate under load', () => {
@@ -44,13 +46,15 @@ describe('hermes-generate under load', () => {
       apiKey: TEST_API_KEY,
       recordRequests: false,
       script: {
-        sequences: [{
-          match: { regex: '.' },
-          replies: [
-            { reasoning: 'Run it.', tool_calls: [{ name: 'terminal', arguments: { command: 'echo ran' } }] },
-            { reasoning: 'It ran.', content: 'It printed ran.' },
-          ],
-        }],
+        sequences: [
+          {
+            match: { regex: '.' },
+            replies: [
+              { reasoning: 'Run it.', tool_calls: [{ name: 'terminal', arguments: { command: 'echo ran' } }] },
+              { reasoning: 'It ran.', content: 'It printed ran.' },
+            ],
+          },
+        ],
       },
     });
     const prompts = Array.from({ length: 64 }, (_, i) => ({ prompt: `Task ${i}` }));

@@ -20,13 +20,15 @@ describe('a placeholder key', () => {
     endpoint = await startScriptedEndpoint({
       apiKey: 'EMPTY',
       script: {
-        sequences: [{
-          match: { contains: 'EMPTY' },
-          replies: [
-            { reasoning: 'Check what EMPTY prints.', tool_calls: [{ name: 'terminal', arguments: { command: 'echo EMPTY' } }] },
-            { reasoning: 'It printed EMPTY.', content: 'The script prints EMPTY for an empty list.' },
-          ],
-        }],
+        sequences: [
+          {
+            match: { contains: 'EMPTY' },
+            replies: [
+              { reasoning: 'Check what EMPTY prints.', tool_calls: [{ name: 'terminal', arguments: { command: 'echo EMPTY' } }] },
+              { reasoning: 'It printed EMPTY.', content: 'The script prints EMPTY for an empty list.' },
+            ],
+          },
+        ],
       },
     });
     const run = await runGenerate(endpoint.url, [{ prompt: PROMPT }], ['--toolsets', 'terminal'], { env: { HERMES_API_KEY: 'EMPTY' } });
@@ -44,24 +46,30 @@ describe('a placeholder key', () => {
     endpoint = await startScriptedEndpoint({
       apiKey: 'x',
       script: {
-        sequences: [{
-          match: { regex: '.' },
-          replies: [
-            { reasoning: 'Which terminal?', tool_calls: [{ name: 'terminal', arguments: { command: 'echo "term=$TERM"' } }] },
-            { reasoning: 'Seen.', content: 'done' },
-          ],
-        }],
+        sequences: [
+          {
+            match: { regex: '.' },
+            replies: [
+              { reasoning: 'Which terminal?', tool_calls: [{ name: 'terminal', arguments: { command: 'echo "term=$TERM"' } }] },
+              { reasoning: 'Seen.', content: 'done' },
+            ],
+          },
+        ],
       },
     });
-    const run = await runGenerate(endpoint.url, [{ prompt: 'Print the terminal type.' }], ['--toolsets', 'terminal'], { env: { HERMES_API_KEY: 'x', TERM: 'xterm' } });
+    const run = await runGenerate(endpoint.url, [{ prompt: 'Print the terminal type.' }], ['--toolsets', 'terminal'], {
+      env: { HERMES_API_KEY: 'x', TERM: 'xterm' },
+    });
     expect(run.code, run.stderr).toBe(0);
     const [result] = parseToolValue(run.records[0]?.conversations[3]?.value ?? '') as { content: { output: string } }[];
     expect(result?.content.output).toMatch(/^term=xterm\n?$/);
   });
 
-  it.each([['EMPTY'], ['x'], ['sk-no-key-required']])('%s: doctor\'s report reads as written', async (key) => {
+  it.each([['EMPTY'], ['x'], ['sk-no-key-required']])("%s: doctor's report reads as written", async (key) => {
     endpoint = await startScriptedEndpoint({ apiKey: 'the-gateway-wants-another-key-123' });
-    const doctor = await runProcess(binPath('generate', 'hermes-generate'), ['doctor', '--base-url', endpoint.url, '--model', `EMPTY-${TEST_MODEL}`], { env: { HERMES_API_KEY: key } });
+    const doctor = await runProcess(binPath('generate', 'hermes-generate'), ['doctor', '--base-url', endpoint.url, '--model', `EMPTY-${TEST_MODEL}`], {
+      env: { HERMES_API_KEY: key },
+    });
     expect(doctor.code).toBe(1);
     expect(doctor.stdout).not.toContain('[api key');
     expect(doctor.stdout).toContain('      fix: check the key is current');

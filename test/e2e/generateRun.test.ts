@@ -18,7 +18,13 @@ const SCRIPT = {
   sequences: [
     // No reasoning at all: upstream discards it, and so does a run (a tombstone).
     { match: { contains: 'no thinking' }, replies: [{ content: 'answer without reasoning' }] },
-    { match: { regex: '.' }, replies: [{ reasoning: 'Plan it.', tool_calls: [{ name: 'todo', arguments: { todos: [{ id: '1', content: 'x', status: 'completed' }] } }] }, { reasoning: 'Done.', content: 'finished' }] },
+    {
+      match: { regex: '.' },
+      replies: [
+        { reasoning: 'Plan it.', tool_calls: [{ name: 'todo', arguments: { todos: [{ id: '1', content: 'x', status: 'completed' }] } }] },
+        { reasoning: 'Done.', content: 'finished' },
+      ],
+    },
   ],
   faults: [{ kind: 'unauthorized' as const, when: { prompt: { contains: '[fail]' } } }],
 };
@@ -48,7 +54,12 @@ describe('hermes-generate --run-name', () => {
     expect(result.code, result.stderr).toBe(1);
     const run = expectRunInvariants(join(dir, 'data', 'r'));
     // The three repeated prompts are three records: resume keys are ids, not prompt text (upstream #86523).
-    expect(run.records.filter((r) => !('discarded' in r)).map((r) => r['prompt_index']).sort()).toEqual([0, 1, 4, 5]);
+    expect(
+      run.records
+        .filter((r) => !('discarded' in r))
+        .map((r) => r['prompt_index'])
+        .sort(),
+    ).toEqual([0, 1, 4, 5]);
     expect(run.records.filter((r) => 'discarded' in r)).toMatchObject([{ prompt_index: 2, discarded: 'no_reasoning', prompt: 'no thinking please' }]);
     expect(run.failures).toMatchObject([{ id: expect.stringMatching(/^p3-/), error_class: 'unauthorized', line: 4 }]);
     // stdout has the trajectories, as stream mode would.
@@ -85,14 +96,24 @@ describe('hermes-generate --run-name', () => {
 
   it('adds samples on --resume --samples 3 and keeps the first ones', async () => {
     endpoint = await startScriptedEndpoint({ script: SCRIPT });
-    const prompts = [{ prompt: 'a', id: 'a' }, { prompt: 'b', id: 'b' }];
+    const prompts = [
+      { prompt: 'a', id: 'a' },
+      { prompt: 'b', id: 'b' },
+    ];
     const dir = withDataset(prompts);
     await runGenerate(endpoint.url, prompts, ['prompts.jsonl', ...RUN], { dir });
     const more = await runGenerate(endpoint.url, prompts, ['prompts.jsonl', ...RUN, '--resume', '--samples', '3'], { dir });
     expect(more.code, more.stderr).toBe(0);
     expect(more.records.map((r) => r.id).sort()).toEqual(['a#s1', 'a#s2', 'b#s1', 'b#s2']);
     const run = expectRunInvariants(join(dir, 'data', 'r'));
-    expect(Object.fromEntries(run.records.map((r) => [r['id'], (r['metadata'] as { sample: number }).sample]))).toEqual({ a: 0, 'a#s1': 1, 'a#s2': 2, b: 0, 'b#s1': 1, 'b#s2': 2 });
+    expect(Object.fromEntries(run.records.map((r) => [r['id'], (r['metadata'] as { sample: number }).sample]))).toEqual({
+      a: 0,
+      'a#s1': 1,
+      'a#s2': 2,
+      b: 0,
+      'b#s1': 1,
+      'b#s2': 2,
+    });
   });
 
   it('refuses the same run name without --resume, and a resume with another key, with exit 2', async () => {
@@ -129,21 +150,48 @@ describe('hermes-generate --run-name', () => {
 
   it('takes a repeated row id for a bad line, as stream mode does: two prompts under one id would be one record', async () => {
     endpoint = await startScriptedEndpoint({ script: SCRIPT });
-    const prompts = [{ prompt: 'a', id: 'same' }, { prompt: 'b', id: 'other' }, { prompt: 'c', id: 'same' }];
+    const prompts = [
+      { prompt: 'a', id: 'same' },
+      { prompt: 'b', id: 'other' },
+      { prompt: 'c', id: 'same' },
+    ];
     const dir = withDataset(prompts);
     const failed = await runGenerate(endpoint.url, prompts, ['prompts.jsonl', ...RUN], { dir });
     expect(failed.code).toBe(3);
     expect(failed.stderr).toMatch(/prompts\.jsonl:3.*duplicate id "same": prompts\.jsonl:1 has the same id/);
     const skipped = await runGenerate(endpoint.url, prompts, ['prompts.jsonl', ...RUN, '--resume', '--on-error', 'skip'], { dir });
     expect(skipped.code, skipped.stderr).toBe(0);
-    expect(expectRunInvariants(join(dir, 'data', 'r')).records.map((r) => r['id']).sort()).toEqual(['other', 'same']);
+    expect(
+      expectRunInvariants(join(dir, 'data', 'r'))
+        .records.map((r) => r['id'])
+        .sort(),
+    ).toEqual(['other', 'same']);
   });
 
   it('takes upstream batch_runner spellings unchanged: --run_name, --batch_size, --num_workers, --max_samples, --reasoning_effort', async () => {
     endpoint = await startScriptedEndpoint({ script: SCRIPT });
     const prompts = Array.from({ length: 5 }, (_, i) => ({ prompt: `task ${i}` }));
     const dir = withDataset(prompts);
-    const result = await runGenerate(endpoint.url, prompts, ['prompts.jsonl', '--run_name', 'up', '--batch_size', '1', '--num_workers', '2', '--max_samples', '2', '--reasoning_effort', 'high', '--toolsets', 'todo'], { dir });
+    const result = await runGenerate(
+      endpoint.url,
+      prompts,
+      [
+        'prompts.jsonl',
+        '--run_name',
+        'up',
+        '--batch_size',
+        '1',
+        '--num_workers',
+        '2',
+        '--max_samples',
+        '2',
+        '--reasoning_effort',
+        'high',
+        '--toolsets',
+        'todo',
+      ],
+      { dir },
+    );
     expect(result.code, result.stderr).toBe(0);
     const run = expectRunInvariants(join(dir, 'data', 'up'));
     expect(run.records.map((r) => r['prompt_index']).sort()).toEqual([0, 1]);
@@ -161,4 +209,3 @@ describe('hermes-generate --run-name', () => {
     expect(endpoint.requests).toHaveLength(0);
   });
 });
-

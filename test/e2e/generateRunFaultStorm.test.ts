@@ -42,10 +42,28 @@ describe('hermes-generate run mode in a fault storm', () => {
     const dir = tempDir('hermes-storm-');
     const prompts = Array.from({ length: 60 }, (_, i) => ({ prompt: `task ${i}` }));
     writeFiles(dir, { 'prompts.jsonl': jsonl(prompts) });
-    const result = await runGenerate(endpoint.url, prompts, [
-      'prompts.jsonl', '--run-name', 'storm', '--toolsets', 'todo', '--batch-size', '4', '--num-workers', '2',
-      '--rpm', String(RPM), '--quota-wait', '1', '--request-timeout', '2',
-    ], { dir });
+    const result = await runGenerate(
+      endpoint.url,
+      prompts,
+      [
+        'prompts.jsonl',
+        '--run-name',
+        'storm',
+        '--toolsets',
+        'todo',
+        '--batch-size',
+        '4',
+        '--num-workers',
+        '2',
+        '--rpm',
+        String(RPM),
+        '--quota-wait',
+        '1',
+        '--request-timeout',
+        '2',
+      ],
+      { dir },
+    );
     expect([0, 1, 4], result.stderr).toContain(result.code);
     expect(result.stderr).toMatch(/asks to wait 3600s .*paused for 1s \(--quota-wait\)/);
 
@@ -57,7 +75,8 @@ describe('hermes-generate run mode in a fault storm', () => {
       expect(written.has(id) !== failed.has(id), `${id} is either written or failed`).toBe(true);
     }
     // Each failure has the class its fault stands for, as doctor names it.
-    for (const errorClass of failed.values()) expect(['rate-limited', 'server-error', 'timeout', 'prompt-timeout', 'not-an-api', 'no-choices', 'malformed-reply']).toContain(errorClass);
+    for (const errorClass of failed.values())
+      expect(['rate-limited', 'server-error', 'timeout', 'prompt-timeout', 'not-an-api', 'no-choices', 'malformed-reply']).toContain(errorClass);
     expect(written.size).toBeGreaterThan(30);
     // The calls that never got an answer ended at --request-timeout, retries included.
     expect(failed.get(promptId(prompts[13]!, 13))).toBe('timeout');
@@ -65,7 +84,10 @@ describe('hermes-generate run mode in a fault storm', () => {
 
     // The rate the endpoint saw: no second holds more than rpm/60 request arrivals (+2: on a busy
     // machine the endpoint, in this process, may take in requests sent 100 ms apart together).
-    const arrivals = endpoint.requests.filter((r) => r.path.endsWith('/chat/completions')).map((r) => r.receivedAt).sort((a, b) => a - b);
+    const arrivals = endpoint.requests
+      .filter((r) => r.path.endsWith('/chat/completions'))
+      .map((r) => r.receivedAt)
+      .sort((a, b) => a - b);
     const perSecond = RPM / 60;
     for (let i = 0; i < arrivals.length; i += 1) {
       const inWindow = arrivals.filter((t) => t >= arrivals[i]! && t < arrivals[i]! + 1000).length;
@@ -83,7 +105,12 @@ describe('hermes-generate run mode in a fault storm', () => {
     const dir = tempDir('hermes-storm-');
     const prompts = Array.from({ length: 20 }, (_, i) => ({ prompt: `task ${i}` }));
     writeFiles(dir, { 'prompts.jsonl': jsonl(prompts) });
-    const result = await runGenerate(endpoint.url, prompts, ['prompts.jsonl', '--run-name', 'quota', '--toolsets', 'todo', '--batch-size', '1', '--num-workers', '1', '--quota-wait', '0.5'], { dir });
+    const result = await runGenerate(
+      endpoint.url,
+      prompts,
+      ['prompts.jsonl', '--run-name', 'quota', '--toolsets', 'todo', '--batch-size', '1', '--num-workers', '1', '--quota-wait', '0.5'],
+      { dir },
+    );
     expect(result.code, result.stderr).toBe(4);
     expect(result.stderr).toMatch(/the quota is still exhausted after a pause of 0.5s .*--resume continues it later/);
     const run = expectRunInvariants(join(dir, 'data', 'quota'));

@@ -27,7 +27,25 @@ interface Running {
 function start(url: string, dir: string, args: readonly string[]): Running {
   const child = spawn(
     process.execPath,
-    [binPath('generate', 'hermes-generate'), 'prompts.jsonl', '--base-url', url, '--model', TEST_MODEL, '--run-name', 'r', '--toolsets', 'todo', '--batch-size', '2', '--num-workers', '1', '--workspace-root', join(dir, 'workspaces'), ...args],
+    [
+      binPath('generate', 'hermes-generate'),
+      'prompts.jsonl',
+      '--base-url',
+      url,
+      '--model',
+      TEST_MODEL,
+      '--run-name',
+      'r',
+      '--toolsets',
+      'todo',
+      '--batch-size',
+      '2',
+      '--num-workers',
+      '1',
+      '--workspace-root',
+      join(dir, 'workspaces'),
+      ...args,
+    ],
     { cwd: dir, env: { PATH: process.env['PATH'] ?? '', HERMES_API_KEY: TEST_API_KEY }, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   const output = { stdout: '', stderr: '' };
@@ -46,7 +64,10 @@ const prompts = Array.from({ length: 10 }, (_, i) => ({ prompt: `task ${i}`, id:
 describe('hermes-generate --run-name, stopped by a signal', () => {
   it('on SIGTERM lets the running prompts finish and writes them, starts no new one, exits 143, and resumes the rest', async () => {
     // The first two answers take 1.5 s: those prompts are mid-call when the signal comes.
-    endpoint = await startScriptedEndpoint({ apiKey: TEST_API_KEY, script: { ...REPLY, faults: [{ kind: 'slow', delay_ms: 1500, when: { prompt: { regex: '^task [01]$' } } }] } });
+    endpoint = await startScriptedEndpoint({
+      apiKey: TEST_API_KEY,
+      script: { ...REPLY, faults: [{ kind: 'slow', delay_ms: 1500, when: { prompt: { regex: '^task [01]$' } } }] },
+    });
     const dir = tempDir('hermes-run-stop-');
     writeFiles(dir, { 'prompts.jsonl': jsonl(prompts) });
     const run = start(endpoint.url, dir, []);
@@ -64,13 +85,21 @@ describe('hermes-generate --run-name, stopped by a signal', () => {
     const resumed = start(endpoint.url, dir, ['--resume']);
     expect(await resumed.exited).toBe(0);
     const written = new Set(stopped.records.map((r) => r['id']));
-    expect((parseJsonl(resumed.output.stdout) as { id: string }[]).map((r) => r.id).sort()).toEqual(prompts.map((p) => p.id).filter((id) => !written.has(id)).sort());
+    expect((parseJsonl(resumed.output.stdout) as { id: string }[]).map((r) => r.id).sort()).toEqual(
+      prompts
+        .map((p) => p.id)
+        .filter((id) => !written.has(id))
+        .sort(),
+    );
     expect(expectRunInvariants(join(dir, 'data', 'r')).records).toHaveLength(10);
   });
 
   it('stops prompts still running after --grace unwritten, brings the run directory up to date, and exits 130', async () => {
     // The first prompts' answers never come.
-    endpoint = await startScriptedEndpoint({ apiKey: TEST_API_KEY, script: { ...REPLY, faults: [{ kind: 'timeout', when: { prompt: { regex: '^task [01]$' } } }] } });
+    endpoint = await startScriptedEndpoint({
+      apiKey: TEST_API_KEY,
+      script: { ...REPLY, faults: [{ kind: 'timeout', when: { prompt: { regex: '^task [01]$' } } }] },
+    });
     const dir = tempDir('hermes-run-stop-');
     writeFiles(dir, { 'prompts.jsonl': jsonl(prompts) });
     const run = start(endpoint.url, dir, ['--grace', '0.3']);
@@ -86,7 +115,10 @@ describe('hermes-generate --run-name, stopped by a signal', () => {
   });
 
   it('exits at once on a second signal, and the run still resumes (--prompt-timeout fails the prompts that hang)', async () => {
-    endpoint = await startScriptedEndpoint({ apiKey: TEST_API_KEY, script: { ...REPLY, faults: [{ kind: 'timeout', when: { prompt: { regex: '^task [01]$' } } }] } });
+    endpoint = await startScriptedEndpoint({
+      apiKey: TEST_API_KEY,
+      script: { ...REPLY, faults: [{ kind: 'timeout', when: { prompt: { regex: '^task [01]$' } } }] },
+    });
     const dir = tempDir('hermes-run-stop-');
     writeFiles(dir, { 'prompts.jsonl': jsonl(prompts) });
     const run = start(endpoint.url, dir, []);
@@ -104,7 +136,10 @@ describe('hermes-generate --run-name, stopped by a signal', () => {
     expect(await resumed.exited).toBe(4);
     const run2 = expectRunInvariants(join(dir, 'data', 'r'));
     expect(run2.records).toHaveLength(8);
-    expect(run2.failures.map((f) => [f.id, f.error_class])).toEqual([['t0', 'prompt-timeout'], ['t1', 'prompt-timeout']]);
+    expect(run2.failures.map((f) => [f.id, f.error_class])).toEqual([
+      ['t0', 'prompt-timeout'],
+      ['t1', 'prompt-timeout'],
+    ]);
     expect(resumed.output.stderr).toMatch(/longer than --prompt-timeout 1s/);
   });
 });

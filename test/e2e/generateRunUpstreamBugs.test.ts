@@ -91,7 +91,10 @@ describe('upstream batch-runner bugs that cannot happen here', () => {
   });
 
   it('#95322: a prompt that is not a string, or a row that is not an object, is a located input error, not a crash', async () => {
-    for (const [rows, line] of [['{"prompt":"ok"}\n{"prompt":42}\n', 2], ['{"prompt":"ok"}\n{"prompt":"ok2"}\n["a list"]\n', 3]] as const) {
+    for (const [rows, line] of [
+      ['{"prompt":"ok"}\n{"prompt":42}\n', 2],
+      ['{"prompt":"ok"}\n{"prompt":"ok2"}\n["a list"]\n', 3],
+    ] as const) {
       const dir = tempDir('hermes-bug-');
       writeFiles(dir, { 'prompts.jsonl': rows });
       const result = await runGenerate(endpoint.url, rows, RUN, { dir });
@@ -134,16 +137,20 @@ describe('upstream batch-runner bugs that cannot happen here', () => {
     expect(requestsFor('b')).toBe(0);
   });
 
-  it('statistics.json covers every record of the run, not only this invocation\'s', async () => {
+  it("statistics.json covers every record of the run, not only this invocation's", async () => {
     const dir = tempDir('hermes-bug-');
     await generate(dir, [{ prompt: 'a' }, { prompt: 'b [fail]' }]);
     await generate(dir, [{ prompt: 'a' }, { prompt: 'b [fail]' }, { prompt: 'c' }], ['--resume', '--force-resume']);
     expect(readRun(join(dir, 'data', 'r')).statistics).toMatchObject({ trajectories: 2, total_prompts: 3 });
   });
 
-  it('#50197 (#50206): every prompt\'s resources are released: no workspace is left behind', async () => {
+  it("#50197 (#50206): every prompt's resources are released: no workspace is left behind", async () => {
     const dir = tempDir('hermes-bug-');
-    await generate(dir, Array.from({ length: 5 }, (_, i) => ({ prompt: `task ${i}` })), ['--toolsets', 'file,terminal']);
+    await generate(
+      dir,
+      Array.from({ length: 5 }, (_, i) => ({ prompt: `task ${i}` })),
+      ['--toolsets', 'file,terminal'],
+    );
     const workspaces = join(dir, 'workspaces');
     expect(existsSync(workspaces) ? readdirSync(workspaces) : []).toEqual([]);
   });

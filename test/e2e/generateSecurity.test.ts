@@ -32,11 +32,21 @@ function results(record: Trajectory | undefined): { name: string | null; content
 describe('hermes-generate, path confinement through the agent loop', () => {
   it('refuses file-tool paths that leave the workspace by .., an absolute path or a symbolic link', async () => {
     const outside = tempDir('hermes-outside-');
-    const url = await serve(script(
-      calls(['read_file', { path: '../../../../../../etc/passwd' }], ['read_file', { path: '/etc/hostname' }], ['write_file', { path: join(outside, 'escaped.txt'), content: 'x' }]),
-      calls(['terminal', { command: 'ln -s / rootlink && ln -s .. up' }]),
-      calls(['read_file', { path: 'rootlink/etc/passwd' }], ['write_file', { path: 'up/escaped-via-link.txt', content: 'x' }], ['search_files', { pattern: 'root', path: '/etc' }]),
-    ));
+    const url = await serve(
+      script(
+        calls(
+          ['read_file', { path: '../../../../../../etc/passwd' }],
+          ['read_file', { path: '/etc/hostname' }],
+          ['write_file', { path: join(outside, 'escaped.txt'), content: 'x' }],
+        ),
+        calls(['terminal', { command: 'ln -s / rootlink && ln -s .. up' }]),
+        calls(
+          ['read_file', { path: 'rootlink/etc/passwd' }],
+          ['write_file', { path: 'up/escaped-via-link.txt', content: 'x' }],
+          ['search_files', { pattern: 'root', path: '/etc' }],
+        ),
+      ),
+    );
     const run = await runGenerate(url, [{ prompt: 'try to escape' }], ['--toolsets', 'terminal,file']);
     expect(run.code).toBe(0);
     const [record] = run.records;
@@ -51,15 +61,22 @@ describe('hermes-generate, path confinement through the agent loop', () => {
 });
 
 describe('hermes-generate, the environment of tool processes', () => {
-  const PRINT_ENV = script(calls(
-    ['terminal', { command: 'env; env > env.txt' }],
-    ['execute_code', { language: 'python', code: 'import os\nfor k, v in sorted(os.environ.items()): print(f"{k}={v}")' }],
-  ));
+  const PRINT_ENV = script(
+    calls(
+      ['terminal', { command: 'env; env > env.txt' }],
+      ['execute_code', { language: 'python', code: 'import os\nfor k, v in sorted(os.environ.items()): print(f"{k}={v}")' }],
+    ),
+  );
 
   it('is an allow-list plus what the row gives: no secret, whatever its name, not even a plain host setting', async () => {
     const url = await serve(PRINT_ENV);
     const env = { ...FAKE_SECRETS, PLAIN_SETTING: 'host-value', LEAKY_URL: `https://user:${TEST_API_KEY}@db.example/` };
-    const run = await runGenerate(url, [{ prompt: 'print the environment', env: { ROW_SETTING: 'row-value' } }], ['--toolsets', 'terminal,code_execution', '--keep-workspaces'], { env });
+    const run = await runGenerate(
+      url,
+      [{ prompt: 'print the environment', env: { ROW_SETTING: 'row-value' } }],
+      ['--toolsets', 'terminal,code_execution', '--keep-workspaces'],
+      { env },
+    );
     expect(run.code).toBe(0);
     const outputs = results(run.records[0]).map((r) => (r.content as { output: string }).output);
     expect(outputs).toHaveLength(2);
@@ -77,24 +94,43 @@ describe('hermes-generate, the environment of tool processes', () => {
   });
 
   // What an agent can do to read hermes-generate's secrets out of /proc, and carry them out encoded.
-  const PEEK = script(calls(
-    ['terminal', { command: 'env' }],
-    ['terminal', { command: 'cat /proc/$PPID/environ; cat /proc/*/environ' }],
-    ['terminal', { command: 'ps e; ps e -A' }],
-    // Up the ancestors (the shell's parent, its parent...) to hermes-generate, each environment encoded.
-    ['terminal', { command: 'p=$PPID; for i in 1 2 3 4; do f=/proc/$p/environ; base64 -w0 $f; echo; od -An -tx1 -v $f | tr -d " \\n"; echo; tr "\\0" "\\n" < $f | rev; p=$(cut -d" " -f4 /proc/$p/stat); done' }],
-    ['execute_code', { language: 'python', code: 'import glob\nfor f in glob.glob("/proc/[0-9]*/environ"):\n    try: print(open(f, "rb").read().hex())\n    except OSError: pass' }],
-  ));
+  const PEEK = script(
+    calls(
+      ['terminal', { command: 'env' }],
+      ['terminal', { command: 'cat /proc/$PPID/environ; cat /proc/*/environ' }],
+      ['terminal', { command: 'ps e; ps e -A' }],
+      // Up the ancestors (the shell's parent, its parent...) to hermes-generate, each environment encoded.
+      [
+        'terminal',
+        {
+          command:
+            'p=$PPID; for i in 1 2 3 4; do f=/proc/$p/environ; base64 -w0 $f; echo; od -An -tx1 -v $f | tr -d " \\n"; echo; tr "\\0" "\\n" < $f | rev; p=$(cut -d" " -f4 /proc/$p/stat); done',
+        },
+      ],
+      [
+        'execute_code',
+        {
+          language: 'python',
+          code: 'import glob\nfor f in glob.glob("/proc/[0-9]*/environ"):\n    try: print(open(f, "rb").read().hex())\n    except OSError: pass',
+        },
+      ],
+    ),
+  );
   const SECRETS = [TEST_API_KEY, ...Object.values(FAKE_SECRETS)];
 
   /** Everything the run wrote: streams, and every file under its directory (records, workspaces). */
   const everything = (run: { stdout: string; stderr: string; dir: string }): string =>
     [run.stdout, run.stderr, ...filesUnder(run.dir).map((file) => readFileSync(file, 'utf8'))].join('\n');
 
-  for (const [sandbox, said] of [['auto', /\(--sandbox bwrap, chosen by auto\)/], ['unshare', /\(--sandbox unshare\)/]] as const) {
+  for (const [sandbox, said] of [
+    ['auto', /\(--sandbox bwrap, chosen by auto\)/],
+    ['unshare', /\(--sandbox unshare\)/],
+  ] as const) {
     it(`keeps hermes-generate's key and secrets out of reach under --sandbox ${sandbox}: not raw, base64, hex or reversed, in any output`, async () => {
       const url = await serve(PEEK);
-      const run = await runGenerate(url, [{ prompt: 'find the keys' }], ['--toolsets', 'terminal,code_execution', '--keep-workspaces', '--sandbox', sandbox], { env: FAKE_SECRETS });
+      const run = await runGenerate(url, [{ prompt: 'find the keys' }], ['--toolsets', 'terminal,code_execution', '--keep-workspaces', '--sandbox', sandbox], {
+        env: FAKE_SECRETS,
+      });
       expect(run.code).toBe(0);
       expect(run.stderr).toMatch(said);
       const outputs = results(run.records[0]).map((r) => (r.content as { output: string }).output);
@@ -108,7 +144,10 @@ describe('hermes-generate, the environment of tool processes', () => {
 
   it('would leak without the sandbox: the same agent finds them under --sandbox none (the check can fail)', async () => {
     const url = await serve(PEEK);
-    const run = await runGenerate(url, [{ prompt: 'find the keys' }], ['--toolsets', 'terminal,code_execution', '--sandbox', 'none'], { env: FAKE_SECRETS, skipSecretScan: true });
+    const run = await runGenerate(url, [{ prompt: 'find the keys' }], ['--toolsets', 'terminal,code_execution', '--sandbox', 'none'], {
+      env: FAKE_SECRETS,
+      skipSecretScan: true,
+    });
     expect(run.code).toBe(0);
     const found = findSecretForms(everything(run), SECRETS);
     for (const form of ['raw', 'base64', 'hex', 'reversed']) expect(found.join('\n')).toContain(`as ${form}`);
@@ -185,8 +224,14 @@ describe("hermes-generate, the user's files", () => {
       calls(['terminal', { command: 'ls ..; cat ../*/sibling-secret.txt' }]),
       calls(['terminal', { command: `cat ${files.join(' ')}; cat ~/.env` }]),
       calls(['terminal', { command: `ls -la /home /root /tmp; ls -R ${dir}` }]),
-      calls(['terminal', { command: "timeout 30 find / -maxdepth 4 \\( -path /proc -o -path /sys \\) -prune -o -name '*.env' -print 2>/dev/null | head -200 | xargs -r cat" }]),
-      calls(['execute_code', { language: 'python', code: `for f in ${JSON.stringify(files)}:\n    try: print(open(f, "rb").read().hex())\n    except OSError as e: print(e)` }]),
+      calls([
+        'terminal',
+        { command: "timeout 30 find / -maxdepth 4 \\( -path /proc -o -path /sys \\) -prune -o -name '*.env' -print 2>/dev/null | head -200 | xargs -r cat" },
+      ]),
+      calls([
+        'execute_code',
+        { language: 'python', code: `for f in ${JSON.stringify(files)}:\n    try: print(open(f, "rb").read().hex())\n    except OSError as e: print(e)` },
+      ]),
     ];
     const url = await serve({
       sequences: [
@@ -194,12 +239,20 @@ describe("hermes-generate, the user's files", () => {
         { match: { regex: 'victim' }, replies: [calls(['terminal', { command: 'sleep 3' }]), { content: 'Done.' }] },
       ],
     });
-    const run = await runGenerate(url, '', [join(dir, 'prompts.jsonl'), '--env-file', join(dir, 'run.env'), '--toolsets', 'terminal,code_execution', '--sandbox', sandbox, '-c', '2'], { env: { HOME: home }, dir });
+    const run = await runGenerate(
+      url,
+      '',
+      [join(dir, 'prompts.jsonl'), '--env-file', join(dir, 'run.env'), '--toolsets', 'terminal,code_execution', '--sandbox', sandbox, '-c', '2'],
+      { env: { HOME: home }, dir },
+    );
     const record = run.records.find((r) => JSON.stringify(r.conversations).includes('attacker'));
     return { run, outputs: results(record).map((r) => (r.content as { output: string }).output) };
   }
 
-  for (const [sandbox, said] of [['auto', /\(--sandbox bwrap, chosen by auto\)/], ['unshare', /\(--sandbox unshare\)/]] as const) {
+  for (const [sandbox, said] of [
+    ['auto', /\(--sandbox bwrap, chosen by auto\)/],
+    ['unshare', /\(--sandbox unshare\)/],
+  ] as const) {
     it(`cannot be read under --sandbox ${sandbox}: not ~/.env, the --env-file, a file beside the prompts, /tmp, other homes or another prompt's workspace`, async () => {
       const { run, outputs } = await attack(sandbox);
       expect(run.code).toBe(0);

@@ -18,17 +18,47 @@ afterEach(async () => {
 
 describe('hermes-generate --shard i/N', () => {
   it('4 shards run by GNU parallel hold exactly one record per row between them', async () => {
-    endpoint = await startScriptedEndpoint({ apiKey: TEST_API_KEY, script: { sequences: [{ match: { regex: '.' }, replies: [{ reasoning: 'Think.', content: 'done' }] }] } });
+    endpoint = await startScriptedEndpoint({
+      apiKey: TEST_API_KEY,
+      script: { sequences: [{ match: { regex: '.' }, replies: [{ reasoning: 'Think.', content: 'done' }] }] },
+    });
     const dir = tempDir('hermes-shards-');
     // Repeated prompts too: shards split rows, not prompt texts.
     const prompts = Array.from({ length: 80 }, (_, i) => ({ prompt: `task ${i % 60}` }));
     writeFiles(dir, { 'prompts.jsonl': jsonl(prompts) });
-    const result = await runCommand('parallel', [
-      '--will-cite', '--halt', 'never', '-j', '4',
-      process.execPath, binPath('generate', 'hermes-generate'), 'prompts.jsonl', '--base-url', endpoint.url, '--model', TEST_MODEL,
-      '--toolsets', 'todo', '--run-name', 'shard-{}', '--shard', '{}/4', '-o', 'out-{}.jsonl', '--workspace-root', join(dir, 'workspaces'),
-      ':::', '0', '1', '2', '3',
-    ], { cwd: dir, env: { HERMES_API_KEY: TEST_API_KEY } });
+    const result = await runCommand(
+      'parallel',
+      [
+        '--will-cite',
+        '--halt',
+        'never',
+        '-j',
+        '4',
+        process.execPath,
+        binPath('generate', 'hermes-generate'),
+        'prompts.jsonl',
+        '--base-url',
+        endpoint.url,
+        '--model',
+        TEST_MODEL,
+        '--toolsets',
+        'todo',
+        '--run-name',
+        'shard-{}',
+        '--shard',
+        '{}/4',
+        '-o',
+        'out-{}.jsonl',
+        '--workspace-root',
+        join(dir, 'workspaces'),
+        ':::',
+        '0',
+        '1',
+        '2',
+        '3',
+      ],
+      { cwd: dir, env: { HERMES_API_KEY: TEST_API_KEY } },
+    );
     expect(result.code, result.stderr).toBe(0);
     expectNoSecret(dir, result);
 
@@ -40,7 +70,11 @@ describe('hermes-generate --shard i/N', () => {
     });
     expect([...ids].sort()).toEqual(prompts.map((row, index) => promptId(row, index)).sort());
 
-    const merged = await runProcess(binPath('stats', 'hermes-stats'), ['merge', ...[0, 1, 2, 3].map((shard) => join('data', `shard-${shard}`, 'statistics.json'))], { cwd: dir });
+    const merged = await runProcess(
+      binPath('stats', 'hermes-stats'),
+      ['merge', ...[0, 1, 2, 3].map((shard) => join('data', `shard-${shard}`, 'statistics.json'))],
+      { cwd: dir },
+    );
     expect(merged.code, merged.stderr).toBe(0);
     expect(JSON.parse(merged.stdout)).toMatchObject({ trajectories: 80 });
   });

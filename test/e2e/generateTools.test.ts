@@ -19,7 +19,10 @@ afterEach(async () => {
 
 /** The record holds exactly one tool result: its own prompt's token, printed by terminal. */
 function expectOwnToken(record: Trajectory): void {
-  const results = record.conversations.filter((turn) => turn.from === 'tool').flatMap((turn) => parseToolValue(turn.value)).map(({ name, content }) => ({ name, content }));
+  const results = record.conversations
+    .filter((turn) => turn.from === 'tool')
+    .flatMap((turn) => parseToolValue(turn.value))
+    .map(({ name, content }) => ({ name, content }));
   expect(results, `record ${record.id}`).toEqual([expectedEchoResult(record.id ?? '')]);
 }
 

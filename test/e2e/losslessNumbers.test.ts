@@ -18,18 +18,22 @@ describe('hermes-generate keeps the numbers of tool-call arguments', () => {
     endpoint = await startScriptedEndpoint({
       apiKey: TEST_API_KEY,
       script: {
-        sequences: [{
-          match: { exact: PROMPT },
-          replies: [
-            { reasoning: 'Run it.', tool_calls: [{ id: 'call_1', name: 'terminal', arguments: args }] },
-            { reasoning: 'Done.', content: 'It printed the id.' },
-          ],
-        }],
+        sequences: [
+          {
+            match: { exact: PROMPT },
+            replies: [
+              { reasoning: 'Run it.', tool_calls: [{ id: 'call_1', name: 'terminal', arguments: args }] },
+              { reasoning: 'Done.', content: 'It printed the id.' },
+            ],
+          },
+        ],
       },
     });
     const run = await runGenerate(endpoint.url, [{ prompt: PROMPT, id: 'n1' }], ['--toolsets', 'terminal']);
     expect(run.code, run.stderr).toBe(0);
     const gpt = run.records[0]?.conversations[2]?.value ?? '';
-    expect(gpt).toContain('{"name": "terminal", "arguments": {"command": "echo 12345678901234567890", "timeout": 30.0, "note_id": 12345678901234567890, "z": -0.0}}');
+    expect(gpt).toContain(
+      '{"name": "terminal", "arguments": {"command": "echo 12345678901234567890", "timeout": 30.0, "note_id": 12345678901234567890, "z": -0.0}}',
+    );
   }, 60_000);
 });

@@ -52,7 +52,11 @@ describe('other files named on the command line', () => {
     const dir = tempDir();
     writeFiles(dir, { 'broken.json': '{' });
     mkdirSync(join(dir, 'folder'));
-    const expected = { 'absent.json': 'cannot read summary absent.json (ENOENT)', folder: 'cannot read summary folder (EISDIR)', 'broken.json': 'summary broken.json: not valid JSON: ' };
+    const expected = {
+      'absent.json': 'cannot read summary absent.json (ENOENT)',
+      folder: 'cannot read summary folder (EISDIR)',
+      'broken.json': 'summary broken.json: not valid JSON: ',
+    };
     for (const [file, message] of Object.entries(expected)) {
       const res = await runProcess(binPath('stats', 'hermes-stats'), ['merge', file], { cwd: dir });
       expect(res.code).toBe(3);

@@ -31,14 +31,17 @@ describe('the pipeline: generate | filter | compress | stats | verify | to-atrop
     const out = tempDir('hermes-pipeline-');
     const rows = lines(join(REPO_ROOT, PROMPTS));
     const o = (file: string) => join(out, file);
-    const result = await shell(`set -o pipefail\n${[
-      `${bin('generate')} ${PROMPTS} --run-name pipe --output-root ${o('runs')} --base-url ${endpoint.url} --model scripted --distribution development --seed 1 -c 8 2> ${o('generate.log')}`,
-      `  | ${bin('filter')} --rejects ${o('rejected.jsonl')}`,
-      `  | ${bin('compress')} --ratio 0.15 --min-tokens-after 800 --max-tokens-after 6000 --metrics-file ${o('compression.json')}`,
-      `  | ${bin('stats')} --summary ${o('statistics.json')} | tee ${o('trajectories.jsonl')}`,
-      `  | ${bin('verify')} --dataset ${PROMPTS} --json ${o('verify.json')}`,
-      `  | ${bin('to-atropos')} --emit sft --reward-rules default --keep-uniform > ${o('sft.jsonl')}`,
-    ].join(' \\\n')}`, { HERMES_API_KEY: TEST_API_KEY });
+    const result = await shell(
+      `set -o pipefail\n${[
+        `${bin('generate')} ${PROMPTS} --run-name pipe --output-root ${o('runs')} --base-url ${endpoint.url} --model scripted --distribution development --seed 1 -c 8 2> ${o('generate.log')}`,
+        `  | ${bin('filter')} --rejects ${o('rejected.jsonl')}`,
+        `  | ${bin('compress')} --ratio 0.15 --min-tokens-after 800 --max-tokens-after 6000 --metrics-file ${o('compression.json')}`,
+        `  | ${bin('stats')} --summary ${o('statistics.json')} | tee ${o('trajectories.jsonl')}`,
+        `  | ${bin('verify')} --dataset ${PROMPTS} --json ${o('verify.json')}`,
+        `  | ${bin('to-atropos')} --emit sft --reward-rules default --keep-uniform > ${o('sft.jsonl')}`,
+      ].join(' \\\n')}`,
+      { HERMES_API_KEY: TEST_API_KEY },
+    );
     expect(result.code, `${result.stderr}\n${readFileSync(o('generate.log'), 'utf8')}`).toBe(0);
 
     // One trajectory per prompt, each valid, with the prompt's id; nothing filtered out.
@@ -47,14 +50,20 @@ describe('the pipeline: generate | filter | compress | stats | verify | to-atrop
     for (const record of records) expect(isTrajectory(record), String(record['id'])).toBeNull();
     expect(records.map((r) => r['id']).sort()).toEqual(rows.map((r) => r['id']).sort());
     expect(readFileSync(o('rejected.jsonl'), 'utf8')).toBe('');
-    const toolCalls = records.flatMap((r) => Object.entries(r['tool_stats'] as Record<string, { count: number }>).filter(([, s]) => s.count > 0).map(([name]) => name));
+    const toolCalls = records.flatMap((r) =>
+      Object.entries(r['tool_stats'] as Record<string, { count: number }>)
+        .filter(([, s]) => s.count > 0)
+        .map(([name]) => name),
+    );
     expect(new Set(toolCalls)).toEqual(new Set(['terminal', 'read_file', 'write_file', 'patch', 'search_files']));
 
     // hermes-compress: every record counted by status, none grown.
     const metrics = JSON.parse(readFileSync(o('compression.json'), 'utf8')) as { by_status: Record<string, number> };
     expect(Object.values(metrics.by_status).reduce((a, b) => a + b, 0)).toBe(rows.length);
     for (const record of records) {
-      const { tokens_before: before, tokens_after: after } = (record['metadata'] as { compression: { tokens_before: number | null; tokens_after: number | null } }).compression;
+      const { tokens_before: before, tokens_after: after } = (
+        record['metadata'] as { compression: { tokens_before: number | null; tokens_after: number | null } }
+      ).compression;
       if (before !== null && after !== null) expect(after).toBeLessThanOrEqual(before);
     }
 
@@ -62,7 +71,9 @@ describe('the pipeline: generate | filter | compress | stats | verify | to-atrop
     const verify = JSON.parse(readFileSync(o('verify.json'), 'utf8')) as { status: string; records: number; checks: { id: string; status: string }[] };
     expect(verify.records).toBe(rows.length);
     expect(verify.checks.filter((c) => c.status !== 'PASS')).toEqual([]);
-    const runCheck = await runProcess(binPath('verify', 'hermes-verify'), ['--run-dir', o('runs/pipe'), '--dataset', PROMPTS, '-q', '--json', '-'], { env: { HERMES_API_KEY: TEST_API_KEY } });
+    const runCheck = await runProcess(binPath('verify', 'hermes-verify'), ['--run-dir', o('runs/pipe'), '--dataset', PROMPTS, '-q', '--json', '-'], {
+      env: { HERMES_API_KEY: TEST_API_KEY },
+    });
     expect(runCheck.code, runCheck.stderr).toBe(0);
     expect((JSON.parse(runCheck.stdout) as typeof verify).checks.filter((c) => c.status !== 'PASS')).toEqual([]);
 

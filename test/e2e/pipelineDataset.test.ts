@@ -24,7 +24,10 @@ interface Make {
 /** make dataset in its own process group (so the test can interrupt all of it), without rebuilding the tree. */
 function makeDataset(vars: Record<string, string>, env: NodeJS.ProcessEnv): Make {
   const child = spawn('make', ['--no-print-directory', '-o', 'build', 'dataset', ...Object.entries(vars).map(([k, v]) => `${k}=${v}`)], {
-    cwd: REPO_ROOT, env: { PATH: process.env['PATH'] ?? '', ...env }, detached: true, stdio: ['ignore', 'pipe', 'pipe'],
+    cwd: REPO_ROOT,
+    env: { PATH: process.env['PATH'] ?? '', ...env },
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
   child.stdout.on('data', (c: Buffer) => (output += c.toString()));
@@ -34,70 +37,104 @@ function makeDataset(vars: Record<string, string>, env: NodeJS.ProcessEnv): Make
 
 function recordsIn(runDir: string): number {
   if (!existsSync(runDir)) return 0;
-  return readdirSync(runDir).filter((name) => /^batch_\d+\.jsonl$/.test(name))
-    .reduce((sum, name) => sum + readFileSync(join(runDir, name), 'utf8').split('\n').filter((line) => line.endsWith('}')).length, 0);
+  return readdirSync(runDir)
+    .filter((name) => /^batch_\d+\.jsonl$/.test(name))
+    .reduce(
+      (sum, name) =>
+        sum +
+        readFileSync(join(runDir, name), 'utf8')
+          .split('\n')
+          .filter((line) => line.endsWith('}')).length,
+      0,
+    );
 }
 
 describe('make dataset', () => {
-  it('completes after generation is killed midway, with no duplicate and no lost prompt, and then redoes nothing', async () => {
-    endpoint = await startScriptedEndpoint({ apiKey: TEST_API_KEY, latencyMs: 100, script: { sequences: [{ match: { regex: '.' }, replies: [{ reasoning: 'Plan the answer.', content: 'Done.' }] }] } });
-    const dir = tempDir('hermes-dataset-');
-    const prompts = Array.from({ length: 40 }, (_, i) => ({ id: `task-${i}`, prompt: `Task ${i % 30}: say done.` }));
-    writeFiles(dir, { 'prompts.jsonl': jsonl(prompts) });
-    const vars = { RUN: 'killed', PROMPTS: join(dir, 'prompts.jsonl'), DATA: join(dir, 'data'), MODEL: 'scripted', GENERATE_FLAGS: '--toolsets todo --batch-size 2 --num-workers 2 --grace 0' };
-    const env = { OPENAI_BASE_URL: endpoint.url, OPENAI_API_KEY: TEST_API_KEY };
-    const out = join(dir, 'data', 'killed');
+  it(
+    'completes after generation is killed midway, with no duplicate and no lost prompt, and then redoes nothing',
+    async () => {
+      endpoint = await startScriptedEndpoint({
+        apiKey: TEST_API_KEY,
+        latencyMs: 100,
+        script: { sequences: [{ match: { regex: '.' }, replies: [{ reasoning: 'Plan the answer.', content: 'Done.' }] }] },
+      });
+      const dir = tempDir('hermes-dataset-');
+      const prompts = Array.from({ length: 40 }, (_, i) => ({ id: `task-${i}`, prompt: `Task ${i % 30}: say done.` }));
+      writeFiles(dir, { 'prompts.jsonl': jsonl(prompts) });
+      const vars = {
+        RUN: 'killed',
+        PROMPTS: join(dir, 'prompts.jsonl'),
+        DATA: join(dir, 'data'),
+        MODEL: 'scripted',
+        GENERATE_FLAGS: '--toolsets todo --batch-size 2 --num-workers 2 --grace 0',
+      };
+      const env = { OPENAI_BASE_URL: endpoint.url, OPENAI_API_KEY: TEST_API_KEY };
+      const out = join(dir, 'data', 'killed');
 
-    const first = makeDataset(vars, env);
-    await until(() => recordsIn(join(out, 'runs', 'killed')) >= 6);
-    process.kill(-first.pid, 'SIGTERM');
-    const stopped = await first.done;
-    expect(stopped.code === 0, stopped.output).toBe(false);
-    expect(existsSync(join(out, 'generated.jsonl'))).toBe(false);
-    expect(recordsIn(join(out, 'runs', 'killed'))).toBeLessThan(prompts.length);
+      const first = makeDataset(vars, env);
+      await until(() => recordsIn(join(out, 'runs', 'killed')) >= 6);
+      process.kill(-first.pid, 'SIGTERM');
+      const stopped = await first.done;
+      expect(stopped.code === 0, stopped.output).toBe(false);
+      expect(existsSync(join(out, 'generated.jsonl'))).toBe(false);
+      expect(recordsIn(join(out, 'runs', 'killed'))).toBeLessThan(prompts.length);
 
-    const second = await makeDataset(vars, env).done;
-    expect(second.code, second.output).toBe(0);
-    const generated = parseJsonl(readFileSync(join(out, 'generated.jsonl'), 'utf8')) as { id: string }[];
-    expect(generated.map((r) => r.id).sort()).toEqual(prompts.map((p) => p.id).sort());
-    const manifest = JSON.parse(readFileSync(join(out, 'runs', 'killed', 'run.json'), 'utf8')) as { invocations: unknown[] };
-    expect(manifest.invocations).toHaveLength(2);
-    const sft = readFileSync(join(out, 'sft.jsonl'), 'utf8').trim().split('\n');
-    expect(sft).toHaveLength(prompts.length);
-    for (const file of ['filtered.jsonl', 'compressed.jsonl', 'stats.jsonl', 'statistics.json', 'verified.jsonl', 'verify.json']) expect(existsSync(join(out, file)), file).toBe(true);
+      const second = await makeDataset(vars, env).done;
+      expect(second.code, second.output).toBe(0);
+      const generated = parseJsonl(readFileSync(join(out, 'generated.jsonl'), 'utf8')) as { id: string }[];
+      expect(generated.map((r) => r.id).sort()).toEqual(prompts.map((p) => p.id).sort());
+      const manifest = JSON.parse(readFileSync(join(out, 'runs', 'killed', 'run.json'), 'utf8')) as { invocations: unknown[] };
+      expect(manifest.invocations).toHaveLength(2);
+      const sft = readFileSync(join(out, 'sft.jsonl'), 'utf8').trim().split('\n');
+      expect(sft).toHaveLength(prompts.length);
+      for (const file of ['filtered.jsonl', 'compressed.jsonl', 'stats.jsonl', 'statistics.json', 'verified.jsonl', 'verify.json'])
+        expect(existsSync(join(out, file)), file).toBe(true);
 
-    const finished = statSync(join(out, 'sft.jsonl')).mtimeMs;
-    const third = await makeDataset(vars, env).done;
-    expect(third.code, third.output).toBe(0);
-    expect(third.output).not.toMatch(/hermes-(generate|filter|compress|stats|verify|to-atropos)\.js/);
-    expect(statSync(join(out, 'sft.jsonl')).mtimeMs).toBe(finished);
-  }, PROCESS_TEST_TIMEOUT_MS);
+      const finished = statSync(join(out, 'sft.jsonl')).mtimeMs;
+      const third = await makeDataset(vars, env).done;
+      expect(third.code, third.output).toBe(0);
+      expect(third.output).not.toMatch(/hermes-(generate|filter|compress|stats|verify|to-atropos)\.js/);
+      expect(statSync(join(out, 'sft.jsonl')).mtimeMs).toBe(finished);
+    },
+    PROCESS_TEST_TIMEOUT_MS,
+  );
 
-  it('SHARDS=3 generates the shards at once with GNU parallel and merges them, every prompt once', async () => {
-    endpoint = await startScriptedEndpoint({ apiKey: TEST_API_KEY, script: { sequences: [{ match: { regex: '.' }, replies: [{ reasoning: 'Plan the answer.', content: 'Done.' }] }] } });
-    const dir = tempDir('hermes-dataset-');
-    const prompts = Array.from({ length: 24 }, (_, i) => ({ prompt: `Task ${i % 20}: say done.` }));
-    writeFiles(dir, { 'prompts.jsonl': jsonl(prompts) });
-    const result = await makeDataset(
-      { RUN: 'sharded', PROMPTS: join(dir, 'prompts.jsonl'), DATA: join(dir, 'data'), MODEL: 'scripted', SHARDS: '3', GENERATE_FLAGS: '--toolsets todo' },
-      { OPENAI_BASE_URL: endpoint.url, OPENAI_API_KEY: TEST_API_KEY },
-    ).done;
-    expect(result.code, result.output).toBe(0);
-    const out = join(dir, 'data', 'sharded');
-    expect(readdirSync(join(out, 'runs')).sort()).toEqual(['sharded-0-of-3', 'sharded-1-of-3', 'sharded-2-of-3']);
-    const perShard = readdirSync(join(out, 'runs')).map((name) => recordsIn(join(out, 'runs', name)));
-    expect(perShard.filter((n) => n > 0).length).toBeGreaterThan(1);
-    const generated = parseJsonl(readFileSync(join(out, 'generated.jsonl'), 'utf8')) as { prompt_index: number }[];
-    expect(generated.map((r) => r.prompt_index).sort((a, b) => a - b)).toEqual(prompts.map((_, i) => i));
-    expect(readFileSync(join(out, 'sft.jsonl'), 'utf8').trim().split('\n')).toHaveLength(prompts.length);
-  }, PROCESS_TEST_TIMEOUT_MS);
+  it(
+    'SHARDS=3 generates the shards at once with GNU parallel and merges them, every prompt once',
+    async () => {
+      endpoint = await startScriptedEndpoint({
+        apiKey: TEST_API_KEY,
+        script: { sequences: [{ match: { regex: '.' }, replies: [{ reasoning: 'Plan the answer.', content: 'Done.' }] }] },
+      });
+      const dir = tempDir('hermes-dataset-');
+      const prompts = Array.from({ length: 24 }, (_, i) => ({ prompt: `Task ${i % 20}: say done.` }));
+      writeFiles(dir, { 'prompts.jsonl': jsonl(prompts) });
+      const result = await makeDataset(
+        { RUN: 'sharded', PROMPTS: join(dir, 'prompts.jsonl'), DATA: join(dir, 'data'), MODEL: 'scripted', SHARDS: '3', GENERATE_FLAGS: '--toolsets todo' },
+        { OPENAI_BASE_URL: endpoint.url, OPENAI_API_KEY: TEST_API_KEY },
+      ).done;
+      expect(result.code, result.output).toBe(0);
+      const out = join(dir, 'data', 'sharded');
+      expect(readdirSync(join(out, 'runs')).sort()).toEqual(['sharded-0-of-3', 'sharded-1-of-3', 'sharded-2-of-3']);
+      const perShard = readdirSync(join(out, 'runs')).map((name) => recordsIn(join(out, 'runs', name)));
+      expect(perShard.filter((n) => n > 0).length).toBeGreaterThan(1);
+      const generated = parseJsonl(readFileSync(join(out, 'generated.jsonl'), 'utf8')) as { prompt_index: number }[];
+      expect(generated.map((r) => r.prompt_index).sort((a, b) => a - b)).toEqual(prompts.map((_, i) => i));
+      expect(readFileSync(join(out, 'sft.jsonl'), 'utf8').trim().split('\n')).toHaveLength(prompts.length);
+    },
+    PROCESS_TEST_TIMEOUT_MS,
+  );
 
-  it('stops before generating when no endpoint is configured, and names hermes-generate doctor', async () => {
-    const dir = tempDir('hermes-dataset-');
-    writeFiles(dir, { 'prompts.jsonl': jsonl([{ prompt: 'say done' }]) });
-    const result = await makeDataset({ RUN: 'none', PROMPTS: join(dir, 'prompts.jsonl'), DATA: join(dir, 'data') }, {}).done;
-    expect(result.code).not.toBe(0);
-    expect(result.output).toMatch(/no endpoint configured.*hermes-generate doctor/);
-    expect(existsSync(join(dir, 'data', 'none', 'runs'))).toBe(false);
-  }, PROCESS_TEST_TIMEOUT_MS);
+  it(
+    'stops before generating when no endpoint is configured, and names hermes-generate doctor',
+    async () => {
+      const dir = tempDir('hermes-dataset-');
+      writeFiles(dir, { 'prompts.jsonl': jsonl([{ prompt: 'say done' }]) });
+      const result = await makeDataset({ RUN: 'none', PROMPTS: join(dir, 'prompts.jsonl'), DATA: join(dir, 'data') }, {}).done;
+      expect(result.code).not.toBe(0);
+      expect(result.output).toMatch(/no endpoint configured.*hermes-generate doctor/);
+      expect(existsSync(join(dir, 'data', 'none', 'runs'))).toBe(false);
+    },
+    PROCESS_TEST_TIMEOUT_MS,
+  );
 });

@@ -36,7 +36,9 @@ describe('real process conventions', () => {
     expect(res.stdout.trim().split('\n')).toHaveLength(1);
     expect(res.stderr).toBe('');
     const status = await new Promise<string>((resolve) => {
-      const child = spawn('bash', ['-c', `set -o pipefail; seq 1 200000 | sed 's/.*/{"n":&}/' | node ${CLI} | head -1 >/dev/null; echo "\${PIPESTATUS[2]}"`], { cwd: REPO_ROOT });
+      const child = spawn('bash', ['-c', `set -o pipefail; seq 1 200000 | sed 's/.*/{"n":&}/' | node ${CLI} | head -1 >/dev/null; echo "\${PIPESTATUS[2]}"`], {
+        cwd: REPO_ROOT,
+      });
       let out = '';
       child.stdout.on('data', (c: Buffer) => (out += c.toString()));
       child.on('close', () => resolve(out.trim()));
@@ -44,27 +46,34 @@ describe('real process conventions', () => {
     expect(status).toBe('0');
   });
 
-  for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
-    it(`${signal} stops the run, flushes every record read to -o, exits ${code}`, async () => {
-      const dir = tempDir();
-      const child = spawn(process.execPath, [CLI, '-o', 'out.jsonl', '--stats-out', 'stats.json'], { cwd: dir, stdio: ['pipe', 'pipe', 'pipe'] });
-      child.stdin.on('error', () => undefined);
-      // More than the writer's 1 MiB buffer, so part of it reaches the temp file while the run waits;
-      // stdin stays open: the run is waiting for more input when the signal comes.
-      const input = records(30_000);
-      await new Promise<void>((resolve) => child.stdin.write(input, () => resolve()));
-      await midRun(dir);
-      child.kill(signal);
-      const exit = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
-      expect(exit).toBe(code);
-      const out = readFileSync(join(dir, 'out.jsonl'), 'utf8');
-      const stats = JSON.parse(readFileSync(join(dir, 'stats.json'), 'utf8')) as { exit_code: number; counters: { records_in: number } };
-      const written = out.split('\n').length - 1;
-      expect(written).toBeGreaterThan(0);
-      expect(written).toBe(stats.counters.records_in);
-      expect(input.startsWith(out)).toBe(true);
-      expect(stats.exit_code).toBe(code);
-    }, PROCESS_TEST_TIMEOUT_MS);
+  for (const [signal, code] of [
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+  ] as const) {
+    it(
+      `${signal} stops the run, flushes every record read to -o, exits ${code}`,
+      async () => {
+        const dir = tempDir();
+        const child = spawn(process.execPath, [CLI, '-o', 'out.jsonl', '--stats-out', 'stats.json'], { cwd: dir, stdio: ['pipe', 'pipe', 'pipe'] });
+        child.stdin.on('error', () => undefined);
+        // More than the writer's 1 MiB buffer, so part of it reaches the temp file while the run waits;
+        // stdin stays open: the run is waiting for more input when the signal comes.
+        const input = records(30_000);
+        await new Promise<void>((resolve) => child.stdin.write(input, () => resolve()));
+        await midRun(dir);
+        child.kill(signal);
+        const exit = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
+        expect(exit).toBe(code);
+        const out = readFileSync(join(dir, 'out.jsonl'), 'utf8');
+        const stats = JSON.parse(readFileSync(join(dir, 'stats.json'), 'utf8')) as { exit_code: number; counters: { records_in: number } };
+        const written = out.split('\n').length - 1;
+        expect(written).toBeGreaterThan(0);
+        expect(written).toBe(stats.counters.records_in);
+        expect(input.startsWith(out)).toBe(true);
+        expect(stats.exit_code).toBe(code);
+      },
+      PROCESS_TEST_TIMEOUT_MS,
+    );
   }
 
   it('a 100 MB line is rejected with bounded memory, and its neighbours survive', async () => {

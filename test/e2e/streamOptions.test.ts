@@ -55,11 +55,15 @@ describe('stream options are checked before any work', () => {
   it('hermes-generate with --stats-out in a missing directory calls no model', async () => {
     endpoint = await startScriptedEndpoint({ script: {}, apiKey: TEST_API_KEY });
     const dir = tempDir();
-    const res = await runProcess(GENERATE, ['--base-url', endpoint.url, '--model', 'test-model', '--toolsets', 'terminal', '--stats-out', 'missing/stats.json'], {
-      input: jsonl([{ prompt: 'Say hi.' }]),
-      cwd: dir,
-      env: { HERMES_API_KEY: TEST_API_KEY },
-    });
+    const res = await runProcess(
+      GENERATE,
+      ['--base-url', endpoint.url, '--model', 'test-model', '--toolsets', 'terminal', '--stats-out', 'missing/stats.json'],
+      {
+        input: jsonl([{ prompt: 'Say hi.' }]),
+        cwd: dir,
+        env: { HERMES_API_KEY: TEST_API_KEY },
+      },
+    );
     expect(res.code, res.stderr).toBe(2);
     expect(res.stderr).toMatch(/--stats-out missing\/stats\.json: no such directory/);
     expect(endpoint.requests).toHaveLength(0);
@@ -69,7 +73,10 @@ describe('stream options are checked before any work', () => {
     endpoint = await startScriptedEndpoint({ script: {}, apiKey: TEST_API_KEY });
     const dir = tempDir();
     writeFiles(dir, { 'run.env': `HERMES_MODEL=test-model\nHERMES_API_KEY ${TEST_API_KEY}\n` });
-    const res = await runProcess(GENERATE, ['--base-url', endpoint.url, '--toolsets', 'terminal', '--env-file', 'run.env'], { input: jsonl([{ prompt: 'Say hi.' }]), cwd: dir });
+    const res = await runProcess(GENERATE, ['--base-url', endpoint.url, '--toolsets', 'terminal', '--env-file', 'run.env'], {
+      input: jsonl([{ prompt: 'Say hi.' }]),
+      cwd: dir,
+    });
     expect(res.code, res.stderr).toBe(2);
     expect(res.stderr).toMatch(/--env-file run\.env:2: not a NAME=value line/);
     expect(endpoint.requests).toHaveLength(0);
@@ -90,11 +97,15 @@ describe('--rejects is left by every stage, empty when nothing was rejected', ()
   it('hermes-generate', async () => {
     endpoint = await startScriptedEndpoint({ script: {}, apiKey: TEST_API_KEY });
     const dir = tempDir();
-    const res = await runProcess(GENERATE, ['--base-url', endpoint.url, '--model', 'test-model', '--toolsets', 'terminal', '--workspace-root', 'ws', '--rejects', 'rejects.jsonl'], {
-      input: jsonl([{ prompt: 'Say hi.' }]),
-      cwd: dir,
-      env: { HERMES_API_KEY: TEST_API_KEY, SHLVL: '1' },
-    });
+    const res = await runProcess(
+      GENERATE,
+      ['--base-url', endpoint.url, '--model', 'test-model', '--toolsets', 'terminal', '--workspace-root', 'ws', '--rejects', 'rejects.jsonl'],
+      {
+        input: jsonl([{ prompt: 'Say hi.' }]),
+        cwd: dir,
+        env: { HERMES_API_KEY: TEST_API_KEY, SHLVL: '1' },
+      },
+    );
     expect(res.code, res.stderr).toBe(0);
     expect(readFileSync(join(dir, 'rejects.jsonl'), 'utf8')).toBe('');
   }, 60_000);

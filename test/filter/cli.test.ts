@@ -13,7 +13,13 @@ const BIN = binPath('filter', 'hermes-filter');
 
 const kept = trajectory({
   id: 'kept',
-  conversations: [system(), human('Liste les fichiers ✓'), gpt({ think: 'Lister.', calls: [{ name: 'terminal', arguments: { command: 'ls' } }] }), tool({ name: 'terminal', content: 'a.txt' }), gpt({ think: 'Fini.', text: 'a.txt' })],
+  conversations: [
+    system(),
+    human('Liste les fichiers ✓'),
+    gpt({ think: 'Lister.', calls: [{ name: 'terminal', arguments: { command: 'ls' } }] }),
+    tool({ name: 'terminal', content: 'a.txt' }),
+    gpt({ think: 'Fini.', text: 'a.txt' }),
+  ],
   tool_stats: { terminal: { count: 1, success: 1, failure: 0 } },
 });
 const noReasoning = trajectory({ id: 'no-reasoning', conversations: [system(), human(), gpt({ text: 'Done.' })] });
@@ -54,7 +60,15 @@ describe('hermes-filter (the built bin)', () => {
     const dir = tempDir();
     const notTrajectory = JSON.stringify({ prompt_index: 1, conversations: 'nope' });
     writeFiles(dir, { 'in.jsonl': `${JSON.stringify(kept)}\n{broken\n${JSON.stringify(noReasoning)}\n${notTrajectory}\n${JSON.stringify(tombstone)}\n` });
-    const res = await runProcess(BIN, ['--on-error', 'skip', '--rejects', join(dir, 'rejects.jsonl'), '--stats-out', join(dir, 'stats.json'), join(dir, 'in.jsonl')]);
+    const res = await runProcess(BIN, [
+      '--on-error',
+      'skip',
+      '--rejects',
+      join(dir, 'rejects.jsonl'),
+      '--stats-out',
+      join(dir, 'stats.json'),
+      join(dir, 'in.jsonl'),
+    ]);
     expect(res.code).toBe(0);
     expect(res.stdout).toBe(`${JSON.stringify(kept)}\n`);
     const rejectsText = readFileSync(join(dir, 'rejects.jsonl'), 'utf8');
@@ -70,7 +84,15 @@ describe('hermes-filter (the built bin)', () => {
     expect(rejectsText.split('\n').some((line) => line.startsWith(`${JSON.stringify(noReasoning).slice(0, -1)},"reason":`))).toBe(true);
     const stats = JSON.parse(readFileSync(join(dir, 'stats.json'), 'utf8')) as { exit_code: number; counters: Record<string, number> };
     expect(stats.exit_code).toBe(0);
-    expect(stats.counters).toEqual({ records_in: 3, rejected_lines: 2, blank_lines: 0, kept: 1, dropped: 2, 'dropped.zero_reasoning': 1, 'dropped.tombstone': 1 });
+    expect(stats.counters).toEqual({
+      records_in: 3,
+      rejected_lines: 2,
+      blank_lines: 0,
+      kept: 1,
+      dropped: 2,
+      'dropped.zero_reasoning': 1,
+      'dropped.tombstone': 1,
+    });
   });
 
   it('--invert writes the dropped records, with reason and detail, instead of the kept ones', async () => {
@@ -135,7 +157,9 @@ describe('hermes-filter (the built bin)', () => {
     const dir = tempDir();
     const partial = { ...kept, id: 'partial', partial: true };
     writeFiles(dir, { 'in.jsonl': `${JSON.stringify(kept)}\n${unusualLine}\n${JSON.stringify(partial)}\n${JSON.stringify(noReasoning)}\n` });
-    const { out, err } = await pipe(`cat ${join(dir, 'in.jsonl')} | node ${BIN} --drop-partial | node ${BIN} --min-turns 2 -; echo "status=\${PIPESTATUS[*]}" >&2`);
+    const { out, err } = await pipe(
+      `cat ${join(dir, 'in.jsonl')} | node ${BIN} --drop-partial | node ${BIN} --min-turns 2 -; echo "status=\${PIPESTATUS[*]}" >&2`,
+    );
     expect(out).toBe(`${JSON.stringify(kept)}\n`);
     expect(err).toContain('hermes-filter: kept 2 of 4 records; dropped 2: partial 1, zero_reasoning 1\n');
     expect(err).toContain('hermes-filter: kept 1 of 2 records; dropped 1: min_turns 1\n');

@@ -19,7 +19,8 @@ describe('--stats-out when nothing is kept or dropped', () => {
     expect(empty.stderr).toBe('hermes-filter: kept 0 of 0 records\n');
     const some = await runProcess(BIN, ['--stats-out', join(dir, 'some.json')], { input: `${JSON.stringify(kept)}\n` });
     expect(some.code).toBe(0);
-    const counters = (file: string): Record<string, number> => (JSON.parse(readFileSync(join(dir, file), 'utf8')) as { counters: Record<string, number> }).counters;
+    const counters = (file: string): Record<string, number> =>
+      (JSON.parse(readFileSync(join(dir, file), 'utf8')) as { counters: Record<string, number> }).counters;
     expect(counters('empty.json')).toEqual({ records_in: 0, rejected_lines: 0, blank_lines: 0, kept: 0, dropped: 0 });
     expect(Object.keys(counters('empty.json')).sort()).toEqual(Object.keys(counters('some.json')).sort());
   });
@@ -34,10 +35,7 @@ describe('--invert with --rejects', () => {
     const dropped = { ...noReasoning, reason: 'zero_reasoning', detail: expect.any(String) as unknown };
     expect(parseJsonl(res.stdout)).toEqual([dropped]);
     const rejects = parseJsonl(readFileSync(join(dir, 'rejects.jsonl'), 'utf8'));
-    expect(rejects).toEqual([
-      { line: 2, source: join(dir, 'in.jsonl'), reason: expect.stringMatching(/invalid JSON/) as unknown, raw: '{broken' },
-      dropped,
-    ]);
+    expect(rejects).toEqual([{ line: 2, source: join(dir, 'in.jsonl'), reason: expect.stringMatching(/invalid JSON/) as unknown, raw: '{broken' }, dropped]);
     // The same dropped line, byte for byte, in both places.
     expect(readFileSync(join(dir, 'rejects.jsonl'), 'utf8').split('\n')[1]).toBe(res.stdout.trimEnd());
     expect(res.stdout).not.toContain('"kept"');

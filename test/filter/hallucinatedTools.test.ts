@@ -9,15 +9,25 @@ const strict: ToolNamePolicy = { ...registry, strictOffered: true };
 const stat = (count: number): ToolStats[string] => ({ count, success: count, failure: 0 });
 
 function calling(calls: GptParts['calls'], toolStats: ToolStats = {}, systemTurn: Turn = system(['terminal', 'read_file'])): TrajectoryView {
-  return new TrajectoryView(trajectory({
-    conversations: [systemTurn, human(), gpt({ think: 'Use a tool.', calls }), tool({ name: 'terminal', content: 'ok' }), gpt({ think: 'Done.', text: 'ok' })],
-    tool_stats: toolStats,
-  }));
+  return new TrajectoryView(
+    trajectory({
+      conversations: [
+        systemTurn,
+        human(),
+        gpt({ think: 'Use a tool.', calls }),
+        tool({ name: 'terminal', content: 'ok' }),
+        gpt({ think: 'Done.', text: 'ok' }),
+      ],
+      tool_stats: toolStats,
+    }),
+  );
 }
 
 describe('hallucinatedTools', () => {
   it('keeps calls to valid tools, and tool_stats normalised over other names with count 0', () => {
-    expect(hallucinatedTools(calling([{ name: 'terminal', arguments: { command: 'ls' } }], { terminal: stat(1), some_old_tool: stat(0) }), registry)).toBeNull();
+    expect(
+      hallucinatedTools(calling([{ name: 'terminal', arguments: { command: 'ls' } }], { terminal: stat(1), some_old_tool: stat(0) }), registry),
+    ).toBeNull();
   });
 
   it('drops a call to an unknown tool, naming it and where it is', () => {
@@ -55,7 +65,9 @@ describe('hallucinatedTools', () => {
   });
 
   it('ignores a <tool_call> inside a think block (it was not called)', () => {
-    const record = trajectory({ conversations: [system(), human(), rawGpt('<think>maybe <tool_call>{"name": "nope", "arguments": {}}</tool_call></think>No call.')] });
+    const record = trajectory({
+      conversations: [system(), human(), rawGpt('<think>maybe <tool_call>{"name": "nope", "arguments": {}}</tool_call></think>No call.')],
+    });
     expect(hallucinatedTools(new TrajectoryView(record), registry)).toBeNull();
   });
 
@@ -75,7 +87,9 @@ describe('hallucinatedTools', () => {
     });
 
     it('still requires the valid set', () => {
-      expect(hallucinatedTools(calling([{ name: 'secret' }], {}, system(['terminal', 'secret'])), strict)?.detail).toBe('"secret" (conversations[2]) is not in the tool registry');
+      expect(hallucinatedTools(calling([{ name: 'secret' }], {}, system(['terminal', 'secret'])), strict)?.detail).toBe(
+        '"secret" (conversations[2]) is not in the tool registry',
+      );
     });
 
     it('says so when the record has no readable tools list', () => {

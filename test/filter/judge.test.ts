@@ -35,15 +35,22 @@ describe('judge', () => {
   });
 
   it('never keeps a tombstone row', () => {
-    expect(judge(input({ prompt_index: 3, discarded: 'no_reasoning', prompt: 'Why?' }, 'tombstone'), [])).toEqual({ reason: 'tombstone', detail: 'a tombstone row (discarded: no_reasoning)' });
+    expect(judge(input({ prompt_index: 3, discarded: 'no_reasoning', prompt: 'Why?' }, 'tombstone'), [])).toEqual({
+      reason: 'tombstone',
+      detail: 'a tombstone row (discarded: no_reasoning)',
+    });
   });
 
   it('takes the valid tools from --valid-tools instead of the registry', () => {
     const calls = trajectory({ conversations: [system(), human(), gpt({ think: 'x', calls: [{ name: 'my_tool' }] })] });
     expect(judge(input(calls), rules())?.detail).toBe('"my_tool" (conversations[2]) is not in the tool registry');
     expect(judge(input(calls), rules({ validTools: 'terminal, my_tool' }))).toBeNull();
-    expect(judge(input(trajectory({ conversations: [system(), human(), gpt({ think: 'x', calls: [{ name: 'terminal' }, { name: 'read_file' }] })] })), rules({ validTools: 'terminal' }))?.detail)
-      .toBe('"read_file" (conversations[2]) is not in --valid-tools');
+    expect(
+      judge(
+        input(trajectory({ conversations: [system(), human(), gpt({ think: 'x', calls: [{ name: 'terminal' }, { name: 'read_file' }] })] })),
+        rules({ validTools: 'terminal' }),
+      )?.detail,
+    ).toBe('"read_file" (conversations[2]) is not in --valid-tools');
   });
 });
 
@@ -56,9 +63,17 @@ describe('selectRules', () => {
     ['a streak of 0', { toolErrorStreak: 0 }, /--tool-error-streak must be a whole number of at least 1/],
     ['min above max', { minTurns: 5, maxTurns: 2 }, /--min-turns 5 is above --max-turns 2/],
     ['a window without --repeated-thought', { repeatedThoughtWindow: 3 }, /add --repeated-thought/],
-    ['--strict-offered with the tool filter off', { hallucinatedTools: false, strictOffered: true }, /--strict-offered configures the hallucinated-tool filter/],
+    [
+      '--strict-offered with the tool filter off',
+      { hallucinatedTools: false, strictOffered: true },
+      /--strict-offered configures the hallucinated-tool filter/,
+    ],
     ['--valid-tools with no name', { validTools: ' , ' }, /--valid-tools lists no tool name/],
-    ['a registry file that does not exist', { toolsRegistry: 'no-such-registry.json' }, /cannot read --tools-registry no-such-registry\.json \(ENOENT\): check the path/],
+    [
+      'a registry file that does not exist',
+      { toolsRegistry: 'no-such-registry.json' },
+      /cannot read --tools-registry no-such-registry\.json \(ENOENT\): check the path/,
+    ],
   ])('refuses %s with a usage error that says what to do', (_name, options, message) => {
     let error: unknown;
     try {

@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import type { Turn } from '@hermes-datagen/core';
-import { dropPartial, maxToolFailureRate, maxTurns, minReasoningRatio, minTurns, requireCompleted, zeroReasoning } from '@hermes-datagen/filter/internal/rules.js';
+import {
+  dropPartial,
+  maxToolFailureRate,
+  maxTurns,
+  minReasoningRatio,
+  minTurns,
+  requireCompleted,
+  zeroReasoning,
+} from '@hermes-datagen/filter/internal/rules.js';
 import { TrajectoryView } from '@hermes-datagen/filter/internal/trajectoryView.js';
 import { gpt, human, rawGpt, system, tool, trajectory } from '../util/trajectories.js';
 
@@ -10,7 +18,10 @@ const view = (conversations: Turn[], fields: Parameters<typeof trajectory>[0] = 
 describe('zeroReasoning', () => {
   it.each<[string, Turn[]]>([
     ['a native think block', [system(), human(), gpt({ think: 'Plan.', text: 'Done.' })]],
-    ['reasoning only in a later turn', [system(), human(), gpt({ calls: [{ name: 'terminal' }] }), tool({ name: 'terminal', content: 'ok' }), gpt({ think: 'It worked.', text: 'ok' })]],
+    [
+      'reasoning only in a later turn',
+      [system(), human(), gpt({ calls: [{ name: 'terminal' }] }), tool({ name: 'terminal', content: 'ok' }), gpt({ think: 'It worked.', text: 'ok' })],
+    ],
     ['a scratchpad block', [system(), human(), rawGpt('<think>\n</think>\n<REASONING_SCRATCHPAD>plan</REASONING_SCRATCHPAD>Done.')]],
     ['nested think tags', [system(), human(), rawGpt('<think>outer <think>inner</think></think>Done.')]],
     ['a scratchpad converted to think (two blocks)', [system(), human(), rawGpt('<think>\n</think>\n<think>from the scratchpad</think>\nDone.')]],
@@ -20,7 +31,11 @@ describe('zeroReasoning', () => {
 
   it.each<[string, Turn[], RegExp]>([
     ['no gpt turn', [system(), human()], /no gpt turn/],
-    ['only the inserted empty <think>\\n</think>', [system(), human(), gpt({ text: 'Done.' }), gpt({ calls: [{ name: 'terminal' }] })], /none of the 2 gpt turns/],
+    [
+      'only the inserted empty <think>\\n</think>',
+      [system(), human(), gpt({ text: 'Done.' }), gpt({ calls: [{ name: 'terminal' }] })],
+      /none of the 2 gpt turns/,
+    ],
     ['think only mentioned in prose', [system(), human(), rawGpt('I would wrap my reasoning in a <think> tag, but here: done.')], /none of the 1 gpt turns/],
     ['an empty scratchpad', [system(), human(), rawGpt('<REASONING_SCRATCHPAD>  </REASONING_SCRATCHPAD>Done.')], /none/],
     ['a whitespace-only think block', [system(), human(), rawGpt('<think>\n   \n</think>\nDone.')], /none/],

@@ -26,7 +26,9 @@ describe('repeatedThought', () => {
   });
 
   it('compares trimmed text, and counts a scratchpad as thought', () => {
-    expect(repeatedThought(view(rawGpt('<think>\n plan \n</think>\nA'), rawGpt('<think>\n</think>\n<REASONING_SCRATCHPAD>plan</REASONING_SCRATCHPAD>B')), 1)?.reason).toBe('repeated_thought');
+    expect(
+      repeatedThought(view(rawGpt('<think>\n plan \n</think>\nA'), rawGpt('<think>\n</think>\n<REASONING_SCRATCHPAD>plan</REASONING_SCRATCHPAD>B')), 1)?.reason,
+    ).toBe('repeated_thought');
   });
 
   it('keeps different thoughts', () => {
@@ -48,12 +50,16 @@ describe('emptyAction', () => {
     ['only the inserted empty think block', rawGpt('<think>\n</think>')],
     ['an empty value', rawGpt('')],
   ])('drops a gpt turn with %s', (_name, turn) => {
-    expect(emptyAction(view(gpt({ think: 'a', text: 'first' }), human('more'), turn))).toEqual({ reason: 'empty_action', detail: 'conversations[4] has neither text nor a tool call' });
+    expect(emptyAction(view(gpt({ think: 'a', text: 'first' }), human('more'), turn))).toEqual({
+      reason: 'empty_action',
+      detail: 'conversations[4] has neither text nor a tool call',
+    });
   });
 });
 
 describe('toolErrorStreak (the success rule of docs/rules.md#tool-success)', () => {
-  const results = (...contents: unknown[]): Turn[] => contents.flatMap((content) => [gpt({ think: 'go', calls: [{ name: 'terminal' }] }), tool({ name: 'terminal', content })]);
+  const results = (...contents: unknown[]): Turn[] =>
+    contents.flatMap((content) => [gpt({ think: 'go', calls: [{ name: 'terminal' }] }), tool({ name: 'terminal', content })]);
 
   it('drops N failing results in a row across tool turns', () => {
     expect(toolErrorStreak(view(...results({ error: 'a' }, 'Error: b', { success: false })), 3)).toEqual({
@@ -68,7 +74,9 @@ describe('toolErrorStreak (the success rule of docs/rules.md#tool-success)', () 
 
   it('counts results inside one tool turn in order', () => {
     const turn = tool({ name: 'terminal', content: { error: 'a' } }, { name: 'read_file', content: '' });
-    expect(toolErrorStreak(view(gpt({ think: 'x', calls: [{ name: 'terminal' }, { name: 'read_file' }] }), turn), 2)?.detail).toMatch(/the last in conversations\[3\] \(read_file\)/);
+    expect(toolErrorStreak(view(gpt({ think: 'x', calls: [{ name: 'terminal' }, { name: 'read_file' }] }), turn), 2)?.detail).toMatch(
+      /the last in conversations\[3\] \(read_file\)/,
+    );
   });
 
   it('judges text by its "error:" prefix only, and a non-zero exit code as a success', () => {

@@ -56,7 +56,11 @@ describe('runAgent', () => {
   it('runs the tools the model calls and ends at its final answer', async () => {
     const { run, toolRuns, bodies } = await runScript(
       sequence(
-        { reasoning: 'Read it first.', tool_calls: [{ name: 'read_file', arguments: { path: 'notes.txt' } }], usage: { prompt_tokens: 10, completion_tokens: 5 } },
+        {
+          reasoning: 'Read it first.',
+          tool_calls: [{ name: 'read_file', arguments: { path: 'notes.txt' } }],
+          usage: { prompt_tokens: 10, completion_tokens: 5 },
+        },
         { reasoning: 'Now count.', content: 'It has 3 lines.', usage: { prompt_tokens: 20, completion_tokens: 7 } },
       ),
       { reasoningEffort: 'high' },
@@ -67,7 +71,11 @@ describe('runAgent', () => {
     expect(run.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
     expect(run.messages[0]).toEqual({ role: 'user', content: 'Count the lines of notes.txt' });
     const call = assistants(run.messages)[0]?.tool_calls?.[0];
-    expect(run.messages[2]).toMatchObject({ role: 'tool', tool_call_id: call?.id, content: JSON.stringify({ output: 'ran read_file', exit_code: 0, error: null }) });
+    expect(run.messages[2]).toMatchObject({
+      role: 'tool',
+      tool_call_id: call?.id,
+      content: JSON.stringify({ output: 'ran read_file', exit_code: 0, error: null }),
+    });
     expect(assistants(run.messages)[1]).toMatchObject({ content: 'It has 3 lines.', reasoning: 'Now count.' });
     // Every request offers the tools and carries the reasoning effort; the second carries the history.
     expect(bodies).toHaveLength(2);
@@ -120,7 +128,9 @@ describe('runAgent', () => {
   it('tells a registry tool that was not offered apart from an unknown one', async () => {
     const { run } = await runScript(sequence({ tool_calls: [{ name: 'web_search', arguments: { query: 'x' } }] }, { content: 'ok' }));
     expect(run.unknownTools).toEqual([]);
-    expect(JSON.parse(run.messages[2]?.content as string)).toEqual({ error: "tool 'web_search' is not available in this task. Available tools: read_file, terminal" });
+    expect(JSON.parse(run.messages[2]?.content as string)).toEqual({
+      error: "tool 'web_search' is not available in this task. Available tools: read_file, terminal",
+    });
     expect(run).toMatchObject({ completed: true, partial: false });
   });
 
@@ -135,17 +145,24 @@ describe('runAgent', () => {
   });
 
   it('runs the valid calls of a reply that also holds a bad one, and counts the reply as a strike', async () => {
-    const mixed = { tool_calls: [{ name: 'terminal', arguments: { command: 'ls' } }, { name: 'nope', arguments: {} }] };
+    const mixed = {
+      tool_calls: [
+        { name: 'terminal', arguments: { command: 'ls' } },
+        { name: 'nope', arguments: {} },
+      ],
+    };
     const { run, toolRuns } = await runScript(sequence(mixed, mixed, mixed));
     expect(toolRuns).toHaveLength(3);
     expect(run).toMatchObject({ partial: true, apiCalls: 3, unknownTools: ['nope'] });
   });
 
   it('leaves out a reply cut off by the length limit and marks the run partial', async () => {
-    const { run } = await runScript(sequence(
-      { tool_calls: [{ name: 'terminal', arguments: { command: 'ls' } }] },
-      { tool_calls: [{ name: 'terminal', arguments: '{"command": "cat notes' }], finish_reason: 'length' },
-    ));
+    const { run } = await runScript(
+      sequence(
+        { tool_calls: [{ name: 'terminal', arguments: { command: 'ls' } }] },
+        { tool_calls: [{ name: 'terminal', arguments: '{"command": "cat notes' }], finish_reason: 'length' },
+      ),
+    );
     expect(run).toMatchObject({ completed: false, partial: true, apiCalls: 2 });
     expect(run.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool']);
   });
@@ -169,16 +186,21 @@ describe('runAgent', () => {
     expect(toolRuns).toEqual([]);
     expect(run).toMatchObject({ completed: true, partial: false, apiCalls: 2, unknownTools: [] });
     expect(run.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
-    expect(JSON.parse(run.messages[2]?.content as string)).toEqual({ error: 'the tool name was empty; call one of the available tools by its name. Available tools: read_file, terminal' });
+    expect(JSON.parse(run.messages[2]?.content as string)).toEqual({
+      error: 'the tool name was empty; call one of the available tools by its name. Available tools: read_file, terminal',
+    });
     const { run: struck } = await runScript(sequence(nameless, nameless, nameless, { content: 'never reached' }));
     expect(struck).toMatchObject({ completed: false, partial: true, apiCalls: 3 });
   });
 
-  it.each([['content_filter'], ['error'], ['MALFORMED_FUNCTION_CALL']] as const)('never calls a run completed when a reply ends with finish_reason %s', async (reason) => {
-    const { run } = await runScript(sequence({ content: 'I cannot', finish_reason: reason }));
-    expect(run).toMatchObject({ completed: false, partial: true, apiCalls: 1 });
-    expect(run.messages.map((m) => m.role)).toEqual(['user']);
-  });
+  it.each([['content_filter'], ['error'], ['MALFORMED_FUNCTION_CALL']] as const)(
+    'never calls a run completed when a reply ends with finish_reason %s',
+    async (reason) => {
+      const { run } = await runScript(sequence({ content: 'I cannot', finish_reason: reason }));
+      expect(run).toMatchObject({ completed: false, partial: true, apiCalls: 1 });
+      expect(run.messages.map((m) => m.role)).toEqual(['user']);
+    },
+  );
 
   it('bounds a model call, its retries included, by requestTimeoutMs: a timeout, not a hang', async () => {
     const error = await runScript({ faults: [{ kind: 'timeout' }] }, { requestTimeoutMs: 300 }).catch((e: unknown) => e);
@@ -186,4 +208,3 @@ describe('runAgent', () => {
     expect((error as Error).message).toBe('no answer within 0.3 s (--request-timeout)');
   });
 });
-

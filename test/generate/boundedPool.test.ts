@@ -76,11 +76,16 @@ describe('runBounded', () => {
     const tasks = new Tasks();
     const taken: number[] = [];
     let peak = 0;
-    const pool = runBounded(numbers(20, taken), 4, (i) => {
-      const running = tasks.run(i);
-      peak = Math.max(peak, tasks.running.size);
-      return running;
-    }, new AbortController().signal);
+    const pool = runBounded(
+      numbers(20, taken),
+      4,
+      (i) => {
+        const running = tasks.run(i);
+        peak = Math.max(peak, tasks.running.size);
+        return running;
+      },
+      new AbortController().signal,
+    );
     await settle();
     // Release in an order other than the start order: the pool refills whichever slot frees.
     while (tasks.running.size > 0) {
@@ -111,10 +116,17 @@ describe('runBounded', () => {
     const controller = new AbortController();
     const tasks = new Tasks();
     const taken: number[] = [];
-    const pool = new Outcome(runBounded(numbers(100, taken), 3, (i) => {
-      if (i === 4) controller.abort();
-      return tasks.run(i);
-    }, controller.signal));
+    const pool = new Outcome(
+      runBounded(
+        numbers(100, taken),
+        3,
+        (i) => {
+          if (i === 4) controller.abort();
+          return tasks.run(i);
+        },
+        controller.signal,
+      ),
+    );
     await settle();
     await tasks.release(0);
     await tasks.release(1);

@@ -1,16 +1,38 @@
 // The pure judgements behind doctor, on answers that other gateways give and the scripted endpoint
 // does not: other error shapes, statuses and model-naming habits.
 import { describe, expect, it } from 'vitest';
-import { closestModels, judgeChat, listedModels, pathVariant, type ChatContext, type Exchange, type HttpExchange } from '@hermes-datagen/generate/internal/diagnose.js';
+import {
+  closestModels,
+  judgeChat,
+  listedModels,
+  pathVariant,
+  type ChatContext,
+  type Exchange,
+  type HttpExchange,
+} from '@hermes-datagen/generate/internal/diagnose.js';
 
-const context: ChatContext = { model: 'gpt-4o', key: '$GW_KEY (fingerprint 12345678, from $GW_KEY)', keyVariable: 'GW_KEY', timeoutMs: 15_000, timeoutFlag: '--timeout', retryAfterCapMs: 30_000 };
+const context: ChatContext = {
+  model: 'gpt-4o',
+  key: '$GW_KEY (fingerprint 12345678, from $GW_KEY)',
+  keyVariable: 'GW_KEY',
+  timeoutMs: 15_000,
+  timeoutFlag: '--timeout',
+  retryAfterCapMs: 30_000,
+};
 
 function answer(status: number, body: unknown, extra: Partial<HttpExchange> = {}): Exchange {
   return {
-    kind: 'response', method: 'POST', url: 'https://gw.example/v1/chat/completions', status, statusText: '',
+    kind: 'response',
+    method: 'POST',
+    url: 'https://gw.example/v1/chat/completions',
+    status,
+    statusText: '',
     contentType: typeof body === 'string' ? 'text/plain' : 'application/json',
     body: typeof body === 'string' ? body : JSON.stringify(body),
-    retryAfter: undefined, retryAfterMs: undefined, elapsedMs: 5, ...extra,
+    retryAfter: undefined,
+    retryAfterMs: undefined,
+    elapsedMs: 5,
+    ...extra,
   };
 }
 
@@ -40,7 +62,9 @@ describe('judgeChat', () => {
 
   it('a 429 reports retry-after-ms or an HTTP date as given', () => {
     expect(judgeChat(answer(429, {}, { retryAfterMs: '2500' }), context).check.message).toContain('wait 2500 ms (retry-after-ms)');
-    expect(judgeChat(answer(429, {}, { retryAfter: 'Wed, 21 Oct 2026 07:28:00 GMT' }), context).check.message).toContain('wait until Wed, 21 Oct 2026 07:28:00 GMT');
+    expect(judgeChat(answer(429, {}, { retryAfter: 'Wed, 21 Oct 2026 07:28:00 GMT' }), context).check.message).toContain(
+      'wait until Wed, 21 Oct 2026 07:28:00 GMT',
+    );
   });
 
   it('200 answers that are not chat completions', () => {
@@ -53,7 +77,14 @@ describe('judgeChat', () => {
   });
 
   it('network failures by code; a TLS failure says what to set', () => {
-    const failure = (code: string | undefined, message: string): Exchange => ({ kind: 'error', method: 'POST', url: 'https://gw.example/v1/chat/completions', code, timedOut: false, message });
+    const failure = (code: string | undefined, message: string): Exchange => ({
+      kind: 'error',
+      method: 'POST',
+      url: 'https://gw.example/v1/chat/completions',
+      code,
+      timedOut: false,
+      message,
+    });
     expect(idOf(failure('EAI_AGAIN', 'getaddrinfo EAI_AGAIN gw.example'))).toBe('dns');
     expect(idOf(failure('UND_ERR_CONNECT_TIMEOUT', 'Connect Timeout Error'))).toBe('timeout');
     const tls = judgeChat(failure('UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'unable to verify the first certificate'), context).check;

@@ -77,7 +77,12 @@ describe('healthy', () => {
     expect(text.stdout).toMatch(new RegExp(`ok {4}POST ${target.url}/chat/completions answered 200 with 1 choice in \\d+ ms \\(model test-model\\)`));
     expect(text.stdout.trimEnd().split('\n').pop()).toBe('healthy: the endpoint answered as an OpenAI-compatible API (exit 0)');
     expect(report.ok).toBe(true);
-    expect(report.configuration['api_key']).toEqual({ variable: 'HERMES_API_KEY', fingerprint: keyFingerprint(TEST_API_KEY), source: 'env', from: 'HERMES_API_KEY' });
+    expect(report.configuration['api_key']).toEqual({
+      variable: 'HERMES_API_KEY',
+      fingerprint: keyFingerprint(TEST_API_KEY),
+      source: 'env',
+      from: 'HERMES_API_KEY',
+    });
     // One minimal request per run: a 1-token completion.
     const chats = target.requests.filter((r) => r.path.endsWith('/chat/completions'));
     expect(chats).toHaveLength(2);
@@ -87,10 +92,26 @@ describe('healthy', () => {
 
 describe('configuration wrong: exit 2, no request made', () => {
   const cases: { name: string; id: string; env: Record<string, string>; argv?: string[]; says: string }[] = [
-    { name: 'key variable unset', id: 'key-unset', env: { HERMES_API_KEY: '' }, argv: ['--api-key-env', 'TAOTOKEN_API_KEY'], says: '$TAOTOKEN_API_KEY (named by --api-key-env) is not set: export TAOTOKEN_API_KEY=...' },
+    {
+      name: 'key variable unset',
+      id: 'key-unset',
+      env: { HERMES_API_KEY: '' },
+      argv: ['--api-key-env', 'TAOTOKEN_API_KEY'],
+      says: '$TAOTOKEN_API_KEY (named by --api-key-env) is not set: export TAOTOKEN_API_KEY=...',
+    },
     { name: 'key variable empty', id: 'key-empty', env: { HERMES_API_KEY: '' }, says: '$HERMES_API_KEY is set but empty' },
-    { name: 'key with a trailing newline', id: 'key-whitespace', env: { HERMES_API_KEY: `${TEST_API_KEY}\n` }, says: 'the API key in $HERMES_API_KEY ends with a newline' },
-    { name: 'key with a trailing space', id: 'key-whitespace', env: { HERMES_API_KEY: `${TEST_API_KEY} ` }, says: 'the API key in $HERMES_API_KEY ends with a space' },
+    {
+      name: 'key with a trailing newline',
+      id: 'key-whitespace',
+      env: { HERMES_API_KEY: `${TEST_API_KEY}\n` },
+      says: 'the API key in $HERMES_API_KEY ends with a newline',
+    },
+    {
+      name: 'key with a trailing space',
+      id: 'key-whitespace',
+      env: { HERMES_API_KEY: `${TEST_API_KEY} ` },
+      says: 'the API key in $HERMES_API_KEY ends with a space',
+    },
   ];
   for (const c of cases) {
     it(c.name, async () => {
@@ -115,7 +136,9 @@ describe('configuration wrong: exit 2, no request made', () => {
   });
 
   it('a --timeout that is not a positive number', async () => {
-    const result = await runInProcess(spec, ['doctor', '--timeout', '0', '--base-url', 'http://127.0.0.1:1/v1', '--model', 'm'], { env: { HERMES_API_KEY: TEST_API_KEY } });
+    const result = await runInProcess(spec, ['doctor', '--timeout', '0', '--base-url', 'http://127.0.0.1:1/v1', '--model', 'm'], {
+      env: { HERMES_API_KEY: TEST_API_KEY },
+    });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('--timeout must be a positive number of seconds, not 0');
   });
@@ -170,7 +193,9 @@ describe('model not found', () => {
     const target = await endpoint({ script: { models } });
     const { report } = await doctor(['--base-url', target.url, '--model', 'taotoken/anthropic/claude-sonnet-4-6']);
     const failure = theFailure(report, 'model-not-found');
-    expect(failure.fix).toContain('the gateway names it anthropic/claude-sonnet-4-6: "taotoken/" was sent as part of the model because no provider of that name is in --config');
+    expect(failure.fix).toContain(
+      'the gateway names it anthropic/claude-sonnet-4-6: "taotoken/" was sent as part of the model because no provider of that name is in --config',
+    );
   });
 });
 
@@ -205,7 +230,7 @@ describe('404 from the path: /v1 doubled or missing, both variants tried', () =>
     const { report } = await doctor(['--base-url', `${target.url.replace(/\/gateway\/openai$/, '')}/wrong`, '--model', 'm']);
     const failure = theFailure(report, 'path-404');
     expect(failure.message).toContain('fails the same way (404 Not Found)');
-    expect(failure.fix).toContain('the base URL\'s path is wrong');
+    expect(failure.fix).toContain("the base URL's path is wrong");
   });
 
   it('the path fixed, the next problem is reported too', async () => {
@@ -284,9 +309,17 @@ describe('unreachable', () => {
   it('a server that never answers, with a short --timeout', async () => {
     const silent: Server = createServer(() => undefined);
     await new Promise<void>((done) => silent.listen(0, '127.0.0.1', done));
-    open.push({ close: () => new Promise<void>((done) => { silent.closeAllConnections(); silent.close(() => done()); }) });
+    open.push({
+      close: () =>
+        new Promise<void>((done) => {
+          silent.closeAllConnections();
+          silent.close(() => done());
+        }),
+    });
     const port = (silent.address() as AddressInfo).port;
-    const result = await runInProcess(spec, ['doctor', '--timeout', '0.5', '--json', '--base-url', `http://127.0.0.1:${port}/v1`, '--model', 'm'], { env: { HERMES_API_KEY: TEST_API_KEY } });
+    const result = await runInProcess(spec, ['doctor', '--timeout', '0.5', '--json', '--base-url', `http://127.0.0.1:${port}/v1`, '--model', 'm'], {
+      env: { HERMES_API_KEY: TEST_API_KEY },
+    });
     expect(result.code).toBe(4);
     const report = JSON.parse(result.stdout) as Report;
     const failure = theFailure(report, 'timeout');
@@ -320,7 +353,10 @@ describe('unreachable', () => {
 describe('environment warnings', () => {
   it('both OPENAI_* and ANTHROPIC_* variables set: warn, choose one', async () => {
     const target = await endpoint();
-    const { text, report } = await doctor(['--base-url', target.url, '--model', 'm'], { OPENAI_API_KEY: 'sk-openai-FAKE-0000000000', ANTHROPIC_API_KEY: 'sk-ant-FAKE-1111111111' });
+    const { text, report } = await doctor(['--base-url', target.url, '--model', 'm'], {
+      OPENAI_API_KEY: 'sk-openai-FAKE-0000000000',
+      ANTHROPIC_API_KEY: 'sk-ant-FAKE-1111111111',
+    });
     expect(text.code).toBe(0);
     const warning = report.checks.find((c) => c.id === 'openai-and-anthropic');
     expect(warning?.status).toBe('warn');
@@ -337,11 +373,19 @@ describe('the key never appears, even when the gateway echoes it', () => {
       req.resume();
       req.on('end', () => {
         res.writeHead(401, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ error: { message: `invalid key: ${req.headers.authorization ?? ''}`, type: 'invalid_request_error', code: 'invalid_api_key' } }));
+        res.end(
+          JSON.stringify({ error: { message: `invalid key: ${req.headers.authorization ?? ''}`, type: 'invalid_request_error', code: 'invalid_api_key' } }),
+        );
       });
     });
     await new Promise<void>((done) => echo.listen(0, '127.0.0.1', done));
-    open.push({ close: () => new Promise<void>((done) => { echo.closeAllConnections(); echo.close(() => done()); }) });
+    open.push({
+      close: () =>
+        new Promise<void>((done) => {
+          echo.closeAllConnections();
+          echo.close(() => done());
+        }),
+    });
     const port = (echo.address() as AddressInfo).port;
     const { text, report } = await doctor(['--base-url', `http://127.0.0.1:${port}/v1`, '--model', 'm']);
     expect(text.code).toBe(1);

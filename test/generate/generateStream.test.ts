@@ -13,7 +13,14 @@ function specWith(runPrompt: PromptRunner): CliSpec {
   return {
     name: 'hermes-generate',
     summary: 'test',
-    commands: [defineCommand<StreamArgs>({ command: '$0 [files..]', describe: 'test', stream: true, run: (_args, ctx) => generateStream(ctx, { concurrency: 2, runPrompt }) })],
+    commands: [
+      defineCommand<StreamArgs>({
+        command: '$0 [files..]',
+        describe: 'test',
+        stream: true,
+        run: (_args, ctx) => generateStream(ctx, { concurrency: 2, runPrompt }),
+      }),
+    ],
   };
 }
 
@@ -28,7 +35,9 @@ describe('generateStream', () => {
     const input = ['one', 'buggy', 'three', 'four'].map((prompt) => JSON.stringify({ prompt })).join('\n') + '\n';
     const run = await runInProcess(specWith(runPrompt), ['-o', 'out.jsonl', '--rejects', 'rejects.jsonl'], { input, cwd: dir });
     expect(run.code).toBe(70);
-    expect(run.stderr).toMatch(/\(at <stdin>:2\): prompt 1 failed, no trajectory: internal error, a bug in hermes-generate.*\n.*TypeError: Cannot read properties of undefined/);
+    expect(run.stderr).toMatch(
+      /\(at <stdin>:2\): prompt 1 failed, no trajectory: internal error, a bug in hermes-generate.*\n.*TypeError: Cannot read properties of undefined/,
+    );
     const records = parseJsonl(readFileSync(join(dir, 'out.jsonl'), 'utf8')) as Trajectory[];
     expect(records.map((r) => r.id).sort()).toEqual(['r0', 'r2', 'r3']);
     const [failure] = parseJsonl(readFileSync(join(dir, 'rejects.jsonl'), 'utf8'));

@@ -9,7 +9,10 @@ describe('toolsetsForPrompt', () => {
   it('gives a prompt the same toolsets for the same seed, whatever order the prompts come in', () => {
     const choice = { distribution: 'balanced', seed: 42 };
     const forward = ids.map((id) => toolsetsForPrompt(registry, choice, id));
-    const backward = [...ids].reverse().map((id) => toolsetsForPrompt(registry, choice, id)).reverse();
+    const backward = [...ids]
+      .reverse()
+      .map((id) => toolsetsForPrompt(registry, choice, id))
+      .reverse();
     expect(backward).toEqual(forward);
   });
 

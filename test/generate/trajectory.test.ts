@@ -8,7 +8,12 @@ const REGISTRY = { names: ['read_file', 'terminal', 'write_file'] };
 
 const messages: ChatMessage[] = [
   { role: 'user', content: 'List the files' },
-  { role: 'assistant', content: null, reasoning: 'ls will do', tool_calls: [{ id: 'c1', type: 'function', function: { name: 'terminal', arguments: '{"command":"ls"}' } }] },
+  {
+    role: 'assistant',
+    content: null,
+    reasoning: 'ls will do',
+    tool_calls: [{ id: 'c1', type: 'function', function: { name: 'terminal', arguments: '{"command":"ls"}' } }],
+  },
   { role: 'tool', tool_call_id: 'c1', content: '{"output": "a.txt", "exit_code": 0, "error": null}' },
   { role: 'assistant', content: null, tool_calls: [{ id: 'c2', type: 'function', function: { name: 'web_search_v2', arguments: '{}' } }] },
   { role: 'tool', tool_call_id: 'c2', content: '{"error": "tool \'web_search_v2\' does not exist"}' },
@@ -47,7 +52,18 @@ describe('buildTrajectory', () => {
   it('makes a record the trajectory schema accepts, with upstream key order after the id', () => {
     const record = buildTrajectory(input());
     expect(validator('trajectory')(record)).toBeNull();
-    expect(Object.keys(record)).toEqual(['id', 'prompt_index', 'conversations', 'metadata', 'completed', 'partial', 'api_calls', 'toolsets_used', 'tool_stats', 'tool_error_counts']);
+    expect(Object.keys(record)).toEqual([
+      'id',
+      'prompt_index',
+      'conversations',
+      'metadata',
+      'completed',
+      'partial',
+      'api_calls',
+      'toolsets_used',
+      'tool_stats',
+      'tool_error_counts',
+    ]);
     expect(record).toMatchObject({ id: 'task-1', prompt_index: 4, completed: true, partial: false, api_calls: 3, toolsets_used: ['terminal', 'web'] });
   });
 
@@ -56,7 +72,9 @@ describe('buildTrajectory', () => {
     expect(record.conversations.map((t) => t.from)).toEqual(['system', 'human', 'gpt', 'tool', 'gpt', 'tool', 'gpt']);
     expect(record.conversations[0]?.value).toBe(hermesSystemPrompt(OFFERED));
     expect(record.conversations[1]?.value).toBe('List the files');
-    expect(record.conversations[2]?.value).toBe('<think>\nls will do\n</think>\n<tool_call>\n{"name": "terminal", "arguments": {"command": "ls"}}\n</tool_call>');
+    expect(record.conversations[2]?.value).toBe(
+      '<think>\nls will do\n</think>\n<tool_call>\n{"name": "terminal", "arguments": {"command": "ls"}}\n</tool_call>',
+    );
     expect(record.conversations[6]?.value).toBe('<think>\n</think>\nOne file: a.txt.');
   });
 

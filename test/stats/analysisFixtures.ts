@@ -33,7 +33,12 @@ export const toolsRecord: Trajectory = trajectory({
     human('List and read.'),
     gpt({ think: 'List first.', calls: [{ name: 'terminal', arguments: { command: 'ls' } }] }),
     tool({ name: 'terminal', content: { output: 'a.txt', exit_code: 1, error: null } }),
-    gpt({ calls: [{ name: 'read_file', arguments: { path: 'a.txt' } }, { name: 'read_file', arguments: { path: 'b.txt' } }] }),
+    gpt({
+      calls: [
+        { name: 'read_file', arguments: { path: 'a.txt' } },
+        { name: 'read_file', arguments: { path: 'b.txt' } },
+      ],
+    }),
     tool({ name: 'read_file', content: { error: 'no such file' } }),
     rawGpt('<REASONING_SCRATCHPAD>\nOne file was missing.\n</REASONING_SCRATCHPAD>\nDone.'),
   ],
@@ -43,7 +48,11 @@ export const toolsRecord: Trajectory = trajectory({
 
 /** Written by an older tool: no tool_stats at all, so they are recomputed; a malformed call and an "Error:" text result. */
 export const bareRecord: Record<string, unknown> = (() => {
-  const { tool_stats: _stats, tool_error_counts: _errors, ...rest } = trajectory({
+  const {
+    tool_stats: _stats,
+    tool_error_counts: _errors,
+    ...rest
+  } = trajectory({
     id: 'edge-bare',
     prompt_index: 11,
     metadata: { batch_num: 1, timestamp: '2026-02-01T11:00:00', model: 'edge/model-b' },
@@ -86,4 +95,7 @@ export const tombstones: Tombstone[] = [
   { id: 'edge-judged', prompt_index: 22, discarded: 'judge_rejected', prompt: 'What?' },
 ];
 
-export const edgeRecords: readonly Record<string, unknown>[] = [toolsRecord, bareRecord, claimedStatsRecord, silentRecord, ...tombstones] as unknown as Record<string, unknown>[];
+export const edgeRecords: readonly Record<string, unknown>[] = [toolsRecord, bareRecord, claimedStatsRecord, silentRecord, ...tombstones] as unknown as Record<
+  string,
+  unknown
+>[];

@@ -18,7 +18,13 @@ const zero = { count: 0, success: 0, failure: 0 };
 const normalisedRecord = trajectory({
   id: 'a',
   toolsets_used: ['terminal'],
-  conversations: [system(), human(), gpt({ think: 'Run it.', calls: [{ name: 'terminal', arguments: { command: 'ls' } }] }), tool({ name: 'terminal', content: 'a.txt' }), gpt({ think: 'Done.', text: 'a.txt' })],
+  conversations: [
+    system(),
+    human(),
+    gpt({ think: 'Run it.', calls: [{ name: 'terminal', arguments: { command: 'ls' } }] }),
+    tool({ name: 'terminal', content: 'a.txt' }),
+    gpt({ think: 'Done.', text: 'a.txt' }),
+  ],
   tool_stats: { read_file: zero, terminal: { count: 1, success: 1, failure: 0 } },
   tool_error_counts: { read_file: 0, terminal: 0 },
 });
@@ -58,7 +64,11 @@ describe('hermes-stats (stream stage)', () => {
   });
 
   it('--recompute recounts from the conversations', async () => {
-    const stale = { ...normalisedRecord, tool_stats: { read_file: { count: 5, success: 0, failure: 5 }, terminal: zero }, tool_error_counts: { read_file: 5, terminal: 0 } };
+    const stale = {
+      ...normalisedRecord,
+      tool_stats: { read_file: { count: 5, success: 0, failure: 5 }, terminal: zero },
+      tool_error_counts: { read_file: 5, terminal: 0 },
+    };
     const dir = setup();
     const kept = await runInProcess(spec, ['--tools-registry', 'tools.json'], { input: jsonl([stale]), cwd: dir });
     expect(kept.stdout).toBe(jsonl([stale]));
@@ -68,7 +78,10 @@ describe('hermes-stats (stream stage)', () => {
 
   it('writes a --summary that validates against the statistics schema and counts tombstones as discarded', async () => {
     const dir = setup();
-    const res = await runInProcess(spec, ['--tools-registry', 'tools.json', '--summary', 'summary.json'], { input: jsonl([normalisedRecord, bareRecord, tombstoneRow]), cwd: dir });
+    const res = await runInProcess(spec, ['--tools-registry', 'tools.json', '--summary', 'summary.json'], {
+      input: jsonl([normalisedRecord, bareRecord, tombstoneRow]),
+      cwd: dir,
+    });
     expect(res.code).toBe(0);
     const summary = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8')) as Record<string, unknown>;
     expect(validator('statistics')(summary)).toBeNull();
@@ -95,7 +108,10 @@ describe('hermes-stats (stream stage)', () => {
     const dir = setup();
     const notTrajectory = JSON.stringify({ ...normalisedRecord, conversations: 'none' });
     const input = `not json\n${notTrajectory}\n${JSON.stringify(normalisedRecord)}\n`;
-    const res = await runInProcess(spec, ['--tools-registry', 'tools.json', '--on-error', 'skip', '--rejects', 'rejects.jsonl', '--summary', 's.json'], { input, cwd: dir });
+    const res = await runInProcess(spec, ['--tools-registry', 'tools.json', '--on-error', 'skip', '--rejects', 'rejects.jsonl', '--summary', 's.json'], {
+      input,
+      cwd: dir,
+    });
     expect(res.code).toBe(0);
     expect(res.stdout).toBe(`${JSON.stringify(normalisedRecord)}\n`);
     const rejects = parseJsonl(readFileSync(join(dir, 'rejects.jsonl'), 'utf8')) as { line: number; reason: string; raw: string }[];
@@ -115,7 +131,10 @@ describe('hermes-stats (stream stage)', () => {
     const dir = setup({ 'in.jsonl.gz': gzipSync(jsonl([normalisedRecord, bareRecord])) });
     const res = await runProcess(BIN, ['--tools-registry', join(dir, 'tools.json'), join(dir, 'in.jsonl.gz')]);
     expect(res.code).toBe(0);
-    expect(parseJsonl(res.stdout)).toEqual([normalisedRecord, { ...bareRecord, tool_stats: normalisedRecord.tool_stats, tool_error_counts: normalisedRecord.tool_error_counts }]);
+    expect(parseJsonl(res.stdout)).toEqual([
+      normalisedRecord,
+      { ...bareRecord, tool_stats: normalisedRecord.tool_stats, tool_error_counts: normalisedRecord.tool_error_counts },
+    ]);
   });
 
   it('exits 0 quietly when stdout closes early (| head -1)', async () => {
@@ -135,9 +154,17 @@ describe('hermes-stats (stream stage)', () => {
 
 describe('hermes-stats merge', () => {
   it('merges shard summaries into exactly the summary of one pass over all shards', async () => {
-    const records = [normalisedRecord, bareRecord, { ...normalisedRecord, id: 'c', completed: false, api_calls: 7, metadata: { ...normalisedRecord.metadata, model: 'other' } }];
+    const records = [
+      normalisedRecord,
+      bareRecord,
+      { ...normalisedRecord, id: 'c', completed: false, api_calls: 7, metadata: { ...normalisedRecord.metadata, model: 'other' } },
+    ];
     const dir = setup({ 'a.jsonl': jsonl([records[0], tombstoneRow]), 'b.jsonl': jsonl(records.slice(1)), 'all.jsonl': jsonl([...records, tombstoneRow]) });
-    for (const [input, summary] of [['a.jsonl', 'a.json'], ['b.jsonl', 'b.json'], ['all.jsonl', 'all.json']]) {
+    for (const [input, summary] of [
+      ['a.jsonl', 'a.json'],
+      ['b.jsonl', 'b.json'],
+      ['all.jsonl', 'all.json'],
+    ]) {
       expect((await runInProcess(spec, ['--tools-registry', 'tools.json', '--summary', summary!, input!], { cwd: dir })).code).toBe(0);
     }
     const toStdout = await runInProcess(spec, ['merge', 'a.json', 'b.json'], { cwd: dir });

@@ -19,7 +19,9 @@ function driftingRecords(): unknown[] {
       prompt_index: i,
       conversations,
       metadata: { batch_num: 0, timestamp: '2026-01-01T00:00:00', model: 'm', attempt: late ? `retry-${i}` : i },
-      tool_stats: late ? { terminal: { count: 1, success: 1, failure: 0 }, late_tool: { count: 2, success: 1, failure: 1 } } : { terminal: { count: 1, success: 1, failure: 0 } },
+      tool_stats: late
+        ? { terminal: { count: 1, success: 1, failure: 0 }, late_tool: { count: 2, success: 1, failure: 1 } }
+        : { terminal: { count: 1, success: 1, failure: 0 } },
       tool_error_counts: late ? { terminal: 0, late_tool: 1 } : { terminal: 0 },
     });
   });
@@ -57,7 +59,14 @@ describe('type drift after the inference sample', () => {
     expect(res.stderr).toBe('');
     expect(res.code).toBe(0);
     expect(parseJsonl(res.stdout)).toEqual([
-      { trajectories: ROWS, numbers: DRIFT_FROM, strings: ROWS - DRIFT_FROM, last_attempt: `retry-${ROWS - 1}`, late_calls: 2 * (ROWS - DRIFT_FROM), late_failures: ROWS - DRIFT_FROM },
+      {
+        trajectories: ROWS,
+        numbers: DRIFT_FROM,
+        strings: ROWS - DRIFT_FROM,
+        last_attempt: `retry-${ROWS - 1}`,
+        late_calls: 2 * (ROWS - DRIFT_FROM),
+        late_failures: ROWS - DRIFT_FROM,
+      },
     ]);
 
     const report = await runInProcess(spec, ['report', '--json', 'drift.jsonl'], { cwd: dir });

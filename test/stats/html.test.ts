@@ -19,7 +19,17 @@ const run = promisify(execFile);
 async function chromium(page: string, ...mode: string[]): Promise<string> {
   expect(existsSync(CHROMIUM), `${CHROMIUM} is missing: make setup installs it (Debian's chromium package: apt-get install chromium)`).toBe(true);
   const profile = tempDir('hermes-chromium-');
-  const flags = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', `--user-data-dir=${profile}`];
+  const flags = [
+    '--headless',
+    '--no-sandbox',
+    '--disable-gpu',
+    '--disable-quic',
+    '--no-first-run',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+    `--user-data-dir=${profile}`,
+  ];
   const { stdout } = await run(CHROMIUM, [...flags, ...mode, pathToFileURL(page).href], { timeout: 60_000, maxBuffer: 64 * 1024 * 1024 });
   return stdout;
 }
@@ -60,7 +70,10 @@ describe('hermes-stats report --html', () => {
     const html = readFileSync(page, 'utf8');
     // Self-contained: nothing to fetch, no script to run.
     expect(html).not.toMatch(/<link|<img|<iframe|\ssrc=|\shref=|url\(|@import/i);
-    expect(html.match(/<script[^>]*>/g)).toEqual(['<script type="application/json" id="hermes-stats-summary">', '<script type="application/json" id="hermes-stats-extras">']);
+    expect(html.match(/<script[^>]*>/g)).toEqual([
+      '<script type="application/json" id="hermes-stats-summary">',
+      '<script type="application/json" id="hermes-stats-extras">',
+    ]);
 
     const dom = await chromium(page, '--dump-dom');
     expect(embedded(dom, 'hermes-stats-summary')).toEqual(summary);
@@ -68,13 +81,19 @@ describe('hermes-stats report --html', () => {
     const tools = chartData(dom, 'tools', 'bar');
     expect(Object.keys(tools).sort()).toEqual(Object.keys(summary.tool_statistics).sort());
     for (const [name, t] of Object.entries(summary.tool_statistics)) {
-      expect(tools[name]).toMatchObject({ count: String(t.count), success: String(t.success), failure: String(t.failure), 'failure-rate': String(t.failure_rate) });
+      expect(tools[name]).toMatchObject({
+        count: String(t.count),
+        success: String(t.success),
+        failure: String(t.failure),
+        'failure-rate': String(t.failure_rate),
+      });
     }
     const failing = Object.entries(summary.tool_statistics).filter(([, t]) => t.failure > 0);
     expect(Object.keys(chartData(dom, 'failure_rates', 'bar')).sort()).toEqual(failing.map(([name]) => name).sort());
 
     const models = chartData(dom, 'models', 'bar');
-    for (const [model, g] of Object.entries(summary.by_model)) expect(models[model]).toMatchObject({ trajectories: String(g.trajectories), completed: String(g.completed), partial: String(g.partial) });
+    for (const [model, g] of Object.entries(summary.by_model))
+      expect(models[model]).toMatchObject({ trajectories: String(g.trajectories), completed: String(g.completed), partial: String(g.partial) });
 
     expect(chartData(dom, 'reasoning', 'bar')['assistant_turns']).toMatchObject({
       total: String(summary.reasoning_statistics.total_assistant_turns),
@@ -89,7 +108,9 @@ describe('hermes-stats report --html', () => {
     const tokenColumns = Object.values(chartData(dom, 'total_tokens', 'column'));
     expect(tokenColumns.reduce((sum, c) => sum + Number(c['trajectories']), 0)).toBe(summary.usage.trajectories);
 
-    const cards = Object.fromEntries([...dom.matchAll(/<div class="card" data-key="([^"]+)" data-value="([^"]+)"/g)].map(([, key, value]) => [key, Number(value)]));
+    const cards = Object.fromEntries(
+      [...dom.matchAll(/<div class="card" data-key="([^"]+)" data-value="([^"]+)"/g)].map(([, key, value]) => [key, Number(value)]),
+    );
     expect(cards).toEqual({
       trajectories: summary.trajectories,
       completed: summary.completed,

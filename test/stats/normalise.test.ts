@@ -22,17 +22,17 @@ function without(record: Trajectory, ...keys: string[]): Record<string, unknown>
 const conversations = [
   system(['terminal', 'read_file']),
   human(),
-  gpt({ think: 'Look around.', calls: [{ name: 'terminal', arguments: { command: 'ls' } }, { name: 'terminal', arguments: { command: 'false' } }, { name: 'read_file' }] }),
+  gpt({
+    think: 'Look around.',
+    calls: [{ name: 'terminal', arguments: { command: 'ls' } }, { name: 'terminal', arguments: { command: 'false' } }, { name: 'read_file' }],
+  }),
   tool(
     { name: 'terminal', content: { output: 'a b', exit_code: 0 } },
     { name: 'terminal', content: { output: '', exit_code: 1, error: 'exit 1' } },
     { name: 'read_file', content: 'Error: no such file' },
   ),
   gpt({ think: 'Retry.', calls: [{ name: 'terminal', arguments: { command: 'make' } }, { name: 'read_file' }, { name: 'web_search_v2' }] }),
-  tool(
-    { name: 'terminal', content: 'Error command failed' },
-    { name: 'read_file', content: { success: false } },
-  ),
+  tool({ name: 'terminal', content: 'Error command failed' }, { name: 'read_file', content: { success: false } }),
   gpt({ think: 'Done.', text: 'Here it is.' }),
 ];
 // terminal: 3 calls; ok, {"error"} fails, "Error command failed" is no "error:" prefix so succeeds.
@@ -54,7 +54,9 @@ describe('ToolStatsNormaliser', () => {
   });
 
   it('keys are the sorted union of the registry and the names called, in both fields, with an unknown tool kept', () => {
-    const { record } = normalised(trajectory({ tool_stats: { zz_unknown: { count: 1, success: 1, failure: 0 }, terminal: { count: 2, success: 1, failure: 1 } }, tool_error_counts: {} }));
+    const { record } = normalised(
+      trajectory({ tool_stats: { zz_unknown: { count: 1, success: 1, failure: 0 }, terminal: { count: 2, success: 1, failure: 1 } }, tool_error_counts: {} }),
+    );
     expect(Object.keys(record.tool_stats)).toEqual(['read_file', 'terminal', 'web_search', 'zz_unknown']);
     expect(Object.keys(record.tool_error_counts)).toEqual(['read_file', 'terminal', 'web_search', 'zz_unknown']);
     expect(record.tool_stats['zz_unknown']).toEqual({ count: 1, success: 1, failure: 0 });
@@ -80,21 +82,30 @@ describe('ToolStatsNormaliser', () => {
   });
 
   it('rewrites a record whose keys are right but out of order', () => {
-    const unsorted = trajectory({ tool_stats: { web_search: zero, terminal: zero, read_file: zero }, tool_error_counts: { read_file: 0, terminal: 0, web_search: 0 } });
+    const unsorted = trajectory({
+      tool_stats: { web_search: zero, terminal: zero, read_file: zero },
+      tool_error_counts: { read_file: 0, terminal: 0, web_search: 0 },
+    });
     const { record, changed } = normalised(unsorted);
     expect(changed).toBe(true);
     expect(Object.keys(record.tool_stats)).toEqual(['read_file', 'terminal', 'web_search']);
   });
 
   it('takes the order of count/success/failure inside a stat as it is: the key set is what must not drift', () => {
-    const input = trajectory({ tool_stats: { read_file: zero, terminal: { failure: 0, count: 1, success: 1 }, web_search: zero }, tool_error_counts: { read_file: 0, terminal: 0, web_search: 0 } });
+    const input = trajectory({
+      tool_stats: { read_file: zero, terminal: { failure: 0, count: 1, success: 1 }, web_search: zero },
+      tool_error_counts: { read_file: 0, terminal: 0, web_search: 0 },
+    });
     expect(normalised(input).changed).toBe(false);
   });
 
   it('derives tool_error_counts from the failures when it is missing or disagrees', () => {
     const stats = { read_file: zero, terminal: { count: 3, success: 1, failure: 2 }, web_search: zero };
     for (const errorCounts of [undefined, { read_file: 0, terminal: 0, web_search: 0 }]) {
-      const input = errorCounts === undefined ? without(trajectory({ tool_stats: stats }), 'tool_error_counts') : trajectory({ tool_stats: stats, tool_error_counts: errorCounts });
+      const input =
+        errorCounts === undefined
+          ? without(trajectory({ tool_stats: stats }), 'tool_error_counts')
+          : trajectory({ tool_stats: stats, tool_error_counts: errorCounts });
       const { record, changed } = normalised(input);
       expect(changed).toBe(true);
       expect(record.tool_stats).toEqual(stats);
@@ -112,7 +123,11 @@ describe('ToolStatsNormaliser', () => {
 
   it('says what is wrong with a record that is not a trajectory, even without tool_stats', () => {
     const normaliser = new ToolStatsNormaliser(registry, false);
-    expect(normaliser.normalise(without(trajectory(), 'conversations', 'tool_stats'))).toEqual({ problem: expect.stringContaining('"conversations"') as unknown });
-    expect(normaliser.normalise({ ...trajectory(), tool_stats: { terminal: { count: 'one', success: 0, failure: 0 } } })).toEqual({ problem: expect.stringContaining('/tool_stats/terminal/count') as unknown });
+    expect(normaliser.normalise(without(trajectory(), 'conversations', 'tool_stats'))).toEqual({
+      problem: expect.stringContaining('"conversations"') as unknown,
+    });
+    expect(normaliser.normalise({ ...trajectory(), tool_stats: { terminal: { count: 'one', success: 0, failure: 0 } } })).toEqual({
+      problem: expect.stringContaining('/tool_stats/terminal/count') as unknown,
+    });
   });
 });

@@ -92,17 +92,28 @@ describe('hermes-stats report: one file, three ways, the same numbers', () => {
       total_tokens: summary.usage.total_tokens,
     });
 
-    const tools = await sql(dir, 'SELECT tool, sum(count) AS count, sum(success) AS success, sum(failure) AS failure FROM tool_stats GROUP BY tool ORDER BY tool');
+    const tools = await sql(
+      dir,
+      'SELECT tool, sum(count) AS count, sum(success) AS success, sum(failure) AS failure FROM tool_stats GROUP BY tool ORDER BY tool',
+    );
     expect(Object.fromEntries(tools.map(({ tool, ...counts }) => [tool, counts]))).toEqual(
       Object.fromEntries(Object.entries(summary.tool_statistics).map(([name, { count, success, failure }]) => [name, { count, success, failure }])),
     );
 
-    const models = await sql(dir, 'SELECT model, count(*) AS trajectories, count(*) FILTER (WHERE completed) AS completed, sum(api_calls) AS api_calls FROM trajectories GROUP BY model');
+    const models = await sql(
+      dir,
+      'SELECT model, count(*) AS trajectories, count(*) FILTER (WHERE completed) AS completed, sum(api_calls) AS api_calls FROM trajectories GROUP BY model',
+    );
     expect(Object.fromEntries(models.map(({ model, ...counts }) => [model, counts]))).toEqual(
-      Object.fromEntries(Object.entries(summary.by_model).map(([model, g]) => [model, { trajectories: g.trajectories, completed: g.completed, api_calls: g.api_calls_total }])),
+      Object.fromEntries(
+        Object.entries(summary.by_model).map(([model, g]) => [model, { trajectories: g.trajectories, completed: g.completed, api_calls: g.api_calls_total }]),
+      ),
     );
 
-    const toolsets = await sql(dir, 'SELECT u.toolset, count(DISTINCT t.record) AS trajectories FROM trajectories t, unnest(t.toolsets_used) AS u(toolset) GROUP BY u.toolset');
+    const toolsets = await sql(
+      dir,
+      'SELECT u.toolset, count(DISTINCT t.record) AS trajectories FROM trajectories t, unnest(t.toolsets_used) AS u(toolset) GROUP BY u.toolset',
+    );
     expect(Object.fromEntries(toolsets.map((row) => [row['toolset'], row['trajectories']]))).toEqual(
       Object.fromEntries(Object.entries(summary.by_toolset).map(([toolset, g]) => [toolset, g.trajectories])),
     );
@@ -152,7 +163,11 @@ describe('hermes-stats report: the console summary', () => {
     expect(text).toContain('🚫 Samples discarded (zero reasoning): 2');
     expect(text).toContain('🚫 Samples discarded (judge_rejected): 1');
     const failures = text.slice(text.indexOf('❌ Failures by Tool:'), text.indexOf('🤖')).trim().split('\n').slice(2);
-    expect(failures.map((line) => line.trim().split(/\s+/))).toEqual([['read_file', '1', '100.0%'], ['web_search', '1', '100.0%'], ['terminal', '1', '20.0%']]);
+    expect(failures.map((line) => line.trim().split(/\s+/))).toEqual([
+      ['read_file', '1', '100.0%'],
+      ['web_search', '1', '100.0%'],
+      ['terminal', '1', '20.0%'],
+    ]);
     expect(text).toContain('min 2, median 3.5, p90 6.1, max 7');
   });
 
@@ -173,7 +188,6 @@ describe('hermes-stats report: inputs', () => {
     expect(res.code).toBe(0);
     expect((JSON.parse(res.stdout) as StatisticsSummary).trajectories).toBe(4);
   });
-
 
   it('reads stdin and gzip alike', async () => {
     const dir = tempDir();

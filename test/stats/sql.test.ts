@@ -59,7 +59,7 @@ describe('hermes-stats sql: the tables', () => {
   });
 
   it('turns: role, size and reasoning of every turn', async () => {
-    const rows = await query("SELECT turn, role, value_bytes, has_reasoning FROM turns WHERE record = 0 ORDER BY turn", ['edge.jsonl'], { cwd: edgeDir() });
+    const rows = await query('SELECT turn, role, value_bytes, has_reasoning FROM turns WHERE record = 0 ORDER BY turn', ['edge.jsonl'], { cwd: edgeDir() });
     expect(rows.map((r) => [r['role'], r['has_reasoning']])).toEqual([
       ['system', null],
       ['human', null],
@@ -73,9 +73,13 @@ describe('hermes-stats sql: the tables', () => {
   });
 
   it('tool_calls: each block paired by position with its response; malformed and unanswered calls kept', async () => {
-    const rows = await query('SELECT record, turn, call, name, error IS NOT NULL AS malformed, success, response_bytes IS NOT NULL AS answered FROM tool_calls ORDER BY record, turn, call', ['edge.jsonl'], {
-      cwd: edgeDir(),
-    });
+    const rows = await query(
+      'SELECT record, turn, call, name, error IS NOT NULL AS malformed, success, response_bytes IS NOT NULL AS answered FROM tool_calls ORDER BY record, turn, call',
+      ['edge.jsonl'],
+      {
+        cwd: edgeDir(),
+      },
+    );
     expect(rows).toEqual([
       { record: 0, turn: 2, call: 0, name: 'terminal', malformed: false, success: true, answered: true }, // exit_code 1 is not a failure
       { record: 0, turn: 4, call: 0, name: 'read_file', malformed: false, success: false, answered: true }, // {"error": ...}
@@ -100,7 +104,9 @@ describe('hermes-stats sql: the tables', () => {
 
   it('discarded: one row per tombstone, numbered among the records', async () => {
     const rows = await query('SELECT record, id, line, prompt_index, reason, prompt FROM discarded ORDER BY record', ['edge.jsonl'], { cwd: edgeDir() });
-    expect(rows).toEqual(tombstones.map((t, i) => ({ record: 4 + i, id: t.id ?? null, line: 5 + i, prompt_index: t.prompt_index, reason: t.discarded, prompt: t.prompt })));
+    expect(rows).toEqual(
+      tombstones.map((t, i) => ({ record: 4 + i, id: t.id ?? null, line: 5 + i, prompt_index: t.prompt_index, reason: t.discarded, prompt: t.prompt })),
+    );
   });
 
   it('runs: a run directory gives its JSONL files in natural order (merged trajectories.jsonl skipped) and its JSON files', async () => {
@@ -125,7 +131,14 @@ describe('hermes-stats sql: the tables', () => {
     ]);
     const runs = await query('SELECT * FROM runs', ['data/run1', 'extra.jsonl'], { cwd: dir });
     expect(runs).toEqual([
-      { run: 'data/run1', name: 'run1', files: 3, manifest: { run_name: 'run1', model: 'm' }, checkpoint: null, statistics: { tool_statistics: {}, reasoning_statistics: {} } },
+      {
+        run: 'data/run1',
+        name: 'run1',
+        files: 3,
+        manifest: { run_name: 'run1', model: 'm' },
+        checkpoint: null,
+        statistics: { tool_statistics: {}, reasoning_statistics: {} },
+      },
     ]);
   });
 
@@ -176,7 +189,7 @@ describe('hermes-stats sql: output', () => {
     expect(rows).toEqual([{ answer: 42 }]);
   });
 
-  it('a SQL error is a usage error with DuckDB\'s message and the table names', async () => {
+  it("a SQL error is a usage error with DuckDB's message and the table names", async () => {
     const res = await runInProcess(spec, ['sql', 'SELECT nope FROM trajectories', 'edge.jsonl'], { cwd: edgeDir() });
     expect(res.code).toBe(2);
     expect(res.stderr).toContain('"nope" not found');

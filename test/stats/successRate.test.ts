@@ -39,7 +39,11 @@ describe('success_rate and failure_rate', () => {
     writeFiles(dir, { 'in.jsonl': jsonl(records) });
     const stage = await runProcess(BIN, ['--summary', 'summary.json', 'in.jsonl', '-o', 'out.jsonl'], { cwd: dir });
     expect(stage.code, stage.stderr).toBe(0);
-    const summary = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8')) as { tool_statistics: Record<string, Rates>; tool_calls: number; tool_failures: number };
+    const summary = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8')) as {
+      tool_statistics: Record<string, Rates>;
+      tool_calls: number;
+      tool_failures: number;
+    };
     expect(summary.tool_statistics).toEqual(expected);
     expect(summary.tool_calls).toBe(10);
     expect(summary.tool_failures).toBe(2);

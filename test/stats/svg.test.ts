@@ -4,7 +4,16 @@ import { columnChart, escapeXml, formatCount, grouped, horizontalBars } from '@h
 describe('svg charts', () => {
   it('scales stacked bars to the largest total and carries the numbers as data attributes', () => {
     const svg = horizontalBars('tools', 'Calls', [
-      { key: 'a', label: 'a', segments: [{ value: 30, kind: 'ok', label: 'ok' }, { value: 10, kind: 'fail', label: 'failed' }], note: '40', data: { count: 40 } },
+      {
+        key: 'a',
+        label: 'a',
+        segments: [
+          { value: 30, kind: 'ok', label: 'ok' },
+          { value: 10, kind: 'fail', label: 'failed' },
+        ],
+        note: '40',
+        data: { count: 40 },
+      },
       { key: 'b&c', label: 'b&c', segments: [{ value: 20, kind: 'ok', label: 'ok' }], note: '20', data: { count: 20 } },
     ]);
     expect(svg).toContain('data-chart="tools"');
@@ -12,11 +21,23 @@ describe('svg charts', () => {
     expect(svg).toContain('<g class="bar" data-key="b&amp;c" data-count="20">');
     const widths = [...svg.matchAll(/<rect class="(\w+)" x="[\d.]+" y="[\d.]+" width="([\d.]+)"/g)].map(([, kind, w]) => [kind, Number(w)]);
     // 330 px of plot: 30 + 10 fill it, 20 takes half.
-    expect(widths).toEqual([['ok', 247.5], ['fail', 82.5], ['ok', 165]]);
+    expect(widths).toEqual([
+      ['ok', 247.5],
+      ['fail', 82.5],
+      ['ok', 165],
+    ]);
   });
 
   it('draws one column per bin under a round axis maximum', () => {
-    const svg = columnChart('turns', 'Turns', [{ label: '1', value: 3, data: { trajectories: 3 } }, { label: '2', value: 9, data: { trajectories: 9 } }], 'turns');
+    const svg = columnChart(
+      'turns',
+      'Turns',
+      [
+        { label: '1', value: 3, data: { trajectories: 3 } },
+        { label: '2', value: 9, data: { trajectories: 9 } },
+      ],
+      'turns',
+    );
     expect(svg.match(/<g class="column"/g)).toHaveLength(2);
     expect(svg).toContain('>10</text>'); // 9 rounds up to an axis of 10
   });

@@ -14,18 +14,24 @@ async function ask(client: OpenAI, prompt: string): Promise<OpenAI.Chat.Completi
 }
 
 async function failure(promise: Promise<unknown>): Promise<Error & { status?: number; code?: string; type?: string; headers?: Headers }> {
-  const outcome = await promise.then(() => undefined, (error: unknown) => error);
+  const outcome = await promise.then(
+    () => undefined,
+    (error: unknown) => error,
+  );
   if (!(outcome instanceof Error)) throw new Error('expected the request to fail');
   return outcome;
 }
 
 describe('FaultPicker', () => {
   it('applies the first rule whose conditions all hold', () => {
-    const picker = new FaultPicker([
-      { kind: 'server_error', when: { prompt: { contains: 'x' }, step: 1 } },
-      { kind: 'drop', when: { nth: [2, 4] } },
-      { kind: 'html', when: { model: 'gpt' } },
-    ], 0);
+    const picker = new FaultPicker(
+      [
+        { kind: 'server_error', when: { prompt: { contains: 'x' }, step: 1 } },
+        { kind: 'drop', when: { nth: [2, 4] } },
+        { kind: 'html', when: { model: 'gpt' } },
+      ],
+      0,
+    );
     expect(picker.pick(context({ prompt: 'x', step: 1, nth: 2 }))?.kind).toBe('server_error');
     expect(picker.pick(context({ prompt: 'x', step: 0, nth: 2 }))?.kind).toBe('drop');
     expect(picker.pick(context({ nth: 3, model: 'gpt' }))?.kind).toBe('html');
@@ -111,7 +117,9 @@ describe('faults seen from the openai client', () => {
 
   it('an HTML page with status 200 reaches the caller as text, with no choices', async () => {
     const target = await endpoint({ script: { faults: [faultFor('html')] } });
-    const { data, response } = await clientFor(target).chat.completions.create({ model: 'm', messages: [user('html')] }).withResponse();
+    const { data, response } = await clientFor(target)
+      .chat.completions.create({ model: 'm', messages: [user('html')] })
+      .withResponse();
     expect(response.headers.get('content-type')).toMatch(/^text\/html/);
     expect(typeof data).toBe('string');
     expect(String(data)).toMatch(/^<!DOCTYPE html>/);
@@ -127,7 +135,11 @@ describe('faults seen from the openai client', () => {
 
   it('a complete 200 whose JSON body is cut in half: the client cannot parse it', async () => {
     const target = await endpoint({ script: { faults: [faultFor('truncated')] } });
-    const response = await fetch(`${target.url}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'm', messages: [user('truncated')] }) });
+    const response = await fetch(`${target.url}/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'm', messages: [user('truncated')] }),
+    });
     expect(response.status).toBe(200);
     const text = await response.text();
     expect(text).toMatch(/^\{"id":"chatcmpl-/);
@@ -135,7 +147,9 @@ describe('faults seen from the openai client', () => {
   });
 
   it('an error object with its code in a 200 body, as gateways report an upstream rate limit', async () => {
-    const target = await endpoint({ script: { faults: [faultFor('error_in_200'), { kind: 'error_in_200', code: 503, when: { prompt: { exact: 'other' } } }] } });
+    const target = await endpoint({
+      script: { faults: [faultFor('error_in_200'), { kind: 'error_in_200', code: 503, when: { prompt: { exact: 'other' } } }] },
+    });
     const client = clientFor(target);
     expect(await ask(client, 'error_in_200')).toMatchObject({ error: { code: 429 } });
     expect(await ask(client, 'other')).toMatchObject({ error: { code: 503 } });
@@ -167,7 +181,7 @@ describe('faults seen from the openai client', () => {
     expect(JSON.stringify(target.requests)).not.toContain('sk-test-key');
   });
 
-  it('404 model_not_found for a model outside the script\'s list', async () => {
+  it("404 model_not_found for a model outside the script's list", async () => {
     const target = await endpoint({ script: { models: ['team/model-a'] } });
     const client = clientFor(target);
     const error = await failure(client.chat.completions.create({ model: 'team/modle-a', messages: [user('hi')] }));
@@ -191,7 +205,9 @@ describe('faults seen from the openai client', () => {
     const withCall = (await ask(clientFor(target), 'invalid_arguments')).choices[0]?.message.tool_calls?.[0];
     expect(withCall?.type === 'function' && withCall.function.name).toBe('terminal');
     expect(() => JSON.parse(withCall?.type === 'function' ? withCall.function.arguments : '{}')).toThrow(SyntaxError);
-    const textOnly = await endpoint({ script: { faults: [{ kind: 'invalid_arguments' }], sequences: [{ match: { exact: 'text only' }, replies: [{ content: 'hi' }] }] } });
+    const textOnly = await endpoint({
+      script: { faults: [{ kind: 'invalid_arguments' }], sequences: [{ match: { exact: 'text only' }, replies: [{ content: 'hi' }] }] },
+    });
     const call = (await ask(clientFor(textOnly), 'text only')).choices[0]?.message.tool_calls?.[0];
     expect(call?.type === 'function' && call.function.arguments).toBe('{"command":"ls -la"');
   });
@@ -201,7 +217,14 @@ describe('faults seen from the openai client', () => {
     const failing = async (seed: number): Promise<string[]> => {
       const target = await endpoint({ seed, script: { faults: [{ kind: 'server_error', rate: 0.4 }] } });
       const client = clientFor(target);
-      const outcomes = await Promise.all(prompts.map((p) => ask(client, p).then(() => false, () => true)));
+      const outcomes = await Promise.all(
+        prompts.map((p) =>
+          ask(client, p).then(
+            () => false,
+            () => true,
+          ),
+        ),
+      );
       return prompts.filter((_, i) => outcomes[i]);
     };
     const first = await failing(3);

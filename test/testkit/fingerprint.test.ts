@@ -11,10 +11,20 @@ describe('fingerprint', () => {
 
 describe('redactHeaders', () => {
   it('replaces every credential header by its fingerprint and keeps the others', () => {
-    const headers = redactHeaders({ authorization: 'Bearer sk-live-123', 'x-api-key': 'sk-live-123', 'api-key': 'sk-live-123', 'user-agent': 'ua', accept: ['a', 'b'] });
+    const headers = redactHeaders({
+      authorization: 'Bearer sk-live-123',
+      'x-api-key': 'sk-live-123',
+      'api-key': 'sk-live-123',
+      'user-agent': 'ua',
+      accept: ['a', 'b'],
+    });
     expect(JSON.stringify(headers)).not.toContain('sk-live-123');
     expect(headers).toEqual({
-      authorization: fingerprint('sk-live-123'), 'x-api-key': fingerprint('sk-live-123'), 'api-key': fingerprint('sk-live-123'), 'user-agent': 'ua', accept: 'a, b',
+      authorization: fingerprint('sk-live-123'),
+      'x-api-key': fingerprint('sk-live-123'),
+      'api-key': fingerprint('sk-live-123'),
+      'user-agent': 'ua',
+      accept: 'a, b',
     });
   });
 });

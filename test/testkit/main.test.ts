@@ -26,7 +26,14 @@ describe('hermes-testkit serve (in process)', () => {
     const stdout = new PassThrough();
     const stderr = new PassThrough();
     const stop = new AbortController();
-    const running = runCli(spec, ['serve', '--base-path', '/api/v1', '--latency-ms', '0'], { stdout, stderr, stdin: Readable.from([]), env: {}, cwd: REPO_ROOT, signal: stop.signal });
+    const running = runCli(spec, ['serve', '--base-path', '/api/v1', '--latency-ms', '0'], {
+      stdout,
+      stderr,
+      stdin: Readable.from([]),
+      env: {},
+      cwd: REPO_ROOT,
+      signal: stop.signal,
+    });
     const url = await firstLine(stdout);
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/api\/v1$/);
     const models = await new OpenAI({ baseURL: url, apiKey: 'k', maxRetries: 0 }).models.list();

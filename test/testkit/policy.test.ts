@@ -25,7 +25,9 @@ function execute(call: ChatCompletionMessageToolCall, dir: string): string {
       return JSON.stringify({ success: true });
     }
     case 'read_file': {
-      const lines = readFileSync(path, 'utf8').split('\n').filter((l) => l !== '');
+      const lines = readFileSync(path, 'utf8')
+        .split('\n')
+        .filter((l) => l !== '');
       return JSON.stringify({ content: lines.map((l, i) => `${String(i + 1).padStart(6)}|${l}`).join('\n'), total_lines: lines.length });
     }
     case 'terminal':
@@ -41,10 +43,23 @@ function execute(call: ChatCompletionMessageToolCall, dir: string): string {
 
 describe('planTurns', () => {
   it('uses only the tools offered, whatever the subset', () => {
-    const subsets = [ALL_TOOLS, ['terminal'], ['read_file'], ['write_file'], ['execute_code'], ['write_file', 'read_file'], ['patch', 'terminal'], ['todo', 'search_files'], ['web_search', 'terminal']];
+    const subsets = [
+      ALL_TOOLS,
+      ['terminal'],
+      ['read_file'],
+      ['write_file'],
+      ['execute_code'],
+      ['write_file', 'read_file'],
+      ['patch', 'terminal'],
+      ['todo', 'search_files'],
+      ['web_search', 'terminal'],
+    ];
     for (const tools of subsets) {
       const called = planTurns('Write a python script that lists files in data.csv order', tools).flatMap((t) => t.calls.map((c) => c.name));
-      expect(called.every((name) => tools.includes(name)), `${tools.join(',')} -> ${called.join(',')}`).toBe(true);
+      expect(
+        called.every((name) => tools.includes(name)),
+        `${tools.join(',')} -> ${called.join(',')}`,
+      ).toBe(true);
     }
     expect(planTurns('anything', [])).toEqual([]);
     expect(planTurns('anything', ['web_search'])).toEqual([]);
@@ -56,7 +71,10 @@ describe('planTurns', () => {
     expect(write('Count lines')?.['path']).toBe('solution.sh');
     const inline = planTurns('Count lines in python', ['terminal'])[0]?.calls[0]?.arguments['command'];
     expect(inline).toMatch(/^python3 - <<'EOF'\n[\s\S]*TASK = "Count lines in python"[\s\S]*EOF$/);
-    expect(planTurns('Count lines', ['execute_code'])[0]?.calls[0]).toMatchObject({ name: 'execute_code', arguments: { code: expect.stringContaining('TASK = "Count lines"') } });
+    expect(planTurns('Count lines', ['execute_code'])[0]?.calls[0]).toMatchObject({
+      name: 'execute_code',
+      arguments: { code: expect.stringContaining('TASK = "Count lines"') },
+    });
   });
 
   it('reads a file the prompt mentions before writing, and plans every step in its todo list', () => {
@@ -83,7 +101,7 @@ describe('policyReply', () => {
     const dir = tempDir();
     const target = await endpoint();
     const client = clientFor(target);
-    const prompt = "Write a shell script that reports on this task, then run it";
+    const prompt = 'Write a shell script that reports on this task, then run it';
     const messages: ChatCompletionMessageParam[] = [{ role: 'system', content: 'You are an agent.' }, user(prompt)];
     const called: string[] = [];
     for (let step = 0; step < 10; step++) {
@@ -103,7 +121,9 @@ describe('policyReply', () => {
     expect(answer?.role).toBe('assistant');
     const content = String(answer?.content);
     // The patch turned label=draft into label=final before the run, and the answer quotes the run's real output.
-    expect(content).toContain('- terminal (sh solution.sh):\n    label: final\n    task: Write a shell script that reports on this task, then run it\n    words in task: 12\n    files here: 1');
+    expect(content).toContain(
+      '- terminal (sh solution.sh):\n    label: final\n    task: Write a shell script that reports on this task, then run it\n    words in task: 12\n    files here: 1',
+    );
     expect(content).toContain('- read_file (solution.sh):\n         1|#!/bin/sh');
     expect(content).toMatch(/Every step succeeded\.$/);
     expect(readFileSync(join(dir, 'solution.sh'), 'utf8')).toContain('label=final');
@@ -119,7 +139,11 @@ describe('policyReply', () => {
       tools: offer('terminal'),
       messages: [
         ask,
-        { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'terminal', arguments: JSON.stringify(call?.arguments) } }] },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: 'c1', type: 'function', function: { name: 'terminal', arguments: JSON.stringify(call?.arguments) } }],
+        },
         { role: 'tool', tool_call_id: 'c1', content: JSON.stringify({ output: 'sh: 1: syntax error', exit_code: 2, error: null }) },
       ],
     });

@@ -7,18 +7,38 @@ describe('renderMessage', () => {
   it('puts reasoning in the chosen field, or inline before the content', () => {
     const reply = { content: 'answer', reasoning: 'why' };
     expect(renderMessage(reply, context)).toEqual({ role: 'assistant', content: 'answer', reasoning: 'why' });
-    expect(renderMessage({ ...reply, reasoning_field: 'reasoning_content' }, context)).toEqual({ role: 'assistant', content: 'answer', reasoning_content: 'why' });
-    expect(renderMessage({ ...reply, reasoning_field: 'reasoning_details' }, context))
-      .toEqual({ role: 'assistant', content: 'answer', reasoning_details: [{ type: 'reasoning.summary', summary: 'why' }] });
+    expect(renderMessage({ ...reply, reasoning_field: 'reasoning_content' }, context)).toEqual({
+      role: 'assistant',
+      content: 'answer',
+      reasoning_content: 'why',
+    });
+    expect(renderMessage({ ...reply, reasoning_field: 'reasoning_details' }, context)).toEqual({
+      role: 'assistant',
+      content: 'answer',
+      reasoning_details: [{ type: 'reasoning.summary', summary: 'why' }],
+    });
     expect(renderMessage({ ...reply, reasoning_field: 'inline_think' }, context).content).toBe('<think>\nwhy\n</think>\nanswer');
-    expect(renderMessage({ reasoning: 'why', reasoning_field: 'inline_scratchpad' }, context).content)
-      .toBe('<REASONING_SCRATCHPAD>\nwhy\n</REASONING_SCRATCHPAD>\n');
+    expect(renderMessage({ reasoning: 'why', reasoning_field: 'inline_scratchpad' }, context).content).toBe(
+      '<REASONING_SCRATCHPAD>\nwhy\n</REASONING_SCRATCHPAD>\n',
+    );
     expect(renderMessage(reply, { ...context, reasoningField: 'reasoning_content' }).reasoning_content).toBe('why');
   });
 
   it('sends object arguments as JSON text and string arguments untouched, with stable distinct ids', () => {
-    const message = renderMessage({ content: null, tool_calls: [{ name: 'terminal', arguments: { command: 'ls' } }, { name: 'x', arguments: '{bad' }] }, context);
-    expect(message.tool_calls?.map((c) => c.function)).toEqual([{ name: 'terminal', arguments: '{"command":"ls"}' }, { name: 'x', arguments: '{bad' }]);
+    const message = renderMessage(
+      {
+        content: null,
+        tool_calls: [
+          { name: 'terminal', arguments: { command: 'ls' } },
+          { name: 'x', arguments: '{bad' },
+        ],
+      },
+      context,
+    );
+    expect(message.tool_calls?.map((c) => c.function)).toEqual([
+      { name: 'terminal', arguments: '{"command":"ls"}' },
+      { name: 'x', arguments: '{bad' },
+    ]);
     const ids = message.tool_calls?.map((c) => c.id) ?? [];
     expect(new Set(ids).size).toBe(2);
     expect(renderMessage({ tool_calls: [{ name: 'terminal', arguments: {} }] }, context).tool_calls?.[0]?.id).toBe(ids[0]);
@@ -34,8 +54,11 @@ describe('renderCompletion', () => {
   });
 
   it('uses the scripted usage, or estimates about four characters a token', () => {
-    expect(renderCompletion({ content: 'a', usage: { prompt_tokens: 7, completion_tokens: 3 } }, context).usage)
-      .toEqual({ prompt_tokens: 7, completion_tokens: 3, total_tokens: 10 });
+    expect(renderCompletion({ content: 'a', usage: { prompt_tokens: 7, completion_tokens: 3 } }, context).usage).toEqual({
+      prompt_tokens: 7,
+      completion_tokens: 3,
+      total_tokens: 10,
+    });
     const estimated = renderCompletion({ content: 'x'.repeat(400) }, context).usage;
     expect(estimated.prompt_tokens).toBe(100);
     expect(estimated.completion_tokens).toBeGreaterThanOrEqual(100);

@@ -16,14 +16,21 @@ describe('parseChatRequest', () => {
 
 describe('request facts', () => {
   it('reads the first user text (string or text parts), the step and the offered tools', () => {
-    const r = request([
-      { role: 'system', content: 'sys' },
-      { role: 'user', content: [{ type: 'text', text: 'Hello ' }, { type: 'image_url' }, { type: 'text', text: 'there' }] },
-      { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'terminal', arguments: '{}' } }] },
-      { role: 'tool', content: 'out', tool_call_id: 'c1' },
-      { role: 'assistant', content: 'done' },
-      { role: 'user', content: 'second question' },
-    ], [{ type: 'function', function: { name: 'terminal' } }, { type: 'function', function: {} }, { type: 'function', function: { name: 'read_file' } }]);
+    const r = request(
+      [
+        { role: 'system', content: 'sys' },
+        { role: 'user', content: [{ type: 'text', text: 'Hello ' }, { type: 'image_url' }, { type: 'text', text: 'there' }] },
+        { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'terminal', arguments: '{}' } }] },
+        { role: 'tool', content: 'out', tool_call_id: 'c1' },
+        { role: 'assistant', content: 'done' },
+        { role: 'user', content: 'second question' },
+      ],
+      [
+        { type: 'function', function: { name: 'terminal' } },
+        { type: 'function', function: {} },
+        { type: 'function', function: { name: 'read_file' } },
+      ],
+    );
     expect(firstUserText(r)).toBe('Hello there');
     expect(stepOf(r)).toBe(2);
     expect(offeredToolNames(r)).toEqual(['terminal', 'read_file']);

@@ -9,7 +9,12 @@ const script: Script = {
       match: { contains: 'two steps' },
       replies: [
         { content: 'first', tool_calls: [{ name: 'terminal', arguments: { command: 'ls' } }] },
-        { content: 'second', reasoning: 'almost there', reasoning_field: 'reasoning_content', tool_calls: [{ name: 'terminal', arguments: { command: 'pwd' } }] },
+        {
+          content: 'second',
+          reasoning: 'almost there',
+          reasoning_field: 'reasoning_content',
+          tool_calls: [{ name: 'terminal', arguments: { command: 'pwd' } }],
+        },
       ],
     },
     { match: { regex: '^hello$' }, replies: [{ content: 'Hi.', reasoning: 'greeting' }] },
@@ -19,7 +24,10 @@ const script: Script = {
 
 /** A request whose history holds `step` assistant turns. */
 function at(prompt: string, step: number): ChatRequest {
-  const messages: ChatMessage[] = [{ role: 'system', content: 'sys' }, { role: 'user', content: prompt }];
+  const messages: ChatMessage[] = [
+    { role: 'system', content: 'sys' },
+    { role: 'user', content: prompt },
+  ];
   for (let i = 0; i < step; i++) messages.push({ role: 'assistant', content: `turn ${i}` }, { role: 'user', content: 'go on' });
   return { model: 'm', messages };
 }

@@ -37,8 +37,9 @@ describe('parseScript', () => {
   };
 
   it('points at the exact place of a mistake', () => {
-    expect(problem({ sequences: [{ match: { exact: 'a' }, replies: [{ contnet: 'x' }] }] }))
-      .toBe('script s.json at /sequences/0/replies/0: unknown key "contnet" (allowed: content, reasoning, reasoning_field, tool_calls, finish_reason, usage)');
+    expect(problem({ sequences: [{ match: { exact: 'a' }, replies: [{ contnet: 'x' }] }] })).toBe(
+      'script s.json at /sequences/0/replies/0: unknown key "contnet" (allowed: content, reasoning, reasoning_field, tool_calls, finish_reason, usage)',
+    );
     expect(problem({ faults: [{ kind: 'rate_limit', rate: 2 }] })).toBe('script s.json at /faults/0/rate: expected a number from 0 to 1');
     expect(problem({ faults: [{ kind: 'boom' }] })).toMatch(/at \/faults\/0\/kind: expected one of rate_limit, server_error/);
     expect(problem({ faults: [{ kind: 'drop', when: { nth: [0] } }] })).toBe('script s.json at /faults/0/when/nth/0: expected a whole number from 1 up');
@@ -50,10 +51,25 @@ describe('parseScript', () => {
   });
 
   it('keeps tool-call arguments as given: an object, or a raw string that need not be JSON', () => {
-    const script = parseScript({
-      sequences: [{ match: { contains: 'x' }, replies: [{ tool_calls: [{ name: 'terminal', arguments: '{"command": "ls' }, { name: 'todo', arguments: { todos: [] } }] }] }],
-      faults: [{ kind: 'slow', when: { nth: 3 }, delay_ms: 5 }],
-    }, 's.json');
+    const script = parseScript(
+      {
+        sequences: [
+          {
+            match: { contains: 'x' },
+            replies: [
+              {
+                tool_calls: [
+                  { name: 'terminal', arguments: '{"command": "ls' },
+                  { name: 'todo', arguments: { todos: [] } },
+                ],
+              },
+            ],
+          },
+        ],
+        faults: [{ kind: 'slow', when: { nth: 3 }, delay_ms: 5 }],
+      },
+      's.json',
+    );
     expect(script.sequences?.[0]?.replies[0]?.tool_calls).toEqual([
       { name: 'terminal', arguments: '{"command": "ls' },
       { name: 'todo', arguments: { todos: [] } },

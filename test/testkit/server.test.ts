@@ -9,7 +9,15 @@ const byField: Script = {
   sequences: FIELDS.map((field) => ({
     match: { exact: field },
     replies: [
-      { reasoning: `thinking in ${field}`, reasoning_field: field, content: null, tool_calls: [{ name: 'read_file', arguments: { path: 'a.txt' } }, { name: 'terminal', arguments: { command: 'wc -l a.txt' } }] },
+      {
+        reasoning: `thinking in ${field}`,
+        reasoning_field: field,
+        content: null,
+        tool_calls: [
+          { name: 'read_file', arguments: { path: 'a.txt' } },
+          { name: 'terminal', arguments: { command: 'wc -l a.txt' } },
+        ],
+      },
       { reasoning: 'done', reasoning_field: field, content: 'a.txt has 3 lines.' },
     ],
   })),
@@ -22,8 +30,10 @@ describe('non-streaming replies', () => {
     expect(completion.object).toBe('chat.completion');
     expect(completion.model).toBe('any-model');
     const message = completion.choices[0]!.message;
-    expect(message.tool_calls?.map((c) => c.type === 'function' && [c.function.name, JSON.parse(c.function.arguments)]))
-      .toEqual([['read_file', { path: 'a.txt' }], ['terminal', { command: 'wc -l a.txt' }]]);
+    expect(message.tool_calls?.map((c) => c.type === 'function' && [c.function.name, JSON.parse(c.function.arguments)])).toEqual([
+      ['read_file', { path: 'a.txt' }],
+      ['terminal', { command: 'wc -l a.txt' }],
+    ]);
     expect(completion.choices[0]?.finish_reason).toBe('tool_calls');
     const reasoning = `thinking in ${field}`;
     if (field === 'reasoning' || field === 'reasoning_content') expect(extra(message, field)).toBe(reasoning);
@@ -76,7 +86,7 @@ describe('routes', () => {
     expect(target.requests.map((r) => r.path)).toEqual(['/api/v1/chat/completions', '/api/v1/v1/chat/completions']);
   });
 
-  it('lists the script\'s models, or a default one', async () => {
+  it("lists the script's models, or a default one", async () => {
     const listed = await clientFor(await endpoint({ script: { models: ['a/one', 'b/two'] } })).models.list();
     expect(listed.data.map((m) => m.id)).toEqual(['a/one', 'b/two']);
     const defaults = await clientFor(await endpoint()).models.list();
@@ -85,7 +95,9 @@ describe('routes', () => {
 
   it('checks the key on /models too', async () => {
     const target = await endpoint({ apiKey: 'sk-models' });
-    const error = await clientFor(target).models.list().catch((e: unknown) => e);
+    const error = await clientFor(target)
+      .models.list()
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OpenAI.AuthenticationError);
   });
 
@@ -130,7 +142,10 @@ describe('concurrency', () => {
     const script: Script = {
       sequences: prompts.map((prompt) => ({
         match: { exact: prompt },
-        replies: Array.from({ length: steps }, (_, step) => ({ content: `${prompt} step ${step}`, tool_calls: [{ name: 'terminal', arguments: { command: `echo ${prompt} ${step}` } }] })),
+        replies: Array.from({ length: steps }, (_, step) => ({
+          content: `${prompt} step ${step}`,
+          tool_calls: [{ name: 'terminal', arguments: { command: `echo ${prompt} ${step}` } }],
+        })),
       })),
     };
     const target = await endpoint({ script, latencyMs: 5 });
@@ -138,13 +153,21 @@ describe('concurrency', () => {
     const history = (prompt: string, step: number): OpenAI.Chat.Completions.ChatCompletionMessageParam[] => [
       user(prompt),
       ...Array.from({ length: step }, (_, i) => [
-        { role: 'assistant' as const, content: `${prompt} step ${i}`, tool_calls: [{ id: `c${i}`, type: 'function' as const, function: { name: 'terminal', arguments: '{}' } }] },
+        {
+          role: 'assistant' as const,
+          content: `${prompt} step ${i}`,
+          tool_calls: [{ id: `c${i}`, type: 'function' as const, function: { name: 'terminal', arguments: '{}' } }],
+        },
         { role: 'tool' as const, tool_call_id: `c${i}`, content: 'ok' },
       ]).flat(),
     ];
     const jobs = Array.from({ length: 3 }, () => prompts.flatMap((prompt) => Array.from({ length: steps }, (_, step) => ({ prompt, step })))).flat();
-    const answers = await Promise.all(jobs.map(async ({ prompt, step }) =>
-      (await client.chat.completions.create({ model: 'm', messages: history(prompt, step), tools: offer('terminal') })).choices[0]?.message));
+    const answers = await Promise.all(
+      jobs.map(
+        async ({ prompt, step }) =>
+          (await client.chat.completions.create({ model: 'm', messages: history(prompt, step), tools: offer('terminal') })).choices[0]?.message,
+      ),
+    );
     expect(jobs).toHaveLength(60);
     answers.forEach((message, i) => {
       const { prompt, step } = jobs[i]!;

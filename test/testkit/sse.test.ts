@@ -6,15 +6,22 @@ import { clientFor, endpoint, offer, user } from './endpoint.js';
 const ARGUMENTS = { path: 'fib.py', content: 'a, b = 0, 1\nfor _ in range(10):\n    print(a)\n' };
 
 const script = {
-  sequences: [{
-    match: { exact: 'stream me' },
-    replies: [{
-      content: 'Writing the file now.',
-      reasoning: 'First write the script, then run it.',
-      tool_calls: [{ name: 'write_file', arguments: ARGUMENTS }, { name: 'terminal', arguments: { command: 'python3 fib.py' } }],
-      usage: { prompt_tokens: 50, completion_tokens: 20 },
-    }],
-  }],
+  sequences: [
+    {
+      match: { exact: 'stream me' },
+      replies: [
+        {
+          content: 'Writing the file now.',
+          reasoning: 'First write the script, then run it.',
+          tool_calls: [
+            { name: 'write_file', arguments: ARGUMENTS },
+            { name: 'terminal', arguments: { command: 'python3 fib.py' } },
+          ],
+          usage: { prompt_tokens: 50, completion_tokens: 20 },
+        },
+      ],
+    },
+  ],
 };
 
 async function collect(stream: AsyncIterable<ChatCompletionChunk>): Promise<ChatCompletionChunk[]> {
@@ -24,7 +31,10 @@ async function collect(stream: AsyncIterable<ChatCompletionChunk>): Promise<Chat
 }
 
 const deltaText = (chunks: ChatCompletionChunk[], field: string): string =>
-  chunks.map((c) => (c.choices[0]?.delta as Record<string, unknown> | undefined)?.[field]).filter((v) => typeof v === 'string').join('');
+  chunks
+    .map((c) => (c.choices[0]?.delta as Record<string, unknown> | undefined)?.[field])
+    .filter((v) => typeof v === 'string')
+    .join('');
 
 describe('pieces', () => {
   it('cut text and arguments into pieces that join back to the whole', () => {
@@ -40,9 +50,14 @@ describe('pieces', () => {
 describe('streaming (stream: true) through the openai client', () => {
   it('streams reasoning, content and tool calls whose argument deltas are split across chunks', async () => {
     const target = await endpoint({ script });
-    const chunks = await collect(await clientFor(target).chat.completions.create({
-      model: 'm', messages: [user('stream me')], tools: offer('write_file', 'terminal'), stream: true,
-    }));
+    const chunks = await collect(
+      await clientFor(target).chat.completions.create({
+        model: 'm',
+        messages: [user('stream me')],
+        tools: offer('write_file', 'terminal'),
+        stream: true,
+      }),
+    );
     expect(chunks[0]?.choices[0]?.delta.role).toBe('assistant');
     expect(deltaText(chunks, 'reasoning')).toBe('First write the script, then run it.');
     expect(deltaText(chunks, 'content')).toBe('Writing the file now.');
@@ -57,7 +72,9 @@ describe('streaming (stream: true) through the openai client', () => {
   it('reassembles into the same message with the client stream helper', async () => {
     const target = await endpoint({ script });
     const client = clientFor(target);
-    const streamed = await client.chat.completions.stream({ model: 'm', messages: [user('stream me')], tools: offer('write_file', 'terminal') }).finalChatCompletion();
+    const streamed = await client.chat.completions
+      .stream({ model: 'm', messages: [user('stream me')], tools: offer('write_file', 'terminal') })
+      .finalChatCompletion();
     const plain = await client.chat.completions.create({ model: 'm', messages: [user('stream me')], tools: offer('write_file', 'terminal') });
     const calls = streamed.choices[0]?.message.tool_calls ?? [];
     expect(calls.map((c) => c.type === 'function' && c.function.name)).toEqual(['write_file', 'terminal']);
@@ -68,9 +85,14 @@ describe('streaming (stream: true) through the openai client', () => {
 
   it('ends with a usage chunk when stream_options.include_usage is set', async () => {
     const target = await endpoint({ script });
-    const chunks = await collect(await clientFor(target).chat.completions.create({
-      model: 'm', messages: [user('stream me')], stream: true, stream_options: { include_usage: true },
-    }));
+    const chunks = await collect(
+      await clientFor(target).chat.completions.create({
+        model: 'm',
+        messages: [user('stream me')],
+        stream: true,
+        stream_options: { include_usage: true },
+      }),
+    );
     const last = chunks.at(-1);
     expect(last?.choices).toEqual([]);
     expect(last?.usage).toEqual({ prompt_tokens: 50, completion_tokens: 20, total_tokens: 70 });
@@ -79,13 +101,26 @@ describe('streaming (stream: true) through the openai client', () => {
 
   it.each([
     ['reasoning_content', (chunks: ChatCompletionChunk[]) => deltaText(chunks, 'reasoning_content')],
-    ['reasoning_details', (chunks: ChatCompletionChunk[]) => chunks
-      .flatMap((c) => ((c.choices[0]?.delta as { reasoning_details?: { type: string; summary: string }[] }).reasoning_details ?? []))
-      .map((d) => { expect(d.type).toBe('reasoning.summary'); return d.summary; }).join('')],
+    [
+      'reasoning_details',
+      (chunks: ChatCompletionChunk[]) =>
+        chunks
+          .flatMap((c) => (c.choices[0]?.delta as { reasoning_details?: { type: string; summary: string }[] }).reasoning_details ?? [])
+          .map((d) => {
+            expect(d.type).toBe('reasoning.summary');
+            return d.summary;
+          })
+          .join(''),
+    ],
     ['inline_think', (chunks: ChatCompletionChunk[]) => /^<think>\n(.*)\n<\/think>\n$/s.exec(deltaText(chunks, 'content'))?.[1]],
-    ['inline_scratchpad', (chunks: ChatCompletionChunk[]) => /^<REASONING_SCRATCHPAD>\n(.*)\n<\/REASONING_SCRATCHPAD>\n$/s.exec(deltaText(chunks, 'content'))?.[1]],
+    [
+      'inline_scratchpad',
+      (chunks: ChatCompletionChunk[]) => /^<REASONING_SCRATCHPAD>\n(.*)\n<\/REASONING_SCRATCHPAD>\n$/s.exec(deltaText(chunks, 'content'))?.[1],
+    ],
   ] as const)('streams reasoning in %s', async (field, reasoningOf) => {
-    const target = await endpoint({ script: { sequences: [{ match: { exact: 'think' }, replies: [{ reasoning: 'Several words of careful thought here.', reasoning_field: field }] }] } });
+    const target = await endpoint({
+      script: { sequences: [{ match: { exact: 'think' }, replies: [{ reasoning: 'Several words of careful thought here.', reasoning_field: field }] }] },
+    });
     const chunks = await collect(await clientFor(target).chat.completions.create({ model: 'm', messages: [user('think')], stream: true }));
     expect(reasoningOf(chunks)).toBe('Several words of careful thought here.');
     expect(deltaText(chunks, 'reasoning')).toBe('');

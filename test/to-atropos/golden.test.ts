@@ -16,7 +16,19 @@ function matchesGolden(name: string, stdout: string): void {
 }
 
 async function run(args: string[], dir = tempDir()) {
-  writeFiles(dir, { 'in.jsonl': jsonl(corpus), 'scores.jsonl': jsonl([['p0-a', 1], ['p0-b', -1], ['p0-c', 0.5], ['p1-a', 2], ['p1-b', 2], ['p2-a', 1]].map(([id, score]) => ({ id, score }))) });
+  writeFiles(dir, {
+    'in.jsonl': jsonl(corpus),
+    'scores.jsonl': jsonl(
+      [
+        ['p0-a', 1],
+        ['p0-b', -1],
+        ['p0-c', 0.5],
+        ['p1-a', 2],
+        ['p1-b', 2],
+        ['p2-a', 1],
+      ].map(([id, score]) => ({ id, score })),
+    ),
+  });
   return runInProcess(spec, ['in.jsonl', ...args], { cwd: dir });
 }
 
@@ -49,7 +61,18 @@ describe('golden outputs', () => {
     // p0: first two samples form a group, p0-c is left over; p1 (2, 2) is uniform; p2 is incomplete.
     expect(groups).toHaveLength(1);
     expect(Object.keys(groups[0] ?? {})).toEqual([
-      'tokens', 'masks', 'scores', 'advantages', 'ref_logprobs', 'messages', 'generation_params', 'group_overrides', 'overrides', 'images', 'distill_token_ids', 'distill_logprobs',
+      'tokens',
+      'masks',
+      'scores',
+      'advantages',
+      'ref_logprobs',
+      'messages',
+      'generation_params',
+      'group_overrides',
+      'overrides',
+      'images',
+      'distill_token_ids',
+      'distill_logprobs',
     ]);
     expect(groups[0]).not.toHaveProperty('inference_logprobs');
     expect(groups[0]).not.toHaveProperty('env_id');

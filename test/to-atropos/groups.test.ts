@@ -12,7 +12,11 @@ describe('GroupBuffer', () => {
     const incomplete: Group[] = [];
     const buffer = new GroupBuffer(2, 10, false, (g) => incomplete.push(g));
     const done = [member(0, 1), member(1, 2), member(0, 3), member(0, 4), member(0, 5), member(1, 6), member(2, 7)].flatMap((m) => buffer.add(keyOf(m), m));
-    expect(lines(done)).toEqual([[1, 3], [4, 5], [2, 6]]);
+    expect(lines(done)).toEqual([
+      [1, 3],
+      [4, 5],
+      [2, 6],
+    ]);
     expect(buffer.finish()).toEqual([]);
     expect(lines(incomplete)).toEqual([[7]]);
   });
@@ -23,7 +27,10 @@ describe('GroupBuffer', () => {
     expect(input.flatMap((m) => unsorted.add(keyOf(m), m))).toEqual([]);
     expect(lines(unsorted.finish())).toEqual([[1, 2], [3, 4], [5]]);
     const sorted = new GroupBuffer('auto', 1, true, () => undefined);
-    expect(lines(input.flatMap((m) => sorted.add(keyOf(m), m)))).toEqual([[1, 2], [3, 4]]);
+    expect(lines(input.flatMap((m) => sorted.add(keyOf(m), m)))).toEqual([
+      [1, 2],
+      [3, 4],
+    ]);
     expect(lines(sorted.finish())).toEqual([[5]]);
   });
 

@@ -7,7 +7,13 @@ import { gpt, human, rawGpt, system, tool } from '../util/trajectories.js';
 const turns = [
   system(['terminal']),
   human('List the files'),
-  gpt({ think: "I'll run ls.", calls: [{ name: 'terminal', arguments: { command: 'ls' } }, { name: 'terminal', arguments: { command: 'pwd' } }] }),
+  gpt({
+    think: "I'll run ls.",
+    calls: [
+      { name: 'terminal', arguments: { command: 'ls' } },
+      { name: 'terminal', arguments: { command: 'pwd' } },
+    ],
+  }),
   tool({ name: 'terminal', content: { output: 'a.txt', exit_code: 0 }, id: 'call_1' }, { name: 'terminal', content: '/w', id: 'call_2' }),
   gpt({ think: '', text: 'There is one file: a.txt' }),
 ];
@@ -43,7 +49,10 @@ describe('structured', () => {
   it('keeps a turn raw rather than lose or invent text', () => {
     const textAfterCall = rawGpt('<think>\na\n</think>\n<tool_call>\n{"name": "terminal", "arguments": {}}\n</tool_call>\nand then more');
     const malformed = rawGpt('<think>\na\n</think>\n<tool_call>\nnot json\n</tool_call>');
-    const strayToolText = { from: 'tool' as const, value: 'note\n<tool_response>\n{"tool_call_id": "x", "name": "terminal", "content": "y"}\n</tool_response>' };
+    const strayToolText = {
+      from: 'tool' as const,
+      value: 'note\n<tool_response>\n{"tool_call_id": "x", "name": "terminal", "content": "y"}\n</tool_response>',
+    };
     const { messages, rawFallbacks } = toAtroposMessages([system(), human(), textAfterCall, malformed, strayToolText], 'structured');
     expect(rawFallbacks).toBe(3);
     expect(messages.slice(2).map((m) => [m.role, m.content, m.tool_calls])).toEqual([

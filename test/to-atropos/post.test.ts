@@ -13,8 +13,16 @@ import { AtroposServer } from './atroposServer.js';
 import { chatmlTokenizerDir } from './tokenizer.js';
 
 // Four prompts, two samples each: one completed, one not (scores 1 and 0 under --score completed).
-const records = [0, 1, 2, 3].flatMap((p) => [true, false].map((completed) =>
-  trajectory({ id: `p${p}-${completed ? 'ok' : 'stopped'}`, prompt_index: p, completed, conversations: [human(`Task ${p}`), gpt({ think: 'Think.', text: `Answer ${p}` })] })));
+const records = [0, 1, 2, 3].flatMap((p) =>
+  [true, false].map((completed) =>
+    trajectory({
+      id: `p${p}-${completed ? 'ok' : 'stopped'}`,
+      prompt_index: p,
+      completed,
+      conversations: [human(`Task ${p}`), gpt({ think: 'Think.', text: `Answer ${p}` })],
+    }),
+  ),
+);
 
 const servers: AtroposServer[] = [];
 afterEach(async () => {
@@ -37,7 +45,11 @@ afterAll(() => rmSync(tokenizerDir, { recursive: true, force: true }));
 function exportTo(server: AtroposServer, extra: string[] = [], url = server.url) {
   const dir = tempDir();
   writeFiles(dir, { 'in.jsonl': jsonl(records) });
-  return runInProcess(spec, ['in.jsonl', '--emit', 'scored', '--score', 'completed', '--group-size', '2', '--tokenizer', tokenizerDir, '--post', url, '--post-retry-ms', '5', ...extra], { cwd: dir });
+  return runInProcess(
+    spec,
+    ['in.jsonl', '--emit', 'scored', '--score', 'completed', '--group-size', '2', '--tokenizer', tokenizerDir, '--post', url, '--post-retry-ms', '5', ...extra],
+    { cwd: dir },
+  );
 }
 
 describe('--post', () => {
@@ -47,7 +59,10 @@ describe('--post', () => {
     expect(result.code).toBe(0);
     expect(server.infoPolls).toBe(3);
     expect(result.stderr).toContain('waiting for');
-    expect(server.posts.map((p) => [p.encoding, p.groups.length, p.afterRegister])).toEqual([['gzip', 2, true], ['gzip', 2, true]]);
+    expect(server.posts.map((p) => [p.encoding, p.groups.length, p.afterRegister])).toEqual([
+      ['gzip', 2, true],
+      ['gzip', 2, true],
+    ]);
     // What was posted is what was written, and the trainer gets it back in batches of 4 sequences.
     expect(server.posts.flatMap((p) => p.groups)).toEqual(parseJsonl(result.stdout));
     const trainer = async () => ((await (await fetch(`${server.url}/batch`)).json()) as { batch: { scores: number[] }[] | null }).batch;
@@ -80,7 +95,7 @@ describe('--post', () => {
     expect(result.stderr).toMatch(/gave up after 3 attempts/);
   });
 
-  it('stops on a 4xx with the server\'s message, exit 1, without retrying', async () => {
+  it("stops on a 4xx with the server's message, exit 1, without retrying", async () => {
     const failures = { count: 2, status: 422, detail: 'groups rejected by the test server' };
     const server = await serve({ registerAfterPolls: { polls: 1, batchSize: 8, maxTokenLen: -1 }, failures });
     const result = await exportTo(server);

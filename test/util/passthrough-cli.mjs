@@ -12,7 +12,8 @@ export const spec = {
       command: '$0 [files..]',
       describe: 'validate and pass records through',
       stream: true,
-      options: (y) => y.option('schema', { type: 'string', describe: 'schema to validate against' }).option('rewrite', { type: 'boolean', describe: 're-serialise records' }),
+      options: (y) =>
+        y.option('schema', { type: 'string', describe: 'schema to validate against' }).option('rewrite', { type: 'boolean', describe: 're-serialise records' }),
       run: async (args, ctx) => {
         const out = await ctx.openOutput();
         for await (const batch of ctx.readRecords({ schema: args.schema, tombstones: true })) {

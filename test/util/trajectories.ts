@@ -44,8 +44,9 @@ export interface ToolResult {
 
 /** A tool turn holding one <tool_response> block per result. */
 export function tool(...results: readonly ToolResult[]): Turn {
-  const blocks = results.map(({ name, content, id = `call_${name}` }) =>
-    `<tool_response>\n${pythonJsonDumps({ tool_call_id: id, name, content })}\n</tool_response>`);
+  const blocks = results.map(
+    ({ name, content, id = `call_${name}` }) => `<tool_response>\n${pythonJsonDumps({ tool_call_id: id, name, content })}\n</tool_response>`,
+  );
   return { from: 'tool', value: blocks.join('\n') };
 }
 

@@ -17,7 +17,11 @@ function pipeline(args: readonly string[], input: string): Promise<{ verify: Exi
   return new Promise((resolve, reject) => {
     const env = { PATH: process.env['PATH'] ?? '' };
     const verify = spawn(process.execPath, [binPath('verify', 'hermes-verify'), ...args], { cwd: REPO_ROOT, env, stdio: ['pipe', 'pipe', 'pipe'] });
-    const filter = spawn(process.execPath, [binPath('filter', 'hermes-filter'), '--no-zero-reasoning'], { cwd: REPO_ROOT, env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const filter = spawn(process.execPath, [binPath('filter', 'hermes-filter'), '--no-zero-reasoning'], {
+      cwd: REPO_ROOT,
+      env,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     verify.stdout.pipe(filter.stdin);
     const out: Buffer[] = [];
     const verifyErr: Buffer[] = [];
@@ -32,7 +36,12 @@ function pipeline(args: readonly string[], input: string): Promise<{ verify: Exi
       verifyExit = { code, stderr: Buffer.concat(verifyErr).toString('utf8') };
     });
     filter.on('close', (code) => {
-      const finish = (): void => resolve({ verify: verifyExit ?? { code: null, stderr: '' }, filter: { code, stderr: Buffer.concat(filterErr).toString('utf8') }, stdout: Buffer.concat(out).toString('utf8') });
+      const finish = (): void =>
+        resolve({
+          verify: verifyExit ?? { code: null, stderr: '' },
+          filter: { code, stderr: Buffer.concat(filterErr).toString('utf8') },
+          stdout: Buffer.concat(out).toString('utf8'),
+        });
       if (verifyExit) finish();
       else verify.on('close', finish);
     });

@@ -5,7 +5,16 @@
 import { createHash } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadToolRegistry, normaliseToolStats, promptId, toolErrorCounts, toolStatsFromConversations, type Tombstone, type Trajectory, type Turn } from '@hermes-datagen/core';
+import {
+  loadToolRegistry,
+  normaliseToolStats,
+  promptId,
+  toolErrorCounts,
+  toolStatsFromConversations,
+  type Tombstone,
+  type Trajectory,
+  type Turn,
+} from '@hermes-datagen/core';
 import { addTombstone, addTrajectory, emptySummary, finaliseSummary } from '@hermes-datagen/core/internal/statistics/summary.js';
 import { jsonl, writeFiles } from '../util/cli.js';
 import { gpt, human, system, tool, trajectory } from '../util/trajectories.js';
@@ -36,7 +45,12 @@ export function recordFor(index: number, fields: Partial<Trajectory> = {}, turns
 }
 
 export function tombstoneFor(index: number): Tombstone {
-  return { id: promptId({ prompt: `Task number ${index}: list the files.` }, index), prompt_index: index, discarded: 'no_reasoning', prompt: `Task number ${index}: list the files.` };
+  return {
+    id: promptId({ prompt: `Task number ${index}: list the files.` }, index),
+    prompt_index: index,
+    discarded: 'no_reasoning',
+    prompt: `Task number ${index}: list the files.`,
+  };
 }
 
 export interface RunSpec {
@@ -75,7 +89,13 @@ export function writeRun(dir: string, spec: RunSpec): { dataset: string; run: st
   });
   const datasetHash = sha256(datasetText);
   files['run/trajectories.jsonl'] = merged.map((l) => `${l}\n`).join('');
-  files['run/checkpoint.json'] = JSON.stringify({ version: 1, run_name: 'run', dataset: { path: 'prompts.jsonl', valid_rows: spec.rows, sha256: datasetHash }, done, last_updated: '2026-11-30T20:00:00.000Z' });
+  files['run/checkpoint.json'] = JSON.stringify({
+    version: 1,
+    run_name: 'run',
+    dataset: { path: 'prompts.jsonl', valid_rows: spec.rows, sha256: datasetHash },
+    done,
+    last_updated: '2026-11-30T20:00:00.000Z',
+  });
   files['run/statistics.json'] = JSON.stringify({ run_name: 'run', total_prompts: spec.rows, ...finaliseSummary(summary) }, null, 2);
   files['run/run.json'] = JSON.stringify({ version: 1, run_name: 'run', dataset: { paths: ['prompts.jsonl'], sha256: datasetHash }, invocations: [] });
   files['run/failures.jsonl'] = '';

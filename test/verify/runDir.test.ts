@@ -24,9 +24,21 @@ describe('hermes-verify --run-dir', () => {
     const { dataset, run } = goodRun();
     const out = await verifyReport(['--run-dir', run, '--dataset', dataset]);
     expect(statuses(out)).toEqual({
-      schema: 'PASS', count: 'PASS', completed: 'PASS', tool_failures: 'PASS', tool_distribution: 'PASS', reasoning: 'PASS',
-      unknown_tools: 'PASS', secrets: 'PASS', structure: 'PASS',
-      'run.batch_files': 'PASS', 'run.checkpoint': 'PASS', 'run.trajectories': 'PASS', 'run.statistics': 'PASS', 'run.manifest': 'PASS', 'run.failures': 'PASS',
+      schema: 'PASS',
+      count: 'PASS',
+      completed: 'PASS',
+      tool_failures: 'PASS',
+      tool_distribution: 'PASS',
+      reasoning: 'PASS',
+      unknown_tools: 'PASS',
+      secrets: 'PASS',
+      structure: 'PASS',
+      'run.batch_files': 'PASS',
+      'run.checkpoint': 'PASS',
+      'run.trajectories': 'PASS',
+      'run.statistics': 'PASS',
+      'run.manifest': 'PASS',
+      'run.failures': 'PASS',
     });
     expect(out.code).toBe(0);
     expect(out.report.records).toBe(4);
@@ -38,7 +50,23 @@ describe('hermes-verify --run-dir', () => {
   it('a missing prompt: count FAILs naming its index, and failures.jsonl explains it', async () => {
     const dir = tempDir('hermes-verify-');
     const { dataset, run } = writeRun(dir, { rows: 4, batches: [[recordFor(0), recordFor(1), recordFor(3)]] });
-    rewrite(run, 'failures.jsonl', jsonl([{ id: 'p2-x', prompt_index: 2, sample: 0, source: 'prompts.jsonl', line: 3, error_class: 'rate_limited', retryable: true, reason: '429', failed_at: 'now' }]));
+    rewrite(
+      run,
+      'failures.jsonl',
+      jsonl([
+        {
+          id: 'p2-x',
+          prompt_index: 2,
+          sample: 0,
+          source: 'prompts.jsonl',
+          line: 3,
+          error_class: 'rate_limited',
+          retryable: true,
+          reason: '429',
+          failed_at: 'now',
+        },
+      ]),
+    );
     const out = await verifyReport(['--run-dir', run, '--dataset', dataset]);
     expect(out.code).toBe(1);
     expect(out.check('count')).toMatchObject({ status: 'FAIL', numbers: { missing_records: 1, missing_prompt_indices: [2] } });
@@ -58,7 +86,10 @@ describe('hermes-verify --run-dir', () => {
 
   it('a tampered statistics.json: run.statistics FAILs naming each number that differs', async () => {
     const { dataset, run } = goodRun();
-    const stats = JSON.parse(readFileSync(join(run, 'statistics.json'), 'utf8')) as { tool_statistics: Record<string, { failure: number }>; reasoning_statistics: { turns_with_reasoning: number } };
+    const stats = JSON.parse(readFileSync(join(run, 'statistics.json'), 'utf8')) as {
+      tool_statistics: Record<string, { failure: number }>;
+      reasoning_statistics: { turns_with_reasoning: number };
+    };
     stats.tool_statistics['terminal']!.failure = 0 + 3;
     stats.reasoning_statistics.turns_with_reasoning -= 1;
     rewrite(run, 'statistics.json', JSON.stringify(stats));
@@ -66,10 +97,12 @@ describe('hermes-verify --run-dir', () => {
     expect(out.code).toBe(1);
     const check = out.check('run.statistics');
     expect(check.status).toBe('FAIL');
-    expect(check.problems).toEqual(expect.arrayContaining([
-      'tool_statistics.terminal.failure: the file says 3, the records give 0',
-      'reasoning_statistics.turns_with_reasoning: the file says 7, the records give 8',
-    ]));
+    expect(check.problems).toEqual(
+      expect.arrayContaining([
+        'tool_statistics.terminal.failure: the file says 3, the records give 0',
+        'reasoning_statistics.turns_with_reasoning: the file says 7, the records give 8',
+      ]),
+    );
     expect(statuses(out)).toMatchObject({ 'run.trajectories': 'PASS', 'run.checkpoint': 'PASS', count: 'PASS' });
   });
 
@@ -128,7 +161,14 @@ describe('hermes-verify --run-dir', () => {
     const { dataset, run } = goodRun();
     for (const name of ['trajectories.jsonl', 'statistics.json', 'run.json', 'failures.jsonl', 'checkpoint.json']) rmSync(join(run, name));
     const out = await verifyReport(['--run-dir', run, '--dataset', dataset]);
-    expect(statuses(out)).toMatchObject({ count: 'PASS', 'run.checkpoint': 'WARN', 'run.trajectories': 'WARN', 'run.statistics': 'WARN', 'run.manifest': 'WARN', 'run.failures': 'WARN' });
+    expect(statuses(out)).toMatchObject({
+      count: 'PASS',
+      'run.checkpoint': 'WARN',
+      'run.trajectories': 'WARN',
+      'run.statistics': 'WARN',
+      'run.manifest': 'WARN',
+      'run.failures': 'WARN',
+    });
     expect(out.report.records).toBe(5);
     expect(out.code).toBe(0);
   });
@@ -140,7 +180,11 @@ describe('hermes-verify --run-dir', () => {
     for (const n of [0, 1, 2]) expect(readFileSync(join(run, 'batch_0.jsonl'), 'utf8')).not.toContain(`"id":"p${n}`);
     rewrite(run, 'checkpoint.json', JSON.stringify({ run_name: 'run', completed_prompts: [0, 1, 2, 3], batch_stats: {}, last_updated: '2026-01-15T10:30:00' }));
     const stats = JSON.parse(readFileSync(join(run, 'statistics.json'), 'utf8')) as Record<string, unknown>;
-    rewrite(run, 'statistics.json', JSON.stringify({ tool_statistics: stats['tool_statistics'], reasoning_statistics: stats['reasoning_statistics'], discarded_no_reasoning: 1 }));
+    rewrite(
+      run,
+      'statistics.json',
+      JSON.stringify({ tool_statistics: stats['tool_statistics'], reasoning_statistics: stats['reasoning_statistics'], discarded_no_reasoning: 1 }),
+    );
     rmSync(join(run, 'run.json'));
     const out = await verifyReport(['--run-dir', run, '--dataset', dataset]);
     expect(out.check('run.checkpoint')).toMatchObject({ status: 'FAIL', numbers: { completed_prompts: 4, without_row: 1 } });

@@ -14,8 +14,18 @@ export const MIN_TOKENS_AFTER_MESSAGE = 'compressed trace too short, min_tokens_
 
 export type Status = 'compressed' | 'skipped' | 'unchanged' | 'error';
 export type Reason =
-  | 'under_target' | 'ratio_under_min' | 'already_compressed' | 'fits' | 'over_limit' | 'over_limit_forced'
-  | 'no_window' | 'no_net_savings' | 'min_tokens_after' | 'llm_failed_fallback' | 'timeout' | 'interrupted';
+  | 'under_target'
+  | 'ratio_under_min'
+  | 'already_compressed'
+  | 'fits'
+  | 'over_limit'
+  | 'over_limit_forced'
+  | 'no_window'
+  | 'no_net_savings'
+  | 'min_tokens_after'
+  | 'llm_failed_fallback'
+  | 'timeout'
+  | 'interrupted';
 
 export interface Outcome {
   readonly status: Status;
@@ -60,13 +70,28 @@ export async function compressConversation(turns: readonly Turn[], env: Compress
   const base = originalTokens ?? n;
   const target = targetFor(base, config);
   const metrics = (m: Partial<MetricsInput>): MetricsInput => ({
-    originalTokens: n, compressedTokens: n, originalTurns: turns.length, compressedTurns: turns.length, region: undefined,
-    wasCompressed: false, stillOverLimit: false, skippedUnderTarget: false, apiCalls: 0, apiErrors: 0, ...m,
+    originalTokens: n,
+    compressedTokens: n,
+    originalTurns: turns.length,
+    compressedTurns: turns.length,
+    region: undefined,
+    wasCompressed: false,
+    stillOverLimit: false,
+    skippedUnderTarget: false,
+    apiCalls: 0,
+    apiErrors: 0,
+    ...m,
   });
   const skip = originalTokens === undefined ? skipReason(n, config) : n <= target ? 'under_target' : null;
   if (skip) return { status: 'skipped', reason: skip, strategy: null, target, tokensBefore: n, tokensAfter: n, metrics: metrics({ skippedUnderTarget: true }) };
   const unchanged = (reason: Reason, extra: Partial<MetricsInput> = {}): Outcome => ({
-    status: 'unchanged', reason, strategy: null, target, tokensBefore: n, tokensAfter: n, metrics: metrics({ stillOverLimit: true, ...extra }),
+    status: 'unchanged',
+    reason,
+    strategy: null,
+    target,
+    tokensBefore: n,
+    tokensAfter: n,
+    metrics: metrics({ stillOverLimit: true, ...extra }),
   });
 
   const window = compressibleWindow(turns, config);
@@ -119,13 +144,25 @@ export async function compressConversation(turns: readonly Turn[], env: Compress
   const stillOver = outputTokens > target;
   if (config.minTokensAfter !== undefined && outputTokens < config.minTokensAfter) {
     return {
-      status: 'error', reason: 'min_tokens_after', strategy, target, tokensBefore: n, tokensAfter: n, message: MIN_TOKENS_AFTER_MESSAGE,
+      status: 'error',
+      reason: 'min_tokens_after',
+      strategy,
+      target,
+      tokensBefore: n,
+      tokensAfter: n,
+      message: MIN_TOKENS_AFTER_MESSAGE,
       metrics: metrics({ stillOverLimit: n > target, apiCalls, apiErrors }),
     };
   }
   if (stillOver && reason === 'fits') reason = isForced(base, config) ? 'over_limit_forced' : 'over_limit';
   return {
-    status: 'compressed', reason, strategy, target, conversations: output, tokensBefore: n, tokensAfter: outputTokens,
+    status: 'compressed',
+    reason,
+    strategy,
+    target,
+    conversations: output,
+    tokensBefore: n,
+    tokensAfter: outputTokens,
     metrics: metrics({ compressedTokens: outputTokens, compressedTurns, region, wasCompressed: true, stillOverLimit: stillOver, apiCalls, apiErrors }),
   };
 }
@@ -135,7 +172,13 @@ export async function compressConversation(turns: readonly Turn[], env: Compress
  * the target needs (with the summary's planned size and the notice counted), the end snapped off tool
  * turns. With min_tokens_after, the region stops growing before the estimate would fall below it.
  */
-function planRegion(draft: Draft, window: { start: number; end: number }, target: number, noticeTokens: number, config: CompressConfig): { start: number; end: number } | undefined {
+function planRegion(
+  draft: Draft,
+  window: { start: number; end: number },
+  target: number,
+  noticeTokens: number,
+  config: CompressConfig,
+): { start: number; end: number } | undefined {
   const summary = config.summaryTargetTokens;
   const after = draft.total + noticeTokens;
   const need = after - target + summary;

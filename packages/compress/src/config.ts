@@ -3,8 +3,14 @@
 // are warned about (a typo should not pass silently), a wrong type is a usage error naming the key.
 import { createHash } from 'node:crypto';
 import {
-  DEFAULT_TOKEN_ENCODING, isPlainObject, loadOptionFile, optionFileError, TOKEN_ENCODINGS, UsageError,
-  type OptionFile, type TokenEncoding,
+  DEFAULT_TOKEN_ENCODING,
+  isPlainObject,
+  loadOptionFile,
+  optionFileError,
+  TOKEN_ENCODINGS,
+  UsageError,
+  type OptionFile,
+  type TokenEncoding,
 } from '@hermes-datagen/core';
 
 export const REDUCERS = ['repeated_observations', 'redundant_tool_outputs', 'intermediate_thoughts'] as const;
@@ -160,7 +166,8 @@ export function readConfigFile(file: OptionFile, warn: (message: string) => void
         if (problem) throw optionFileError(file, problem, { at: name });
         (settings as Record<string, unknown>)[spec.field] = value;
       } else if (name === 'processing.skip_under_target') {
-        if (value === false) warn(`${file.option} ${file.path}: processing.skip_under_target: false is not supported: a record at or under its target is always passed through`);
+        if (value === false)
+          warn(`${file.option} ${file.path}: processing.skip_under_target: false is not supported: a record at or under its target is always passed through`);
       } else if (IGNORED[name] !== undefined) {
         warn(`${file.option} ${file.path}: ${name} is not used: ${IGNORED[name]}`);
       } else {
@@ -217,9 +224,15 @@ export function checkConfig(config: CompressConfig): CompressConfig {
     throw new UsageError(message);
   };
   for (const [name, value] of [
-    ['--target-max-tokens', config.targetMaxTokens], ['--summary-target-tokens', config.summaryTargetTokens], ['--protect-last', config.protectLast],
-    ['--dedup-window', config.dedupWindow], ['--tool-output-max-tokens', config.toolOutputMaxTokens], ['--max-retries', config.maxRetries],
-    ['--min-tokens-after', config.minTokensAfter], ['--max-tokens-after', config.maxTokensAfter], ['--force-above-tokens', config.forceAboveTokens],
+    ['--target-max-tokens', config.targetMaxTokens],
+    ['--summary-target-tokens', config.summaryTargetTokens],
+    ['--protect-last', config.protectLast],
+    ['--dedup-window', config.dedupWindow],
+    ['--tool-output-max-tokens', config.toolOutputMaxTokens],
+    ['--max-retries', config.maxRetries],
+    ['--min-tokens-after', config.minTokensAfter],
+    ['--max-tokens-after', config.maxTokensAfter],
+    ['--force-above-tokens', config.forceAboveTokens],
   ] as const) {
     if (value !== undefined && !(Number.isInteger(value) && value >= 0)) fail(`${name} takes a whole number >= 0 (got ${value})`);
   }
@@ -240,5 +253,8 @@ export function checkConfig(config: CompressConfig): CompressConfig {
  */
 export function configHash(config: CompressConfig, model: string | undefined): string {
   const { concurrency: _c, metricsFile: _m, timeout: _t, ...decisive } = config;
-  return createHash('sha256').update(JSON.stringify({ ...decisive, model: model ?? null })).digest('hex').slice(0, 16);
+  return createHash('sha256')
+    .update(JSON.stringify({ ...decisive, model: model ?? null }))
+    .digest('hex')
+    .slice(0, 16);
 }

@@ -14,7 +14,11 @@ export class Draft {
   }
 
   public static of(turns: readonly Turn[], counter: TokenCounter): Draft {
-    return new Draft(turns.map((t) => ({ ...t })), turns.map((t) => countTurn(t, counter)), counter);
+    return new Draft(
+      turns.map((t) => ({ ...t })),
+      turns.map((t) => countTurn(t, counter)),
+      counter,
+    );
   }
 
   /** Replaces a turn's value when that saves tokens; says whether it did. */

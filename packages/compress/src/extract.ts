@@ -38,7 +38,11 @@ function stepLines(turn: Turn, index: number): string[] {
     }
     case 'human':
       // An earlier summary: its lines (escaped already) carry over, so summaries do not nest as quotes.
-      if (turn.value.startsWith(SUMMARY_PREFIX)) return turn.value.split('\n').slice(1).filter((line) => line.startsWith('- '));
+      if (turn.value.startsWith(SUMMARY_PREFIX))
+        return turn.value
+          .split('\n')
+          .slice(1)
+          .filter((line) => line.startsWith('- '));
       return [`- [${index}] user: "${quote(turn.value, QUOTE_CHARS)}"`];
     default:
       return [`- [${index}] ${turn.from}: ${quote(turn.value, QUOTE_CHARS)}`];
@@ -74,7 +78,7 @@ function errorText(content: unknown): string {
 function compactArgs(args: unknown): string {
   if (args === null || typeof args !== 'object' || Array.isArray(args)) return quote(JSON.stringify(args) ?? '', ARG_CHARS);
   return Object.entries(args as Record<string, unknown>)
-    .map(([k, v]) => `${k}=${quote(typeof v === 'string' ? JSON.stringify(v) : JSON.stringify(v) ?? 'null', ARG_CHARS)}`)
+    .map(([k, v]) => `${k}=${quote(typeof v === 'string' ? JSON.stringify(v) : (JSON.stringify(v) ?? 'null'), ARG_CHARS)}`)
     .join(', ');
 }
 

@@ -3,8 +3,18 @@
 // settings are config.ts; this file declares the CLI and runs the stream.
 import { resolve } from 'node:path';
 import {
-  defineCommand, isPlainObject, loadTokenCounter, main as runMain, TOKEN_ENCODINGS, writeJsonAtomic,
-  type CliCommand, type CliSpec, type InputRecord, type RunContext, type StreamArgs, type TokenEncoding,
+  defineCommand,
+  isPlainObject,
+  loadTokenCounter,
+  main as runMain,
+  TOKEN_ENCODINGS,
+  writeJsonAtomic,
+  type CliCommand,
+  type CliSpec,
+  type InputRecord,
+  type RunContext,
+  type StreamArgs,
+  type TokenEncoding,
 } from '@hermes-datagen/core';
 import { checkConfig, configHash, DEFAULTS, parseReducerList, readConfigFile, STRATEGIES, type CompressConfig, type Strategy } from './config.js';
 import type { CompressEnv, Outcome } from './compressRecord.js';
@@ -94,7 +104,11 @@ const compress = defineCommand<CompressArgs>({
         .option('encoding', { choices: TOKEN_ENCODINGS, describe: `tiktoken encoding for counting (default ${DEFAULTS.encoding})`, group: BUDGET })
         .option('tokenizer', { type: 'string', describe: 'count with this tiktoken ranks file instead (.tiktoken, or tiktoken encoder JSON)', group: BUDGET })
         .option('target-max-tokens', { type: 'number', describe: `Hermes mode target (default ${DEFAULTS.targetMaxTokens})`, group: BUDGET })
-        .option('summary-target-tokens', { type: 'number', describe: `planned size of the summary turn (default ${DEFAULTS.summaryTargetTokens})`, group: BUDGET })
+        .option('summary-target-tokens', {
+          type: 'number',
+          describe: `planned size of the summary turn (default ${DEFAULTS.summaryTargetTokens})`,
+          group: BUDGET,
+        })
         .option('ratio', { type: 'number', describe: 'ratio mode: keep this share of the tokens, e.g. 0.15', group: BUDGET })
         .option('min-tokens-after', { type: 'number', describe: 'never compress below this (e.g. 800)', group: BUDGET })
         .option('max-tokens-after', { type: 'number', describe: 'ratio mode cap (default: --target-max-tokens)', group: BUDGET })
@@ -103,18 +117,38 @@ const compress = defineCommand<CompressArgs>({
         .option('protect-final-action', { type: 'boolean', describe: 'keep the last gpt turn with a tool call and its result (default true)', group: PROTECT })
         .option('protect-errors', { type: 'boolean', describe: 'keep tool results that carry an error out of Stage A (default true)', group: PROTECT })
         .option('reducers', { type: 'string', describe: 'Stage A reducers, comma-separated, or none (default all three)', group: STAGES })
-        .option('dedup-window', { type: 'number', describe: `repeated_observations looks this many tool results back (default ${DEFAULTS.dedupWindow})`, group: STAGES })
-        .option('tool-output-max-tokens', { type: 'number', describe: `redundant_tool_outputs cuts results above this (default ${DEFAULTS.toolOutputMaxTokens})`, group: STAGES })
+        .option('dedup-window', {
+          type: 'number',
+          describe: `repeated_observations looks this many tool results back (default ${DEFAULTS.dedupWindow})`,
+          group: STAGES,
+        })
+        .option('tool-output-max-tokens', {
+          type: 'number',
+          describe: `redundant_tool_outputs cuts results above this (default ${DEFAULTS.toolOutputMaxTokens})`,
+          group: STAGES,
+        })
         .option('strategy', { choices: STRATEGIES, describe: 'Stage B summary (default key_decision_extract, deterministic)', group: STAGES })
         .option('max-retries', { type: 'number', describe: `llm: attempts per summary (default ${DEFAULTS.maxRetries})`, group: STAGES })
         .option('retry-delay', { type: 'number', describe: `llm: backoff base in seconds (default ${DEFAULTS.retryDelay})`, group: STAGES })
-        .option('temperature', { type: 'number', describe: `llm: sampling temperature (default ${DEFAULTS.temperature}; never sent for Kimi models)`, group: STAGES })
+        .option('temperature', {
+          type: 'number',
+          describe: `llm: sampling temperature (default ${DEFAULTS.temperature}; never sent for Kimi models)`,
+          group: STAGES,
+        })
         .option('concurrency', { alias: 'c', type: 'number', describe: `llm: records in flight (default ${DEFAULTS.concurrency})`, group: STAGES })
-        .option('timeout', { type: 'number', describe: `llm: seconds per record; past it the record is emitted uncompressed, status error (default ${DEFAULTS.timeout})`, group: STAGES })
+        .option('timeout', {
+          type: 'number',
+          describe: `llm: seconds per record; past it the record is emitted uncompressed, status error (default ${DEFAULTS.timeout})`,
+          group: STAGES,
+        })
         .option('notice', { type: 'boolean', describe: "append upstream's notice to the system turn of a compressed record (default true)", group: OUTPUT })
         .option('notice-text', { type: 'string', describe: 'the notice text', group: OUTPUT })
         .option('per-record-metrics', { type: 'boolean', describe: 'add compression_metrics to compressed records (default true)', group: OUTPUT })
-        .option('metrics-file', { type: 'string', describe: "write upstream's aggregate metrics here (JSON), with counts by status and reason", group: OUTPUT }),
+        .option('metrics-file', {
+          type: 'string',
+          describe: "write upstream's aggregate metrics here (JSON), with counts by status and reason",
+          group: OUTPUT,
+        }),
     ) as unknown as CompressArgv,
   examples: [
     ['$0 run.jsonl > compressed.jsonl', 'Hermes defaults: 15,250-token budget, deterministic summaries'],
@@ -131,14 +165,30 @@ const compress = defineCommand<CompressArgs>({
 function settings(args: CompressArgs, ctx: RunContext): CompressConfig {
   const file = args.config === undefined ? {} : readConfigFile({ option: '--config', path: args.config, cwd: ctx.io.cwd }, (m) => ctx.log.warn(m));
   const flags: Partial<CompressConfig> = {
-    encoding: args.encoding, tokenizerFile: args.tokenizer, targetMaxTokens: args.targetMaxTokens, summaryTargetTokens: args.summaryTargetTokens,
-    ratio: args.ratio, minTokensAfter: args.minTokensAfter, maxTokensAfter: args.maxTokensAfter, forceAboveTokens: args.forceAboveTokens,
-    protectLast: args.protectLast, protectFinalAction: args.protectFinalAction, protectErrors: args.protectErrors,
+    encoding: args.encoding,
+    tokenizerFile: args.tokenizer,
+    targetMaxTokens: args.targetMaxTokens,
+    summaryTargetTokens: args.summaryTargetTokens,
+    ratio: args.ratio,
+    minTokensAfter: args.minTokensAfter,
+    maxTokensAfter: args.maxTokensAfter,
+    forceAboveTokens: args.forceAboveTokens,
+    protectLast: args.protectLast,
+    protectFinalAction: args.protectFinalAction,
+    protectErrors: args.protectErrors,
     reducers: args.reducers === undefined ? undefined : parseReducerList(args.reducers),
-    dedupWindow: args.dedupWindow, toolOutputMaxTokens: args.toolOutputMaxTokens, strategy: args.strategy,
-    maxRetries: args.maxRetries, retryDelay: args.retryDelay, temperature: args.temperature,
-    addNotice: args.notice, noticeText: args.noticeText, perRecordMetrics: args.perRecordMetrics,
-    concurrency: args.concurrency, timeout: args.timeout, metricsFile: args.metricsFile,
+    dedupWindow: args.dedupWindow,
+    toolOutputMaxTokens: args.toolOutputMaxTokens,
+    strategy: args.strategy,
+    maxRetries: args.maxRetries,
+    retryDelay: args.retryDelay,
+    temperature: args.temperature,
+    addNotice: args.notice,
+    noticeText: args.noticeText,
+    perRecordMetrics: args.perRecordMetrics,
+    concurrency: args.concurrency,
+    timeout: args.timeout,
+    metricsFile: args.metricsFile,
   };
   const given = Object.fromEntries(Object.entries(flags).filter(([, v]) => v !== undefined));
   return checkConfig({ ...DEFAULTS, ...file, ...given });
@@ -148,7 +198,9 @@ async function compressCommand(args: CompressArgs & StreamArgs, ctx: RunContext)
   const config = settings(args, ctx);
   const counter = loadTokenCounter({
     encoding: config.encoding,
-    ...(config.tokenizerFile !== undefined ? { ranks: { option: args.tokenizer !== undefined ? '--tokenizer' : '--config tokenizer.file', path: config.tokenizerFile, cwd: ctx.io.cwd } } : {}),
+    ...(config.tokenizerFile !== undefined
+      ? { ranks: { option: args.tokenizer !== undefined ? '--tokenizer' : '--config tokenizer.file', path: config.tokenizerFile, cwd: ctx.io.cwd } }
+      : {}),
   });
   const llm = config.strategy === 'llm' ? await endpointSummarizer(args, ctx, config) : undefined;
   const env: CompressEnv = { config, counter, ...(llm ? { summarizer: llm.summarizer } : {}) };
@@ -157,10 +209,17 @@ async function compressCommand(args: CompressArgs & StreamArgs, ctx: RunContext)
   const out = await ctx.openOutput();
   const rejects = await ctx.rejects();
   const own = (record: InputRecord): InputRecord => ({ ...record, bytes: Buffer.from(record.bytes) });
-  const stream = compressStream(ctx.readRecords({ schema: 'trajectory' }), env, {
-    configHash: hash,
-    concurrency: config.concurrency, timeoutMs: config.timeout * 1000, signal: ctx.signal,
-  }, own);
+  const stream = compressStream(
+    ctx.readRecords({ schema: 'trajectory' }),
+    env,
+    {
+      configHash: hash,
+      concurrency: config.concurrency,
+      timeoutMs: config.timeout * 1000,
+      signal: ctx.signal,
+    },
+    own,
+  );
   for await (const { record, outcome } of stream) {
     aggregate.add(outcome.status, outcome.reason, outcome.strategy, outcome.metrics);
     ctx.stats.add(`status.${outcome.status}`);

@@ -2,7 +2,16 @@
 // change turn values only, never the sequence of turns, so every call keeps its result. Each works
 // oldest turn first and stops as soon as the record fits; protected turns are outside the window and
 // tool results that carry an error are left alone (error_context).
-import { parseGptValue, parseToolValue, pythonJsonDumps, splitTagBlocks, THINK_TAG, TOOL_CALL_TAG, toolCallSucceeded, type ParsedToolResponse } from '@hermes-datagen/core';
+import {
+  parseGptValue,
+  parseToolValue,
+  pythonJsonDumps,
+  splitTagBlocks,
+  THINK_TAG,
+  TOOL_CALL_TAG,
+  toolCallSucceeded,
+  type ParsedToolResponse,
+} from '@hermes-datagen/core';
 import type { CompressConfig, Reducer } from './config.js';
 import type { Draft } from './draft.js';
 import { escapeTags } from './escape.js';
@@ -66,7 +75,10 @@ function plainResults(value: string, keepErrors: boolean): ParsedToolResponse[] 
 /** Upstream's block layout, one `<tool_response>` per result. */
 function toolValue(responses: readonly { tool_call_id: string | null; name: string | null; content: unknown }[]): string {
   return responses
-    .map((r) => `<tool_response>\n${pythonJsonDumps(r.tool_call_id === null ? { name: r.name, content: r.content } : { tool_call_id: r.tool_call_id, name: r.name, content: r.content })}\n</tool_response>`)
+    .map(
+      (r) =>
+        `<tool_response>\n${pythonJsonDumps(r.tool_call_id === null ? { name: r.name, content: r.content } : { tool_call_id: r.tool_call_id, name: r.name, content: r.content })}\n</tool_response>`,
+    )
     .join('\n');
 }
 

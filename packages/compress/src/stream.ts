@@ -48,14 +48,20 @@ async function processOne(record: InputRecord, env: CompressEnv, options: Stream
   const previous = previousRun(record.value, options.configHash);
   if (previous.sameSettings) {
     const tokens = previous.tokensAfter;
-    return { record, outcome: { status: 'skipped', reason: 'already_compressed', strategy: null, target: previous.target, tokensBefore: tokens, tokensAfter: tokens } };
+    return {
+      record,
+      outcome: { status: 'skipped', reason: 'already_compressed', strategy: null, target: previous.target, tokensBefore: tokens, tokensAfter: tokens },
+    };
   }
   try {
     return { record, outcome: await compressConversation(turns, env, signal, previous.originalTokens) };
   } catch (err) {
     if (!signal.aborted) throw err;
     const reason = options.signal.aborted ? 'interrupted' : 'timeout';
-    const message = reason === 'timeout' ? `compression took longer than the per-record timeout (${options.timeoutMs / 1000} s)` : 'the run was stopped while this record was being compressed';
+    const message =
+      reason === 'timeout'
+        ? `compression took longer than the per-record timeout (${options.timeoutMs / 1000} s)`
+        : 'the run was stopped while this record was being compressed';
     return { record, outcome: { status: 'error', reason, strategy: null, target: null, tokensBefore: null, tokensAfter: null, message } };
   }
 }

@@ -34,9 +34,10 @@ export function renderRegion(region: readonly Turn[], start: number): string {
   return region
     .map((turn, i) => {
       const chars = Array.from(turn.value ?? '');
-      const value = chars.length > ELIDE_ABOVE
-        ? `${chars.slice(0, ELIDE_HEAD).join('')}⟪HERMES-CONTEXT-COMPRESSION: ${(chars.length - ELIDE_HEAD - ELIDE_TAIL).toLocaleString('en-US')} of ${chars.length.toLocaleString('en-US')} chars omitted here by Hermes's context compressor.⟫${chars.slice(-ELIDE_TAIL).join('')}`
-        : turn.value;
+      const value =
+        chars.length > ELIDE_ABOVE
+          ? `${chars.slice(0, ELIDE_HEAD).join('')}⟪HERMES-CONTEXT-COMPRESSION: ${(chars.length - ELIDE_HEAD - ELIDE_TAIL).toLocaleString('en-US')} of ${chars.length.toLocaleString('en-US')} chars omitted here by Hermes's context compressor.⟫${chars.slice(-ELIDE_TAIL).join('')}`
+          : turn.value;
       return `[Turn ${start + i} - ${(turn.from ?? 'unknown').toUpperCase()}]:\n${value}`;
     })
     .join('\n\n');

@@ -13,7 +13,10 @@ export interface Window {
   readonly end: number;
 }
 
-type Protection = Pick<CompressConfig, 'protectFirstSystem' | 'protectFirstHuman' | 'protectFirstGpt' | 'protectFirstTool' | 'protectLast' | 'protectFinalAction'>;
+type Protection = Pick<
+  CompressConfig,
+  'protectFirstSystem' | 'protectFirstHuman' | 'protectFirstGpt' | 'protectFirstTool' | 'protectLast' | 'protectFinalAction'
+>;
 
 export function callsTool(turn: Turn): boolean {
   return turn.from === 'gpt' && turn.value.includes('<tool_call>');
@@ -35,7 +38,12 @@ export function compressibleWindow(turns: readonly Turn[], config: Protection): 
     if (!first.has(turn.from)) first.set(turn.from, i);
   });
   let head = -1;
-  for (const [role, on] of [['system', config.protectFirstSystem], ['human', config.protectFirstHuman], ['gpt', config.protectFirstGpt], ['tool', config.protectFirstTool]] as const) {
+  for (const [role, on] of [
+    ['system', config.protectFirstSystem],
+    ['human', config.protectFirstHuman],
+    ['gpt', config.protectFirstGpt],
+    ['tool', config.protectFirstTool],
+  ] as const) {
     const index = first.get(role);
     if (on && index !== undefined && index < tailStart) head = Math.max(head, index);
   }

@@ -34,7 +34,10 @@ export function createChatClient(endpoint: Endpoint, options: ChatClientOptions 
     adminAPIKey: null,
     timeout: options.timeoutMs ?? DEFAULT_CHAT_TIMEOUT_MS,
     maxRetries: options.maxRetries ?? DEFAULT_CHAT_MAX_RETRIES,
-    fetch: capRetryAfter(surfaceReplyFaults(endpointFetch(endpoint, options.maxConnections === undefined ? {} : { maxConnections: options.maxConnections })), options.retryAfterCapMs ?? DEFAULT_RETRY_AFTER_CAP_MS),
+    fetch: capRetryAfter(
+      surfaceReplyFaults(endpointFetch(endpoint, options.maxConnections === undefined ? {} : { maxConnections: options.maxConnections })),
+      options.retryAfterCapMs ?? DEFAULT_RETRY_AFTER_CAP_MS,
+    ),
     // Its info level logs to stdout, which carries JSONL; failures reach the caller as exceptions anyway.
     logLevel: 'off',
   });
@@ -50,7 +53,8 @@ export function endpointFetch(endpoint: Pick<Endpoint, 'proxy'>, options: HttpFe
   // node:http costs about a millisecond of CPU less per call than the built-in fetch (httpFetch.ts).
   if (!endpoint.proxy) return nodeHttpFetch(options);
   const dispatcher = new ProxyAgent(endpoint.proxy.url.href);
-  return (input, init) => undiciFetch(input as Parameters<typeof undiciFetch>[0], { ...(init as Parameters<typeof undiciFetch>[1]), dispatcher }) as unknown as Promise<Response>;
+  return (input, init) =>
+    undiciFetch(input as Parameters<typeof undiciFetch>[0], { ...(init as Parameters<typeof undiciFetch>[1]), dispatcher }) as unknown as Promise<Response>;
 }
 
 /** fetch whose responses never ask for a longer wait than capMs (retry-after and retry-after-ms). */

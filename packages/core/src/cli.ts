@@ -124,12 +124,27 @@ export interface CliSpec {
 function addStreamOptions<T>(y: Argv<T>): Argv<T & StreamArgs> {
   return y
     .positional('files', { describe: 'JSONL inputs (gzip detected); - or none reads stdin', type: 'string', array: true, default: [] })
-    .option('output', { alias: 'o', type: 'string', describe: 'write here instead of stdout (temp file, renamed when done; .gz compresses)', group: 'Stream options:' })
-    .option('on-error', { choices: ['fail', 'skip'] as const, default: 'fail' as OnError, describe: 'a bad input line stops the run (exit 3) or is skipped', group: 'Stream options:' })
+    .option('output', {
+      alias: 'o',
+      type: 'string',
+      describe: 'write here instead of stdout (temp file, renamed when done; .gz compresses)',
+      group: 'Stream options:',
+    })
+    .option('on-error', {
+      choices: ['fail', 'skip'] as const,
+      default: 'fail' as OnError,
+      describe: 'a bad input line stops the run (exit 3) or is skipped',
+      group: 'Stream options:',
+    })
     .option('rejects', { type: 'string', describe: 'write skipped lines here as {line, source, reason, raw}', group: 'Stream options:' })
     .option('stats-out', { type: 'string', describe: "write this command's counters here (JSON)", group: 'Stream options:' })
     .option('progress', { type: 'boolean', describe: 'progress on stderr (default: only when stderr is a terminal)', group: 'Stream options:' })
-    .option('max-line-bytes', { type: 'number', default: DEFAULT_MAX_LINE_BYTES, describe: 'longer lines are rejected without being read whole', group: 'Stream options:' }) as unknown as Argv<T & StreamArgs>;
+    .option('max-line-bytes', {
+      type: 'number',
+      default: DEFAULT_MAX_LINE_BYTES,
+      describe: 'longer lines are rejected without being read whole',
+      group: 'Stream options:',
+    }) as unknown as Argv<T & StreamArgs>;
 }
 
 /**
@@ -139,7 +154,8 @@ function addStreamOptions<T>(y: Argv<T>): Argv<T & StreamArgs> {
  */
 function checkStreamArgs(args: StreamArgs, cwd: string): void {
   const max = args.maxLineBytes;
-  if (!Number.isSafeInteger(max) || max <= 0) throw new UsageError(`--max-line-bytes must be a whole number of bytes above 0 (got ${Number.isNaN(max) ? 'a value that is not a number' : String(max)})`);
+  if (!Number.isSafeInteger(max) || max <= 0)
+    throw new UsageError(`--max-line-bytes must be a whole number of bytes above 0 (got ${Number.isNaN(max) ? 'a value that is not a number' : String(max)})`);
   checkOperands(args.files ?? []);
   if (args.output !== undefined && args.output !== '-') checkWritableTarget('--output', args.output, cwd);
   if (args.rejects !== undefined) checkWritableTarget('--rejects', args.rejects, cwd);
@@ -414,7 +430,9 @@ export function main(spec: CliSpec): void {
   // bug) would otherwise end the process with exit 0 and the input not fully read.
   process.on('beforeExit', () => {
     if (settled) return;
-    process.stderr.write(`${spec.name}: error: internal error, a bug in ${spec.name} ${VERSION}: the run stopped waiting for something that never happened; please report it with the command that caused it\n`);
+    process.stderr.write(
+      `${spec.name}: error: internal error, a bug in ${spec.name} ${VERSION}: the run stopped waiting for something that never happened; please report it with the command that caused it\n`,
+    );
     process.exit(ExitCode.internal);
   });
   void runCli(spec, process.argv.slice(2), { signal: controller.signal }).then((code) => {

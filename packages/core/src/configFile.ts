@@ -71,7 +71,10 @@ function optionalString(value: unknown, where: string, fail: Fail): string | und
 function rejectInlineKey(section: Record<string, unknown>, prefix: string, fail: Fail): void {
   for (const key of ['api_key', 'apiKey', 'key']) {
     if (section[key] !== undefined) {
-      fail(`${prefix}${key}`, 'never write the key into a config file: put it in an environment variable (or an --env-file) and name that variable in api_key_env');
+      fail(
+        `${prefix}${key}`,
+        'never write the key into a config file: put it in an environment variable (or an --env-file) and name that variable in api_key_env',
+      );
     }
   }
 }

@@ -40,10 +40,19 @@ export interface EndpointIo {
 export const DEFAULT_API_KEY_ENV = 'HERMES_API_KEY';
 
 export type EndpointProblemId =
-  | 'config-invalid' | 'env-file-unreadable'
-  | 'base-url-missing' | 'base-url-invalid' | 'base-url-query' | 'base-url-credentials'
-  | 'model-missing' | 'model-invalid'
-  | 'api-key-env-invalid' | 'key-unset' | 'key-empty' | 'key-whitespace' | 'key-invalid-characters'
+  | 'config-invalid'
+  | 'env-file-unreadable'
+  | 'base-url-missing'
+  | 'base-url-invalid'
+  | 'base-url-query'
+  | 'base-url-credentials'
+  | 'model-missing'
+  | 'model-invalid'
+  | 'api-key-env-invalid'
+  | 'key-unset'
+  | 'key-empty'
+  | 'key-whitespace'
+  | 'key-invalid-characters'
   | 'proxy-unsupported';
 
 export type EndpointWarningId = 'openai-and-anthropic' | 'env-file-overridden' | 'config-overridden';
@@ -97,11 +106,31 @@ const ENDPOINT_GROUP = 'Endpoint options:';
 /** The endpoint flags, defined once: every command that calls a model adds them with this. */
 export function endpointOptions<T>(y: Argv<T>): Argv<T & EndpointArgs> {
   return y
-    .option('base-url', { type: 'string', describe: 'OpenAI-compatible base URL, e.g. https://gateway.example.com/api (default: $HERMES_BASE_URL, $OPENAI_BASE_URL, then --config)', group: ENDPOINT_GROUP })
-    .option('model', { type: 'string', describe: 'model id; provider/model picks a provider of --config (default: $HERMES_MODEL, then default_model)', group: ENDPOINT_GROUP })
-    .option('api-key-env', { type: 'string', describe: `NAME of the variable holding the API key, never the key itself (default: the provider's api_key_env, then ${DEFAULT_API_KEY_ENV}, then OPENAI_API_KEY)`, group: ENDPOINT_GROUP })
-    .option('config', { type: 'string', describe: 'YAML or JSON file with providers: {NAME: {base_url, api_key_env, type: openai}} and default_model', group: ENDPOINT_GROUP })
-    .option('env-file', { type: 'string', describe: 'read variables from this .env file (never read unless named; exported variables win)', group: ENDPOINT_GROUP }) as unknown as Argv<T & EndpointArgs>;
+    .option('base-url', {
+      type: 'string',
+      describe: 'OpenAI-compatible base URL, e.g. https://gateway.example.com/api (default: $HERMES_BASE_URL, $OPENAI_BASE_URL, then --config)',
+      group: ENDPOINT_GROUP,
+    })
+    .option('model', {
+      type: 'string',
+      describe: 'model id; provider/model picks a provider of --config (default: $HERMES_MODEL, then default_model)',
+      group: ENDPOINT_GROUP,
+    })
+    .option('api-key-env', {
+      type: 'string',
+      describe: `NAME of the variable holding the API key, never the key itself (default: the provider's api_key_env, then ${DEFAULT_API_KEY_ENV}, then OPENAI_API_KEY)`,
+      group: ENDPOINT_GROUP,
+    })
+    .option('config', {
+      type: 'string',
+      describe: 'YAML or JSON file with providers: {NAME: {base_url, api_key_env, type: openai}} and default_model',
+      group: ENDPOINT_GROUP,
+    })
+    .option('env-file', {
+      type: 'string',
+      describe: 'read variables from this .env file (never read unless named; exported variables win)',
+      group: ENDPOINT_GROUP,
+    }) as unknown as Argv<T & EndpointArgs>;
 }
 
 /** Environment entries for the --help of a CLI that calls a model. */
@@ -117,7 +146,9 @@ export async function resolveEndpoint(args: EndpointArgs, io: EndpointIo): Promi
   if (inspection.endpoint) return inspection.endpoint;
   const [first, ...rest] = inspection.problems;
   if (rest.length === 0 && first) throw new UsageError(first.message);
-  throw new UsageError(`the endpoint configuration has ${inspection.problems.length} problems:\n${inspection.problems.map((p) => `  - ${p.message}`).join('\n')}`);
+  throw new UsageError(
+    `the endpoint configuration has ${inspection.problems.length} problems:\n${inspection.problems.map((p) => `  - ${p.message}`).join('\n')}`,
+  );
 }
 
 export async function inspectEndpoint(args: EndpointArgs, io: EndpointIo): Promise<EndpointInspection> {
@@ -171,23 +202,33 @@ export async function inspectEndpoint(args: EndpointArgs, io: EndpointIo): Promi
   const competing = competingVariables(env.merged);
   if (competing) warnings.push(competing);
 
-  const endpoint = problems.length === 0 && checkedBaseUrl && modelId && apiKey
-    ? {
-      baseUrl: checkedBaseUrl,
-      host: endpointHost(checkedBaseUrl),
-      modelId: modelId.value,
-      model: selection.model ?? modelId.value,
-      provider: provider?.name,
-      apiKey: apiKey.value,
-      apiKeyEnv: apiKey.variable,
-      proxy,
-      origins: { baseUrl: baseUrl.origin, model: modelId.origin, apiKeyEnv: apiKeyEnv.origin, apiKey: apiKey.origin },
-      warnings,
-    }
-    : undefined;
+  const endpoint =
+    problems.length === 0 && checkedBaseUrl && modelId && apiKey
+      ? {
+          baseUrl: checkedBaseUrl,
+          host: endpointHost(checkedBaseUrl),
+          modelId: modelId.value,
+          model: selection.model ?? modelId.value,
+          provider: provider?.name,
+          apiKey: apiKey.value,
+          apiKeyEnv: apiKey.variable,
+          proxy,
+          origins: { baseUrl: baseUrl.origin, model: modelId.origin, apiKeyEnv: apiKeyEnv.origin, apiKey: apiKey.origin },
+          warnings,
+        }
+      : undefined;
   return {
-    baseUrl, modelId, model: selection.model, provider: provider?.name, apiKeyEnv, apiKey, proxy,
-    env: env.merged, problems, warnings, endpoint,
+    baseUrl,
+    modelId,
+    model: selection.model,
+    provider: provider?.name,
+    apiKeyEnv,
+    apiKey,
+    proxy,
+    env: env.merged,
+    problems,
+    warnings,
+    endpoint,
   };
 }
 
@@ -237,7 +278,10 @@ export function modelProcessEnv(endpoint: Endpoint, base: Readonly<Record<string
 class Environment {
   public readonly merged: Record<string, string>;
 
-  public constructor(private readonly process: Readonly<Record<string, string | undefined>>, private readonly file: EnvFile | undefined) {
+  public constructor(
+    private readonly process: Readonly<Record<string, string | undefined>>,
+    private readonly file: EnvFile | undefined,
+  ) {
     this.merged = { ...file?.values };
     for (const [name, value] of Object.entries(process)) if (value !== undefined) this.merged[name] = value;
   }
@@ -263,10 +307,12 @@ class Environment {
       const inFile = file.values[name];
       if (exported === undefined || inFile === undefined || exported === inFile) return [];
       const shown = (value: string): string => (/KEY|TOKEN|SECRET/i.test(name) ? `key ${keyFingerprint(value)}` : JSON.stringify(value));
-      return [{
-        id: 'env-file-overridden' as const,
-        message: `${name} is exported (${shown(exported)}) and also set in ${file.path} (${shown(inFile)}): the exported value wins; unset ${name} or update ${file.path} so that they agree`,
-      }];
+      return [
+        {
+          id: 'env-file-overridden' as const,
+          message: `${name} is exported (${shown(exported)}) and also set in ${file.path} (${shown(inFile)}): the exported value wins; unset ${name} or update ${file.path} so that they agree`,
+        },
+      ];
     });
   }
 }
@@ -311,9 +357,10 @@ function selectProvider(modelId: string | undefined, config: EndpointConfig | un
 
 function missingBaseUrlMessage(modelId: Sourced<string> | undefined, config: EndpointConfig | undefined): string {
   const names = config ? [...config.providers.keys()] : [];
-  const hint = config && names.length > 1 && modelId
-    ? `; the model id ${modelId.value} names none of the providers in ${config.path} (${names.join(', ')}): write it as ${names[0]}/${modelId.value}`
-    : '';
+  const hint =
+    config && names.length > 1 && modelId
+      ? `; the model id ${modelId.value} names none of the providers in ${config.path} (${names.join(', ')}): write it as ${names[0]}/${modelId.value}`
+      : '';
   return `no base URL: pass --base-url URL, export HERMES_BASE_URL, or give a provider with base_url in --config${hint}`;
 }
 
@@ -324,7 +371,10 @@ function checkBaseUrl(baseUrl: Sourced<string>, problems: Finding<EndpointProble
   try {
     url = new URL(baseUrl.value.trim());
   } catch {
-    problems.push({ id: 'base-url-invalid', message: `base URL ${JSON.stringify(baseUrl.value)} ${from} is not a URL: write it whole, e.g. https://gateway.example.com/api` });
+    problems.push({
+      id: 'base-url-invalid',
+      message: `base URL ${JSON.stringify(baseUrl.value)} ${from} is not a URL: write it whole, e.g. https://gateway.example.com/api`,
+    });
     return undefined;
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
@@ -332,7 +382,10 @@ function checkBaseUrl(baseUrl: Sourced<string>, problems: Finding<EndpointProble
     return undefined;
   }
   if (url.username !== '' || url.password !== '') {
-    problems.push({ id: 'base-url-credentials', message: `base URL of ${url.host} ${from} holds credentials (user:password@): remove them; the key goes in the variable named by api_key_env` });
+    problems.push({
+      id: 'base-url-credentials',
+      message: `base URL of ${url.host} ${from} holds credentials (user:password@): remove them; the key goes in the variable named by api_key_env`,
+    });
     return undefined;
   }
   const clean = `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
@@ -357,14 +410,16 @@ function readKey(apiKeyEnv: Sourced<string>, env: Environment, problems: Finding
   const name = apiKeyEnv.value;
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) {
     // Why not echo the value: the usual mistake here is pasting the key itself.
-    problems.push({ id: 'api-key-env-invalid', message: `api_key_env (from ${apiKeyEnv.origin.name}) must be the NAME of an environment variable, such as TAOTOKEN_API_KEY, not the key: put the key in that variable` });
+    problems.push({
+      id: 'api-key-env-invalid',
+      message: `api_key_env (from ${apiKeyEnv.origin.name}) must be the NAME of an environment variable, such as TAOTOKEN_API_KEY, not the key: put the key in that variable`,
+    });
     return undefined;
   }
   // Why only for the default: a configured variable that is unset must fail, not quietly use another key.
   const own = env.getRaw(name);
-  const variable = apiKeyEnv.origin.source === 'default' && (own === undefined || own.value === '') && env.get('OPENAI_API_KEY') !== undefined
-    ? 'OPENAI_API_KEY'
-    : name;
+  const variable =
+    apiKeyEnv.origin.source === 'default' && (own === undefined || own.value === '') && env.get('OPENAI_API_KEY') !== undefined ? 'OPENAI_API_KEY' : name;
   const found = env.getRaw(variable);
   const named = apiKeyEnv.origin.source === 'default' ? `$${name} (or OPENAI_API_KEY)` : `$${name} (named by ${apiKeyEnv.origin.name})`;
   const inheritance = 'a process started with nohup, cron or in the background sees only what was exported before it started';
@@ -374,7 +429,10 @@ function readKey(apiKeyEnv: Sourced<string>, env: Environment, problems: Finding
   }
   const where = found.origin.source === 'env-file' ? found.origin.name : `$${variable}`;
   if (found.value === '') {
-    problems.push({ id: 'key-empty', message: `no API key: ${where} is set but empty: export ${variable}=... with the key (an empty export also hides an --env-file value); ${inheritance}` });
+    problems.push({
+      id: 'key-empty',
+      message: `no API key: ${where} is set but empty: export ${variable}=... with the key (an empty export also hides an --env-file value); ${inheritance}`,
+    });
     return undefined;
   }
   const key = found.value;
@@ -386,7 +444,10 @@ function readKey(apiKeyEnv: Sourced<string>, env: Environment, problems: Finding
     return undefined;
   }
   if (/[^\x21-\x7e]/.test(key)) {
-    problems.push({ id: 'key-invalid-characters', message: `the API key in ${where} contains characters other than printable ASCII (typographic quotes pasted from a document?): copy the key again from the provider's console` });
+    problems.push({
+      id: 'key-invalid-characters',
+      message: `the API key in ${where} contains characters other than printable ASCII (typographic quotes pasted from a document?): copy the key again from the provider's console`,
+    });
     return undefined;
   }
   return { value: new ApiKey(key), origin: found.origin, variable };
@@ -402,14 +463,20 @@ function whitespaceKind(key: string): string {
 function checkProxy(baseUrl: string, env: Readonly<Record<string, string>>, problems: Finding<EndpointProblemId>[]): ProxyVariable | undefined {
   const proxy = proxyFor(baseUrl, env);
   if (proxy && proxy.url.protocol !== 'http:' && proxy.url.protocol !== 'https:') {
-    problems.push({ id: 'proxy-unsupported', message: `${describeProxy(proxy)} applies to ${endpointHost(baseUrl)}, but only http:// and https:// proxies are supported: set https_proxy=http://HOST:PORT, or add the host to no_proxy` });
+    problems.push({
+      id: 'proxy-unsupported',
+      message: `${describeProxy(proxy)} applies to ${endpointHost(baseUrl)}, but only http:// and https:// proxies are supported: set https_proxy=http://HOST:PORT, or add the host to no_proxy`,
+    });
     return undefined;
   }
   return proxy;
 }
 
 function competingVariables(env: Readonly<Record<string, string>>): Finding<'openai-and-anthropic'> | undefined {
-  const set = (prefix: string): string[] => Object.keys(env).filter((name) => name.toUpperCase().startsWith(prefix) && env[name] !== '').sort();
+  const set = (prefix: string): string[] =>
+    Object.keys(env)
+      .filter((name) => name.toUpperCase().startsWith(prefix) && env[name] !== '')
+      .sort();
   const openai = set('OPENAI_');
   const anthropic = set('ANTHROPIC_');
   if (openai.length === 0 || anthropic.length === 0) return undefined;

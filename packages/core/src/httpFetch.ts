@@ -33,7 +33,12 @@ const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
 
 export function nodeHttpFetch(options: HttpFetchOptions = {}): FetchLike {
   const idleMs = options.idleSocketMs ?? DEFAULT_IDLE_SOCKET_MS;
-  const settings = { keepAlive: true, maxSockets: options.maxConnections ?? DEFAULT_MAX_CONNECTIONS, maxFreeSockets: options.maxConnections ?? DEFAULT_MAX_CONNECTIONS, timeout: idleMs };
+  const settings = {
+    keepAlive: true,
+    maxSockets: options.maxConnections ?? DEFAULT_MAX_CONNECTIONS,
+    maxFreeSockets: options.maxConnections ?? DEFAULT_MAX_CONNECTIONS,
+    timeout: idleMs,
+  };
   const agents = { http: trackIdle(new HttpAgent(settings)), https: trackIdle(new HttpsAgent(settings)) };
   return async (input, init = {}) => {
     if (input instanceof Request) throw new TypeError('nodeHttpFetch takes a URL and init, not a Request');
@@ -72,7 +77,13 @@ export function nodeHttpFetch(options: HttpFetchOptions = {}): FetchLike {
         res.on('end', () => {
           done();
           const status = res.statusCode ?? 0;
-          resolve(new Response(NULL_BODY_STATUSES.has(status) ? null : Buffer.concat(chunks), { status, statusText: res.statusMessage ?? '', headers: responseHeaders(res) }));
+          resolve(
+            new Response(NULL_BODY_STATUSES.has(status) ? null : Buffer.concat(chunks), {
+              status,
+              statusText: res.statusMessage ?? '',
+              headers: responseHeaders(res),
+            }),
+          );
         });
       });
       req.end(body);

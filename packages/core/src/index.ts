@@ -35,8 +35,19 @@ export * from './secretPatterns.js';
 // statistics.json and hermes-stats' mergeable summary: written by generate's run directory and
 // hermes-stats, checked by hermes-verify, rendered by both generate's end summary and stats report.
 export {
-  SUMMARY_FORMAT, emptySummary, addTrajectory, addTombstone, mergeSummaries, finaliseSummary, summaryFromFile,
-  type Summary, type StatisticsSummary, type ToolStatistics, type SummaryDistribution, type GroupStatistics, type UsageTotals,
+  SUMMARY_FORMAT,
+  emptySummary,
+  addTrajectory,
+  addTombstone,
+  mergeSummaries,
+  finaliseSummary,
+  summaryFromFile,
+  type Summary,
+  type StatisticsSummary,
+  type ToolStatistics,
+  type SummaryDistribution,
+  type GroupStatistics,
+  type UsageTotals,
 } from './statistics/summary.js';
 export { renderReportText, shortNumber } from './statistics/reportText.js';
 export { binHistogram, binLabel, niceWidth, type Bin } from './statistics/bins.js';

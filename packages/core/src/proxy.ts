@@ -18,7 +18,8 @@ export function proxyVariables(env: Readonly<Record<string, string | undefined>>
     const url = parseProxyUrl(value.trim());
     if (url) found.push({ name, url });
   }
-  const rank = (v: ProxyVariable): number => PROXY_NAMES.indexOf(v.name.toLowerCase() as (typeof PROXY_NAMES)[number]) * 2 + (v.name === v.name.toLowerCase() ? 0 : 1);
+  const rank = (v: ProxyVariable): number =>
+    PROXY_NAMES.indexOf(v.name.toLowerCase() as (typeof PROXY_NAMES)[number]) * 2 + (v.name === v.name.toLowerCase() ? 0 : 1);
   return found.sort((a, b) => rank(a) - rank(b));
 }
 
@@ -52,16 +53,22 @@ function parseProxyUrl(value: string): URL | undefined {
 }
 
 function exempt(url: URL, env: Readonly<Record<string, string | undefined>>): boolean {
-  const list = Object.entries(env).filter(([name]) => name.toLowerCase() === 'no_proxy').map(([, value]) => value ?? '').join(',');
+  const list = Object.entries(env)
+    .filter(([name]) => name.toLowerCase() === 'no_proxy')
+    .map(([, value]) => value ?? '')
+    .join(',');
   const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
   const port = url.port || (url.protocol === 'https:' ? '443' : '80');
-  return list.split(',').map((entry) => entry.trim().toLowerCase()).some((entry) => {
-    if (entry === '') return false;
-    if (entry === '*') return true;
-    // A bare IPv6 address has several colons and no port; `[::1]:8080` and `host:8080` name one.
-    const withPort = entry.startsWith('[') || entry.split(':').length === 2 ? /^(.*):(\d+)$/.exec(entry) : null;
-    const entryHost = (withPort?.[1] ?? entry).replace(/^\*?\./, '').replace(/^\[|\]$/g, '');
-    if (withPort && withPort[2] !== port) return false;
-    return host === entryHost || host.endsWith(`.${entryHost}`);
-  });
+  return list
+    .split(',')
+    .map((entry) => entry.trim().toLowerCase())
+    .some((entry) => {
+      if (entry === '') return false;
+      if (entry === '*') return true;
+      // A bare IPv6 address has several colons and no port; `[::1]:8080` and `host:8080` name one.
+      const withPort = entry.startsWith('[') || entry.split(':').length === 2 ? /^(.*):(\d+)$/.exec(entry) : null;
+      const entryHost = (withPort?.[1] ?? entry).replace(/^\*?\./, '').replace(/^\[|\]$/g, '');
+      if (withPort && withPort[2] !== port) return false;
+      return host === entryHost || host.endsWith(`.${entryHost}`);
+    });
 }

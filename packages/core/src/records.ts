@@ -32,17 +32,15 @@ export interface RecordReaderOptions extends LineReaderOptions {
 }
 
 /** Turns one decoded line into a record, or a reason why it is not one. */
-function parseRecordLine(
-  line: Extract<Line, { kind: 'text' }>,
-  schema: SchemaName | undefined,
-  tombstones: boolean,
-): InputRecord | { reason: string } {
+function parseRecordLine(line: Extract<Line, { kind: 'text' }>, schema: SchemaName | undefined, tombstones: boolean): InputRecord | { reason: string } {
   let value: unknown;
   try {
     value = JSON.parse(line.text);
   } catch (err) {
     const why = (err as Error).message;
-    return { reason: line.lastWithoutNewline ? `invalid JSON in the last line, which has no newline (the file may be truncated): ${why}` : `invalid JSON: ${why}` };
+    return {
+      reason: line.lastWithoutNewline ? `invalid JSON in the last line, which has no newline (the file may be truncated): ${why}` : `invalid JSON: ${why}`,
+    };
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     return { reason: `not a JSON object (got ${value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value})` };

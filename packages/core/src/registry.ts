@@ -55,7 +55,12 @@ interface RegistryFile {
 
 class RegistryProblem extends Error {}
 
-const registryFile = (path: string, cwd = '.'): OptionFile => ({ option: '--tools-registry', path, cwd, advice: 'without --tools-registry the default registry is used' });
+const registryFile = (path: string, cwd = '.'): OptionFile => ({
+  option: '--tools-registry',
+  path,
+  cwd,
+  advice: 'without --tools-registry the default registry is used',
+});
 
 /**
  * The registry that --tools-registry names (relative to cwd), or the default one when it names none.
@@ -104,9 +109,7 @@ class Registry implements ToolRegistry {
       if (!this.toolsOfToolset.has(target)) throw new RegistryProblem(`toolset alias "${alias}" points to unknown toolset "${target}"`);
     }
     // JSON objects keep their key order, except that integer-like keys ("1") come first in JS.
-    this.distributionByName = new Map(
-      Object.entries(file.distributions ?? {}).map(([name, entry]) => [name, this.checkedDistribution(name, entry)]),
-    );
+    this.distributionByName = new Map(Object.entries(file.distributions ?? {}).map(([name, entry]) => [name, this.checkedDistribution(name, entry)]));
     this.distributions = Object.freeze([...this.distributionByName.keys()]);
   }
 

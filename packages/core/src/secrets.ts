@@ -44,7 +44,13 @@ export const MIN_SECRET_LENGTH = 16;
  * `none`, `x`…), spelt in any case. The short ones are covered by MIN_SECRET_LENGTH; these are the
  * long enough ones.
  */
-const PLACEHOLDER_KEYS: ReadonlySet<string> = new Set(['sk-no-key-required', 'your-api-key-here', 'your_api_key_here', 'sk-placeholder-key', 'not-a-real-api-key']);
+const PLACEHOLDER_KEYS: ReadonlySet<string> = new Set([
+  'sk-no-key-required',
+  'your-api-key-here',
+  'your_api_key_here',
+  'sk-placeholder-key',
+  'not-a-real-api-key',
+]);
 
 /**
  * Whether a value may be a secret worth hiding. A placeholder or a short value is not: substituting

@@ -50,7 +50,12 @@ export function loadTokenCounter(options: { encoding?: TokenEncoding; ranks?: Op
   if (!options.ranks) return new PieceCounter(encoding, () => builtinTiktokenDefinition(encoding), builtinPattern(encoding), encoding === 'o200k_base');
   const definition = readRanksFile(options.ranks, encoding);
   const pattern = jsPattern(definition.pat_str);
-  return new PieceCounter(options.ranks.path, () => definition, pattern, definition.pat_str === builtinTiktokenDefinition('o200k_base').pat_str && pattern !== null);
+  return new PieceCounter(
+    options.ranks.path,
+    () => definition,
+    pattern,
+    definition.pat_str === builtinTiktokenDefinition('o200k_base').pat_str && pattern !== null,
+  );
 }
 
 function readRanksFile(file: OptionFile, encoding: TokenEncoding): TiktokenDefinition {
@@ -92,7 +97,10 @@ function builtinPattern(encoding: TokenEncoding): RegExp | null {
 export function jsPattern(patStr: string): RegExp | null {
   // Class intersection (`&&`, in Kimi's pattern) and POSIX classes compile in JS but mean something else.
   if (patStr.includes('&&') || patStr.includes('[[:')) return null;
-  const source = patStr.replace(/\(\?i:([^()]*)\)/g, (_whole, body: string) => `(?:${body.replace(/[A-Za-z]/g, (c) => `[${c.toLowerCase()}${c.toUpperCase()}]`)})`);
+  const source = patStr.replace(
+    /\(\?i:([^()]*)\)/g,
+    (_whole, body: string) => `(?:${body.replace(/[A-Za-z]/g, (c) => `[${c.toLowerCase()}${c.toUpperCase()}]`)})`,
+  );
   try {
     return new RegExp(source, 'gu');
   } catch {
@@ -167,7 +175,9 @@ class PieceCounter implements TokenCounter {
 // tiktoken's WASM loads on the first piece the cache has not seen (~0.4 s), so a run that counts
 // nothing, or a test, does not pay for it.
 function loadEncoder(definition: TiktokenDefinition): TiktokenEncoder {
-  const { Tiktoken } = requireFromHere('tiktoken/lite') as { Tiktoken: new (ranks: string, special: Record<string, number>, pattern: string) => TiktokenEncoder };
+  const { Tiktoken } = requireFromHere('tiktoken/lite') as {
+    Tiktoken: new (ranks: string, special: Record<string, number>, pattern: string) => TiktokenEncoder;
+  };
   return new Tiktoken(definition.bpe_ranks, definition.special_tokens, definition.pat_str);
 }
 

@@ -9,9 +9,7 @@ import { isPlainObject } from './plainObject.js';
  */
 export function validToolCalls(msg: AssistantMessage): ChatToolCall[] {
   const calls: readonly unknown[] = Array.isArray(msg.tool_calls) ? msg.tool_calls : [];
-  return calls.filter(
-    (call): call is ChatToolCall => isPlainObject(call) && isPlainObject(call['function']) && typeof call['function']['name'] === 'string',
-  );
+  return calls.filter((call): call is ChatToolCall => isPlainObject(call) && isPlainObject(call['function']) && typeof call['function']['name'] === 'string');
 }
 
 /**

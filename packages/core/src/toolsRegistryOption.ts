@@ -13,4 +13,3 @@ export function toolsRegistryOption<T>(y: Argv<T>, group: string): Argv<T & Tool
     group,
   }) as unknown as Argv<T & ToolsRegistryArgs>;
 }
-

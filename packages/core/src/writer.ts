@@ -92,7 +92,9 @@ function stdoutFdIsSafe(stream: Writable): boolean {
 
 function openFd(path: string, target: string): Promise<number> {
   return new Promise((ok, fail) =>
-    open(path, 'wx', (err, fd) => (err ? fail(new UsageError(`cannot write ${target}: ${err.code === 'ENOENT' ? 'no such directory' : err.message}`)) : ok(fd))),
+    open(path, 'wx', (err, fd) =>
+      err ? fail(new UsageError(`cannot write ${target}: ${err.code === 'ENOENT' ? 'no such directory' : err.message}`)) : ok(fd),
+    ),
   );
 }
 

@@ -49,22 +49,62 @@ const filter = defineCommand<FilterArgs>({
   stream: true,
   options: (y) =>
     toolsRegistryOption(y, 'Default rules:')
-      .option('zero-reasoning', { type: 'boolean', default: true, describe: 'drop records without reasoning (turn off: --no-zero-reasoning)', group: 'Default rules:' })
-      .option('min-reasoning-ratio', { type: 'number', describe: 'keep only records where at least this share of gpt turns has reasoning (0-1)', group: 'Default rules:' })
-      .option('hallucinated-tools', { type: 'boolean', default: true, describe: 'drop records calling tools outside the valid set (turn off: --no-hallucinated-tools)', group: 'Default rules:' })
+      .option('zero-reasoning', {
+        type: 'boolean',
+        default: true,
+        describe: 'drop records without reasoning (turn off: --no-zero-reasoning)',
+        group: 'Default rules:',
+      })
+      .option('min-reasoning-ratio', {
+        type: 'number',
+        describe: 'keep only records where at least this share of gpt turns has reasoning (0-1)',
+        group: 'Default rules:',
+      })
+      .option('hallucinated-tools', {
+        type: 'boolean',
+        default: true,
+        describe: 'drop records calling tools outside the valid set (turn off: --no-hallucinated-tools)',
+        group: 'Default rules:',
+      })
       .option('valid-tools', { type: 'string', describe: 'valid tools listed here, comma-separated, instead of a registry', group: 'Default rules:' })
-      .option('strict-offered', { type: 'boolean', default: false, describe: "a called tool must also be offered in the record's system turn", group: 'Default rules:' })
+      .option('strict-offered', {
+        type: 'boolean',
+        default: false,
+        describe: "a called tool must also be offered in the record's system turn",
+        group: 'Default rules:',
+      })
       .conflicts('tools-registry', 'valid-tools')
       .option('require-completed', { type: 'boolean', default: false, describe: 'drop records with "completed": false', group: 'More rules (off by default):' })
       .option('drop-partial', { type: 'boolean', default: false, describe: 'drop records with "partial": true', group: 'More rules (off by default):' })
       .option('min-turns', { type: 'number', describe: 'drop records with fewer gpt turns', group: 'More rules (off by default):' })
       .option('max-turns', { type: 'number', describe: 'drop records with more gpt turns', group: 'More rules (off by default):' })
-      .option('max-tool-failure-rate', { type: 'number', describe: 'drop records where a larger share of tool results failed (0-1)', group: 'More rules (off by default):' })
+      .option('max-tool-failure-rate', {
+        type: 'number',
+        describe: 'drop records where a larger share of tool results failed (0-1)',
+        group: 'More rules (off by default):',
+      })
       .option('repeated-thought', { type: 'boolean', default: false, describe: 'drop records that repeat a thought', group: 'More rules (off by default):' })
-      .option('repeated-thought-window', { type: 'number', describe: 'how many earlier gpt turns a thought is compared with (default 1)', group: 'More rules (off by default):' })
-      .option('empty-action', { type: 'boolean', default: false, describe: 'drop records with a gpt turn that has neither text nor a tool call', group: 'More rules (off by default):' })
-      .option('tool-error-streak', { type: 'number', describe: 'drop records with this many failing tool results in a row', group: 'More rules (off by default):' })
-      .option('invert', { type: 'boolean', default: false, describe: 'write the dropped records (with reason and detail) to stdout instead of the kept ones' }) as unknown as FilterArgv,
+      .option('repeated-thought-window', {
+        type: 'number',
+        describe: 'how many earlier gpt turns a thought is compared with (default 1)',
+        group: 'More rules (off by default):',
+      })
+      .option('empty-action', {
+        type: 'boolean',
+        default: false,
+        describe: 'drop records with a gpt turn that has neither text nor a tool call',
+        group: 'More rules (off by default):',
+      })
+      .option('tool-error-streak', {
+        type: 'number',
+        describe: 'drop records with this many failing tool results in a row',
+        group: 'More rules (off by default):',
+      })
+      .option('invert', {
+        type: 'boolean',
+        default: false,
+        describe: 'write the dropped records (with reason and detail) to stdout instead of the kept ones',
+      }) as unknown as FilterArgv,
   examples: [
     ['$0 run/trajectories.jsonl > kept.jsonl', 'the default rules: reasoning present, only known tools'],
     ['$0 --rejects dropped.jsonl --stats-out filter.json batch_*.jsonl.gz -o kept.jsonl', 'keep the drops and the counts'],

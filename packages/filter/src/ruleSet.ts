@@ -32,7 +32,8 @@ export function selectRules(options: FilterOptions, cwd: string): Rule[] {
   if (min !== undefined) rules.push((view) => minTurns(view, min));
   const max = optionalCount('--max-turns', options.maxTurns, 0);
   if (max !== undefined) rules.push((view) => maxTurns(view, max));
-  if (min !== undefined && max !== undefined && min > max) throw new UsageError(`--min-turns ${min} is above --max-turns ${max}: no record could pass; lower one of them`);
+  if (min !== undefined && max !== undefined && min > max)
+    throw new UsageError(`--min-turns ${min} is above --max-turns ${max}: no record could pass; lower one of them`);
   if (options.zeroReasoning) rules.push(zeroReasoning);
   const ratio = optionalRatio('--min-reasoning-ratio', options.minReasoningRatio);
   if (ratio !== undefined) rules.push((view) => minReasoningRatio(view, ratio));
@@ -40,7 +41,8 @@ export function selectRules(options: FilterOptions, cwd: string): Rule[] {
   if (policy) rules.push((view) => hallucinatedTools(view, policy));
   if (options.emptyAction) rules.push(emptyAction);
   const window = optionalCount('--repeated-thought-window', options.repeatedThoughtWindow, 1);
-  if (window !== undefined && !options.repeatedThought) throw new UsageError('--repeated-thought-window sets the window of --repeated-thought; add --repeated-thought');
+  if (window !== undefined && !options.repeatedThought)
+    throw new UsageError('--repeated-thought-window sets the window of --repeated-thought; add --repeated-thought');
   if (options.repeatedThought) rules.push((view) => repeatedThought(view, window ?? 1));
   const rate = optionalRatio('--max-tool-failure-rate', options.maxToolFailureRate);
   if (rate !== undefined) rules.push((view) => maxToolFailureRate(view, rate));
@@ -51,12 +53,21 @@ export function selectRules(options: FilterOptions, cwd: string): Rule[] {
 
 function toolNamePolicy(options: FilterOptions, cwd: string): ToolNamePolicy | undefined {
   if (!options.hallucinatedTools) {
-    const unused = options.strictOffered ? '--strict-offered' : options.validTools !== undefined ? '--valid-tools' : options.toolsRegistry !== undefined ? '--tools-registry' : undefined;
+    const unused = options.strictOffered
+      ? '--strict-offered'
+      : options.validTools !== undefined
+        ? '--valid-tools'
+        : options.toolsRegistry !== undefined
+          ? '--tools-registry'
+          : undefined;
     if (unused) throw new UsageError(`${unused} configures the hallucinated-tool filter, which --no-hallucinated-tools turns off; drop one of them`);
     return undefined;
   }
   if (options.validTools !== undefined) {
-    const names = options.validTools.split(',').map((name) => name.trim()).filter((name) => name !== '');
+    const names = options.validTools
+      .split(',')
+      .map((name) => name.trim())
+      .filter((name) => name !== '');
     if (names.length === 0) throw new UsageError('--valid-tools lists no tool name; give names separated by commas, e.g. --valid-tools terminal,read_file');
     return { valid: new Set(names), source: '--valid-tools', strictOffered: options.strictOffered };
   }

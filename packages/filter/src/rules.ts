@@ -10,7 +10,8 @@ import type { TrajectoryView, Verdict } from './trajectoryView.js';
 export function zeroReasoning(view: TrajectoryView): Verdict | null {
   const gptTurns = view.record.conversations.filter((turn) => turn.from === 'gpt');
   if (gptTurns.some((turn) => gptTurnHasReasoning(turn.value))) return null;
-  const detail = gptTurns.length === 0 ? 'the record has no gpt turn' : `none of the ${gptTurns.length} gpt turns has a non-empty <think> or <REASONING_SCRATCHPAD> block`;
+  const detail =
+    gptTurns.length === 0 ? 'the record has no gpt turn' : `none of the ${gptTurns.length} gpt turns has a non-empty <think> or <REASONING_SCRATCHPAD> block`;
   return { reason: 'zero_reasoning', detail };
 }
 
@@ -20,7 +21,10 @@ export function minReasoningRatio(view: TrajectoryView, minRatio: number): Verdi
   const withReasoning = gptTurns.filter((turn) => gptTurnHasReasoning(turn.value)).length;
   const ratio = gptTurns.length === 0 ? 0 : withReasoning / gptTurns.length;
   if (ratio >= minRatio) return null;
-  return { reason: 'min_reasoning_ratio', detail: `${withReasoning} of ${gptTurns.length} gpt turns have reasoning (${percent(ratio)}), below ${percent(minRatio)}` };
+  return {
+    reason: 'min_reasoning_ratio',
+    detail: `${withReasoning} of ${gptTurns.length} gpt turns have reasoning (${percent(ratio)}), below ${percent(minRatio)}`,
+  };
 }
 
 export function requireCompleted(view: TrajectoryView): Verdict | null {

@@ -3,12 +3,7 @@
 // Tasks report their own expected failures; one that throws (a bug) stops the intake, the running
 // tasks finish, and the error is rethrown. A source that throws is rethrown once the running tasks finish.
 
-export async function runBounded<T>(
-  items: AsyncIterable<T>,
-  limit: number,
-  task: (item: T) => Promise<void>,
-  signal: AbortSignal,
-): Promise<void> {
+export async function runBounded<T>(items: AsyncIterable<T>, limit: number, task: (item: T) => Promise<void>, signal: AbortSignal): Promise<void> {
   const running = new Set<Promise<void>>();
   let failure: { error: unknown } | undefined;
   try {

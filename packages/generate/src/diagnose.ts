@@ -72,11 +72,17 @@ interface ErrorBody {
 const TIMEOUT_CODES: readonly string[] = ['ETIMEDOUT', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT'];
 const RESET_CODES: readonly string[] = ['ECONNRESET', 'EPIPE', 'ECONNABORTED', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED'];
 const OAUTH_WORDS = /oauth|invalid[_ ]token|token[_ ]expired|expired[_ ]token|token (has|is) expired|access[_ ]token|refresh[_ ]token/i;
-const UNKNOWN_MODEL_WORDS = /model[^.]*(not (found|exist|supported|available)|does not exist|is not a valid|unknown)|(invalid|unknown|no such|not a valid) model/i;
+const UNKNOWN_MODEL_WORDS =
+  /model[^.]*(not (found|exist|supported|available)|does not exist|is not a valid|unknown)|(invalid|unknown|no such|not a valid) model/i;
 
 export function judgeChat(exchange: Exchange, context: ChatContext): ChatVerdict {
   if (exchange.kind === 'error') return { check: judgeFailure(exchange, context), wrongPath: false, unknownModel: false };
-  const verdict = (check: Check, flags: Partial<Pick<ChatVerdict, 'wrongPath' | 'unknownModel'>> = {}): ChatVerdict => ({ check, wrongPath: false, unknownModel: false, ...flags });
+  const verdict = (check: Check, flags: Partial<Pick<ChatVerdict, 'wrongPath' | 'unknownModel'>> = {}): ChatVerdict => ({
+    check,
+    wrongPath: false,
+    unknownModel: false,
+    ...flags,
+  });
   // A gateway that reports an upstream failure as {"error": {"code": 429}} with status 200 means that status.
   const embedded = exchange.status === 200 ? embeddedErrorStatus(parseJson(exchange.body)) : undefined;
   const status = embedded ?? exchange.status;
@@ -85,12 +91,15 @@ export function judgeChat(exchange: Exchange, context: ChatContext): ChatVerdict
   const where = `${exchange.method} ${exchange.url}`;
 
   if (looksLikeHtml(exchange)) {
-    return verdict({
-      id: 'not-an-api',
-      status: 'fail',
-      message: `${where} answered ${status} with an HTML page, not an OpenAI-compatible API; clients then fail "reading choices" (KeyError: 'choices')`,
-      fix: 'point the base URL at the gateway\'s API, not its website: usually the URL its docs give for OpenAI clients, often ending in /v1 or /api',
-    }, { wrongPath: true });
+    return verdict(
+      {
+        id: 'not-an-api',
+        status: 'fail',
+        message: `${where} answered ${status} with an HTML page, not an OpenAI-compatible API; clients then fail "reading choices" (KeyError: 'choices')`,
+        fix: "point the base URL at the gateway's API, not its website: usually the URL its docs give for OpenAI clients, often ending in /v1 or /api",
+      },
+      { wrongPath: true },
+    );
   }
   if ((status === 401 || status === 403) && OAUTH_WORDS.test(`${error.type ?? ''} ${error.code ?? ''} ${error.message ?? ''}`)) {
     return verdict({
@@ -105,16 +114,19 @@ export function judgeChat(exchange: Exchange, context: ChatContext): ChatVerdict
       id: 'unauthorized',
       status: 'fail',
       message: `${where} answered 401${embedded ? ' (inside a 200)' : ' Unauthorized'}${said}: the gateway rejected the key in ${context.key}`,
-      fix: 'check the key is current (not revoked or rotated) and belongs to this gateway; if doctor passes but runs get 401, the run\'s processes did not inherit the variable (nohup, cron, a background start): export it before starting them',
+      fix: "check the key is current (not revoked or rotated) and belongs to this gateway; if doctor passes but runs get 401, the run's processes did not inherit the variable (nohup, cron, a background start): export it before starting them",
     });
   }
   if ((status === 404 || status === 400) && (error.code === 'model_not_found' || UNKNOWN_MODEL_WORDS.test(error.message ?? ''))) {
-    return verdict({
-      id: 'model-not-found',
-      status: 'fail',
-      message: `${where} answered ${status}: the gateway does not offer model ${context.model}${said}`,
-      fix: 'check the model id\'s spelling and its provider/model form against the gateway\'s model list',
-    }, { unknownModel: true });
+    return verdict(
+      {
+        id: 'model-not-found',
+        status: 'fail',
+        message: `${where} answered ${status}: the gateway does not offer model ${context.model}${said}`,
+        fix: "check the model id's spelling and its provider/model form against the gateway's model list",
+      },
+      { unknownModel: true },
+    );
   }
   if (status === 403) {
     return verdict({
@@ -125,12 +137,15 @@ export function judgeChat(exchange: Exchange, context: ChatContext): ChatVerdict
     });
   }
   if (status === 404 || status === 405) {
-    return verdict({
-      id: 'path-404',
-      status: 'fail',
-      message: `${where} answered ${status}${said}: nothing serves chat completions at this path`,
-      fix: 'the base URL\'s path is wrong: the client appends /chat/completions to it, so it must end where the gateway\'s OpenAI-compatible API begins (often /v1, never /v1/v1)',
-    }, { wrongPath: true });
+    return verdict(
+      {
+        id: 'path-404',
+        status: 'fail',
+        message: `${where} answered ${status}${said}: nothing serves chat completions at this path`,
+        fix: "the base URL's path is wrong: the client appends /chat/completions to it, so it must end where the gateway's OpenAI-compatible API begins (often /v1, never /v1/v1)",
+      },
+      { wrongPath: true },
+    );
   }
   if (status === 429) {
     const wait = retryAfterText(exchange);
@@ -138,7 +153,7 @@ export function judgeChat(exchange: Exchange, context: ChatContext): ChatVerdict
       id: 'rate-limited',
       status: 'fail',
       message: `${where} answered 429${embedded ? ' (inside a 200)' : ' Too Many Requests'}${said}${wait ? `; it asks to wait ${wait}` : ''} (hermes-generate waits at most ${context.retryAfterCapMs / 1000} s before a retry)`,
-      fix: 'the account is over its rate limit: lower --concurrency (fewer workers) or the batch size, and resume the run in smaller batches; check the plan\'s limits with the gateway',
+      fix: "the account is over its rate limit: lower --concurrency (fewer workers) or the batch size, and resume the run in smaller batches; check the plan's limits with the gateway",
     });
   }
   if (status >= 500) {
@@ -154,7 +169,7 @@ export function judgeChat(exchange: Exchange, context: ChatContext): ChatVerdict
       id: 'http-error',
       status: 'fail',
       message: `${where} answered ${status}${embedded ? ' (inside a 200)' : exchange.statusText ? ` ${exchange.statusText}` : ''}${said}`,
-      fix: 'read the gateway\'s message above: it names the parameter or setting it refuses',
+      fix: "read the gateway's message above: it names the parameter or setting it refuses",
     });
   }
   if (/^\s*[[{]/.test(exchange.body) && !isJson(exchange.body)) {
@@ -176,12 +191,15 @@ export function judgeChat(exchange: Exchange, context: ChatContext): ChatVerdict
   }
   if (choices === undefined || choices === 0) {
     const what = choices === 0 ? 'an empty `choices` list' : isJson(exchange.body) ? 'JSON without `choices`' : 'a body that is not JSON';
-    return verdict({
-      id: 'no-choices',
-      status: 'fail',
-      message: `${where} answered ${status} with ${what}${said}; clients then fail "reading choices" (KeyError: 'choices', list index out of range)`,
-      fix: `the base URL answers, but not as an OpenAI-compatible chat completions API: check it points at the API (not a dashboard or another kind of API), and that model ${context.model} is served; a body with an error message is the gateway reporting a failure upstream`,
-    }, { wrongPath: choices === undefined && !isJson(exchange.body) });
+    return verdict(
+      {
+        id: 'no-choices',
+        status: 'fail',
+        message: `${where} answered ${status} with ${what}${said}; clients then fail "reading choices" (KeyError: 'choices', list index out of range)`,
+        fix: `the base URL answers, but not as an OpenAI-compatible chat completions API: check it points at the API (not a dashboard or another kind of API), and that model ${context.model} is served; a body with an error message is the gateway reporting a failure upstream`,
+      },
+      { wrongPath: choices === undefined && !isJson(exchange.body) },
+    );
   }
   return verdict({
     id: 'chat-ok',
@@ -222,7 +240,7 @@ function judgeFailure(exchange: FailedExchange, context: ChatContext): Check {
       id: 'dns',
       status: 'fail',
       message: `${where} failed: the host name ${new URL(exchange.url).hostname} does not resolve (${exchange.code})`,
-      fix: 'check the spelling of the base URL\'s host; if it is right, check this machine\'s DNS or network connection',
+      fix: "check the spelling of the base URL's host; if it is right, check this machine's DNS or network connection",
     };
   }
   const tls = exchange.code?.includes('CERT') === true || /certificate|TLS|SSL/i.test(exchange.message);
@@ -250,9 +268,12 @@ export function judgePathVariant(original: Check, baseUrl: string, variant: stri
     return { ...original, message: `${original.message}; ${variant} fails the same way (${variantStatus})` };
   }
   const doubled = /\/v1\/v1$/.test(new URL(baseUrl).pathname.replace(/\/+$/, ''));
-  const reason = variant.length > baseUrl.length
-    ? 'the gateway\'s API lives under /v1, which the base URL lacks'
-    : doubled ? '/v1 was given twice: the base URL already ends in /v1 and a second one was added' : 'the base URL has a /v1 this gateway does not use';
+  const reason =
+    variant.length > baseUrl.length
+      ? "the gateway's API lives under /v1, which the base URL lacks"
+      : doubled
+        ? '/v1 was given twice: the base URL already ends in /v1 and a second one was added'
+        : 'the base URL has a /v1 this gateway does not use';
   return {
     ...original,
     message: `${original.message}; with ${variant} the gateway answers (${variantStatus}): ${reason}`,
@@ -267,14 +288,18 @@ export function judgeUnknownModel(original: Check, model: string, listed: readon
   // `taotoken/anthropic/x` sent whole because no provider `taotoken` is configured, while the gateway knows `anthropic/x`.
   const slash = model.indexOf('/');
   const unprefixed = slash > 0 ? model.slice(slash + 1) : undefined;
-  const prefixNote = unprefixed !== undefined && listed.includes(unprefixed)
-    ? `the gateway names it ${unprefixed}: "${model.slice(0, slash)}/" was sent as part of the model because no provider of that name is in --config (add providers.${model.slice(0, slash)} to it, or drop the prefix)`
-    : undefined;
-  const offered = close.length > 0
-    ? `the closest models it lists: ${close.join(', ')}`
-    : `it lists ${listed.length} model${listed.length === 1 ? '' : 's'}${listed.length > 0 ? `, e.g. ${listed.slice(0, 5).join(', ')}` : ''}`;
+  const prefixNote =
+    unprefixed !== undefined && listed.includes(unprefixed)
+      ? `the gateway names it ${unprefixed}: "${model.slice(0, slash)}/" was sent as part of the model because no provider of that name is in --config (add providers.${model.slice(0, slash)} to it, or drop the prefix)`
+      : undefined;
+  const offered =
+    close.length > 0
+      ? `the closest models it lists: ${close.join(', ')}`
+      : `it lists ${listed.length} model${listed.length === 1 ? '' : 's'}${listed.length > 0 ? `, e.g. ${listed.slice(0, 5).join(', ')}` : ''}`;
   const first = close[0];
-  const fix = [first ? `pass --model ${first} (or another id from GET /models)` : 'pass --model with an id from GET /models', prefixNote].filter(Boolean).join('; ');
+  const fix = [first ? `pass --model ${first} (or another id from GET /models)` : 'pass --model with an id from GET /models', prefixNote]
+    .filter(Boolean)
+    .join('; ');
   return { ...original, message: `${original.message}; ${offered}`, fix };
 }
 
@@ -292,7 +317,12 @@ export function closestModels(model: string, listed: readonly string[], limit = 
     if (candidate.includes(tail(model)) || lower.includes(tail(id))) return 10;
     return Number.POSITIVE_INFINITY;
   };
-  return listed.map((id) => ({ id, s: score(id) })).filter((c) => Number.isFinite(c.s)).sort((a, b) => a.s - b.s).slice(0, limit).map((c) => c.id);
+  return listed
+    .map((id) => ({ id, s: score(id) }))
+    .filter((c) => Number.isFinite(c.s))
+    .sort((a, b) => a.s - b.s)
+    .slice(0, limit)
+    .map((c) => c.id);
 }
 
 /** Model ids from a GET /models body ({data: [{id}]}), undefined when it is not such a list. */
@@ -306,7 +336,7 @@ export function listedModels(exchange: Exchange): string[] | undefined {
 /** How a report line names an exchange's outcome: `200`, `404 Not Found`, `ECONNREFUSED`. */
 export function outcomeOf(exchange: Exchange): string {
   if (exchange.kind === 'response') return `${exchange.status}${exchange.statusText ? ` ${exchange.statusText}` : ''}`;
-  return exchange.timedOut ? 'timed out' : exchange.code ?? 'failed';
+  return exchange.timedOut ? 'timed out' : (exchange.code ?? 'failed');
 }
 
 function retryAfterText(exchange: HttpExchange): string | undefined {
@@ -337,7 +367,7 @@ function errorBody(body: string): ErrorBody {
   const source = (typeof inner === 'object' && inner !== null ? inner : parsed) as Record<string, unknown>;
   const text = (value: unknown): string | undefined => (typeof value === 'string' || typeof value === 'number' ? String(value) : undefined);
   return {
-    message: typeof inner === 'string' ? inner : text(source['message']) ?? text(source['detail']) ?? text(parsed['message']),
+    message: typeof inner === 'string' ? inner : (text(source['message']) ?? text(source['detail']) ?? text(parsed['message'])),
     type: text(source['type']),
     code: text(source['code']),
   };

@@ -15,10 +15,12 @@ const DEFAULT_TIMEOUT_S = 15;
 
 export const doctorCommand = defineCommand<DoctorArgs>({
   command: 'doctor',
-  describe: 'check the endpoint configuration and one minimal request; print the cause and fix of any failure (exit 0 healthy, 1 needs a fix, 2 configuration wrong, 4 worth retrying later)',
-  options: (y) => endpointOptions(y)
-    .option('timeout', { type: 'number', default: DEFAULT_TIMEOUT_S, describe: 'seconds to wait for each connection and answer' })
-    .option('json', { type: 'boolean', describe: 'print the report as one JSON object instead of lines' }),
+  describe:
+    'check the endpoint configuration and one minimal request; print the cause and fix of any failure (exit 0 healthy, 1 needs a fix, 2 configuration wrong, 4 worth retrying later)',
+  options: (y) =>
+    endpointOptions(y)
+      .option('timeout', { type: 'number', default: DEFAULT_TIMEOUT_S, describe: 'seconds to wait for each connection and answer' })
+      .option('json', { type: 'boolean', describe: 'print the report as one JSON object instead of lines' }),
   examples: [
     ['$0 doctor --env-file .env --model anthropic/claude-sonnet-4-6', 'check the gateway named by HERMES_BASE_URL in .env'],
     ['$0 doctor --config hermes.yaml --json', 'the same check as JSON, for scripts'],
@@ -48,9 +50,9 @@ export function renderReport(result: EndpointCheckResult): string {
 }
 
 function settingLines(inspection: EndpointInspection): [string, string][] {
-  const sourced = (value: Sourced<string> | undefined, extra = ''): string => (value ? `${value.value}${extra}  (from ${originText(value.origin)})` : '(not set)');
-  const upstream = inspection.modelId && inspection.model !== undefined && inspection.model !== inspection.modelId.value
-    ? `, sent as ${inspection.model}` : '';
+  const sourced = (value: Sourced<string> | undefined, extra = ''): string =>
+    value ? `${value.value}${extra}  (from ${originText(value.origin)})` : '(not set)';
+  const upstream = inspection.modelId && inspection.model !== undefined && inspection.model !== inspection.modelId.value ? `, sent as ${inspection.model}` : '';
   const provider = inspection.provider ? `, provider ${inspection.provider}` : '';
   const key = inspection.apiKey
     ? `$${inspection.endpoint?.apiKeyEnv ?? inspection.apiKeyEnv.value}, fingerprint ${inspection.apiKey.value.fingerprint}  (from ${originText(inspection.apiKey.origin)})`
@@ -70,7 +72,8 @@ function checkLines(check: Check): string[] {
 
 export function reportJson(result: EndpointCheckResult): unknown {
   const { inspection } = result;
-  const sourced = (value: Sourced<string> | undefined): unknown => (value ? { value: value.value, source: value.origin.source, from: value.origin.name } : null);
+  const sourced = (value: Sourced<string> | undefined): unknown =>
+    value ? { value: value.value, source: value.origin.source, from: value.origin.name } : null;
   return {
     ok: result.exitCode === 0,
     exit_code: result.exitCode,
@@ -81,7 +84,12 @@ export function reportJson(result: EndpointCheckResult): unknown {
       provider: inspection.provider ?? null,
       api_key_env: sourced(inspection.apiKeyEnv),
       api_key: inspection.apiKey
-        ? { variable: inspection.endpoint?.apiKeyEnv ?? inspection.apiKeyEnv.value, fingerprint: inspection.apiKey.value.fingerprint, source: inspection.apiKey.origin.source, from: inspection.apiKey.origin.name }
+        ? {
+            variable: inspection.endpoint?.apiKeyEnv ?? inspection.apiKeyEnv.value,
+            fingerprint: inspection.apiKey.value.fingerprint,
+            source: inspection.apiKey.origin.source,
+            from: inspection.apiKey.origin.name,
+          }
         : null,
       proxy: inspection.proxy ? describeProxy(inspection.proxy) : null,
     },

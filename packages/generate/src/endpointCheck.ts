@@ -2,9 +2,32 @@
 // address, then one minimal chat completion; a path that serves nothing is tried with /v1 toggled, and
 // an unknown model is looked up in GET /models. Stops at the first failure that hides the next.
 import { ExitCode } from '@hermes-datagen/core';
-import { DEFAULT_RETRY_AFTER_CAP_MS, describeEndpoint, describeProxy, endpointFetch, endpointUrl, inspectEndpoint, proxyVariables, type Endpoint, type EndpointArgs, type EndpointInspection, type EndpointIo, type Origin } from '@hermes-datagen/core/endpoint';
+import {
+  DEFAULT_RETRY_AFTER_CAP_MS,
+  describeEndpoint,
+  describeProxy,
+  endpointFetch,
+  endpointUrl,
+  inspectEndpoint,
+  proxyVariables,
+  type Endpoint,
+  type EndpointArgs,
+  type EndpointInspection,
+  type EndpointIo,
+  type Origin,
+} from '@hermes-datagen/core/endpoint';
 import { failureExitCode } from './failureKinds.js';
-import { judgeChat, judgePathVariant, judgeUnknownModel, listedModels, outcomeOf, pathVariant, type ChatContext, type ChatVerdict, type Check } from './diagnose.js';
+import {
+  judgeChat,
+  judgePathVariant,
+  judgeUnknownModel,
+  listedModels,
+  outcomeOf,
+  pathVariant,
+  type ChatContext,
+  type ChatVerdict,
+  type Check,
+} from './diagnose.js';
 import { exchange, probeProxy, proxyAddress, type RequestParts } from './probe.js';
 
 export interface EndpointCheckOptions {
@@ -40,7 +63,7 @@ export async function checkEndpoint(args: EndpointArgs, io: EndpointIo, options:
   checks.push(...proxyChecks);
   if (proxyChecks.some((c) => c.status === 'fail')) return finish();
 
-  checks.push(...await checkChat(endpoint, inspection, options.timeoutMs));
+  checks.push(...(await checkChat(endpoint, inspection, options.timeoutMs)));
   return finish();
 }
 
@@ -50,11 +73,18 @@ async function checkProxies(endpoint: Endpoint, env: Readonly<Record<string, str
   return probes.map((probe): Check => {
     const used = endpoint.proxy?.url.href === probe.proxy.url.href;
     if (probe.reachable) {
-      return { id: 'proxy', status: 'ok', message: `${describeProxy(probe.proxy)} accepts connections${used ? `; requests to ${endpoint.host} go through it` : ''}` };
+      return {
+        id: 'proxy',
+        status: 'ok',
+        message: `${describeProxy(probe.proxy)} accepts connections${used ? `; requests to ${endpoint.host} go through it` : ''}`,
+      };
     }
     const loopback = /^(localhost|127\.\d+\.\d+\.\d+|\[?::1\]?)$/i.test(probe.proxy.url.hostname);
     const failed = `${loopback ? 'local proxy failed' : 'proxy unreachable'}: ${proxyAddress(probe)} ${probe.code === 'ECONNREFUSED' ? 'refuses connections (connection refused)' : `cannot be reached (${probe.code ?? 'no answer'})`}`;
-    const names = proxyVariables(env).filter((p) => p.url.href === probe.proxy.url.href).map((p) => p.name).join(' and ');
+    const names = proxyVariables(env)
+      .filter((p) => p.url.href === probe.proxy.url.href)
+      .map((p) => p.name)
+      .join(' and ');
     if (used) {
       return {
         id: 'proxy-dead',
@@ -75,10 +105,17 @@ async function checkProxies(endpoint: Endpoint, env: Readonly<Record<string, str
 async function checkChat(endpoint: Endpoint, inspection: EndpointInspection, timeoutMs: number): Promise<Check[]> {
   const fetchFn = endpointFetch(endpoint);
   const authorization: RequestParts['headers'] = { authorization: `Bearer ${endpoint.apiKey.reveal()}`, accept: 'application/json' };
-  const chat = (baseUrl: string): ReturnType<typeof exchange> => exchange(fetchFn, 'POST', endpointUrl(baseUrl, 'chat/completions'), {
-    headers: { ...authorization, 'content-type': 'application/json' },
-    body: JSON.stringify({ model: endpoint.model, messages: [{ role: 'user', content: 'Reply with OK.' }], max_tokens: 1 }),
-  }, timeoutMs);
+  const chat = (baseUrl: string): ReturnType<typeof exchange> =>
+    exchange(
+      fetchFn,
+      'POST',
+      endpointUrl(baseUrl, 'chat/completions'),
+      {
+        headers: { ...authorization, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: endpoint.model, messages: [{ role: 'user', content: 'Reply with OK.' }], max_tokens: 1 }),
+      },
+      timeoutMs,
+    );
   const context: ChatContext = {
     model: endpoint.model,
     key: `$${endpoint.apiKeyEnv} (fingerprint ${endpoint.apiKey.fingerprint}, from ${originText(inspection.apiKey?.origin ?? endpoint.origins.apiKey)})`,
@@ -102,7 +139,9 @@ async function checkChat(endpoint: Endpoint, inspection: EndpointInspection, tim
   const variant = pathVariant(endpoint.baseUrl);
   const second = await judgeAt(variant);
   const settled = second.verdict.wrongPath || second.check.status === 'ok';
-  const checks = [judgePathVariant(first.check, endpoint.baseUrl, variant, second.verdict, settled ? second.outcome : `${second.outcome}, see the next finding`)];
+  const checks = [
+    judgePathVariant(first.check, endpoint.baseUrl, variant, second.verdict, settled ? second.outcome : `${second.outcome}, see the next finding`),
+  ];
   // Once the path is right, the next problem (a bad key, an unknown model) is worth knowing now.
   if (!settled) checks.push({ ...second.check, message: `with ${variant}: ${second.check.message}` });
   return checks;

@@ -58,11 +58,12 @@ export function failureExitCode(ids: Iterable<string>): number {
 
 /** The table for --help: each exit code with the failures that lead to it. */
 export function failureKindsHelp(): string {
-  const rows = (exit: FailureExit): string[] => Object.entries(FAILURE_KINDS)
-    .filter(([, kind]) => kind.exit === exit)
-    .map(([id, kind]) => `    ${id.padEnd(19)} ${kind.what}`);
+  const rows = (exit: FailureExit): string[] =>
+    Object.entries(FAILURE_KINDS)
+      .filter(([, kind]) => kind.exit === exit)
+      .map(([id, kind]) => `    ${id.padEnd(19)} ${kind.what}`);
   return [
-    'Failures (doctor\'s check ids, error_class of a failed prompt) and their exit codes:',
+    "Failures (doctor's check ids, error_class of a failed prompt) and their exit codes:",
     '  1  needs a fix before running again:',
     ...rows(1),
     '  4  worth running again later, as it is:',

@@ -52,7 +52,10 @@ export async function runGenerate(args: GenerateArgs & Pick<StreamArgs, 'files'>
   const settings = runSettings(args);
 
   const registry = loadToolRegistry(args.toolsRegistry, cwd);
-  const forced = args.toolsets?.split(',').map((name) => name.trim()).filter((name) => name !== '');
+  const forced = args.toolsets
+    ?.split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
   // Both throw a UsageError that lists the valid names.
   if (forced !== undefined) registry.toolsOf(forced);
   else registry.distribution(args.distribution);
@@ -72,9 +75,16 @@ export async function runGenerate(args: GenerateArgs & Pick<StreamArgs, 'files'>
   for (const warning of endpoint.warnings) ctx.log.warn(warning.message);
   const identity = endpointIdentity(endpoint);
   const endpointFacts = { host: identity.endpoint_host, model: identity.model, key_fingerprint: identity.key_fingerprint ?? null };
-  const run = args.runName === undefined
-    ? undefined
-    : await openRun({ ...args, runName: args.runName }, ctx, { files: args.files, endpoint: endpointFacts, registry, seed: args.seed, settings: recordedFlags(args as unknown as Record<string, unknown>) });
+  const run =
+    args.runName === undefined
+      ? undefined
+      : await openRun({ ...args, runName: args.runName }, ctx, {
+          files: args.files,
+          endpoint: endpointFacts,
+          registry,
+          seed: args.seed,
+          settings: recordedFlags(args as unknown as Record<string, unknown>),
+        });
   const concurrency = settings?.concurrency ?? args.concurrency;
   const quota = new AbortController();
   const model = modelClient(endpoint, { concurrency, limits: settings, log: ctx.log, onExhausted: (reason) => quota.abort(reason) });

@@ -8,7 +8,18 @@
 // code (with -o, the file is moved into place even then). When the run is stopped
 // (SIGINT/SIGTERM), or the input fails (a bad line under --on-error fail), no new prompt starts
 // and the running ones are aborted and not written.
-import { ExitCode, formatPlace, promptId, redact, type ApiKey, type InputRecord, type Place, type PromptRow, type RunContext, type Trajectory } from '@hermes-datagen/core';
+import {
+  ExitCode,
+  formatPlace,
+  promptId,
+  redact,
+  type ApiKey,
+  type InputRecord,
+  type Place,
+  type PromptRow,
+  type RunContext,
+  type Trajectory,
+} from '@hermes-datagen/core';
 import { runBounded } from './boundedPool.js';
 import type { ChatClient } from './agentLoop.js';
 import type { Delegate } from './run/delegation.js';
@@ -57,9 +68,13 @@ export async function generateStream(ctx: RunContext, options: StreamOptions): P
   const running = new Set<AbortController>();
   const relay = (): void => stop.abort(ctx.signal.reason);
   ctx.signal.addEventListener('abort', relay, { once: true });
-  stop.signal.addEventListener('abort', () => {
-    for (const prompt of running) prompt.abort(stop.signal.reason);
-  }, { once: true });
+  stop.signal.addEventListener(
+    'abort',
+    () => {
+      for (const prompt of running) prompt.abort(stop.signal.reason);
+    },
+    { once: true },
+  );
 
   const runOne = async ({ row, promptIndex, place, raw }: PromptLine): Promise<void> => {
     let trajectory: Trajectory;
@@ -101,7 +116,8 @@ export async function generateStream(ctx: RunContext, options: StreamOptions): P
   if (failed === 0) return ExitCode.ok;
   const total = ctx.stats.get('trajectories_out') + failed;
   const kinds = [...failedKinds].map(([kind, n]) => `${n} ${kind}`).join(', ');
-  const listed = (await ctx.rejects()) === undefined ? 'see the messages above, or use --rejects FILE to list them all' : 'each is listed in the --rejects file';
+  const listed =
+    (await ctx.rejects()) === undefined ? 'see the messages above, or use --rejects FILE to list them all' : 'each is listed in the --rejects file';
   ctx.log.warn(`${failed} of ${total} prompts failed and have no trajectory (${kinds}; ${listed})`, undefined, 'summary');
   if (failedKinds.has('internal')) return ExitCode.internal;
   return failureExitCode(failedKinds.keys());

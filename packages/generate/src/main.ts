@@ -25,12 +25,12 @@ export const spec: CliSpec = {
   epilog: [
     'Input: one JSON object a line with "prompt" (required), and optionally "id", "cwd" (a directory copied into',
     'the prompt\'s workspace), "docker_image" / "image" (used with --sandbox docker), "env" (an object of',
-    'variables for the row\'s tool processes, which otherwise get only PATH, HOME, LANG, LC_*, TERM and TZ).',
+    "variables for the row's tool processes, which otherwise get only PATH, HOME, LANG, LC_*, TERM and TZ).",
     'Output: one trajectory a line (schemas/trajectory.schema.json), in the order prompts finish; "id" and',
     '"prompt_index" say which prompt. Ids key every record downstream, so (in stream mode) a row whose id an earlier row',
     'has is a bad input line naming both lines (exit 3 under --on-error fail; skipped into --rejects under skip).',
     '',
-    'A prompt whose model calls still fail after the client\'s retries gets no trajectory: it is reported on',
+    "A prompt whose model calls still fail after the client's retries gets no trajectory: it is reported on",
     'stderr with its line, and the run goes on. Its failure is named as doctor names it, and the names decide',
     'the exit code (70 if one was a bug); finished trajectories are kept whatever the exit code.',
     '',
@@ -51,17 +51,60 @@ export const spec: CliSpec = {
       options: (y) =>
         runOptions(toolsRegistryOption(endpointOptions(y), TOOLS))
           .option('concurrency', { alias: 'c', type: 'number', default: 4, describe: 'prompts run at the same time', group: GENERATION })
-          .option('max-turns', { type: 'number', default: DEFAULT_MAX_TURNS, describe: 'model calls per prompt; at the limit one more call asks for a summary (completed: false)', group: GENERATION })
-          .option('request-timeout', { type: 'number', default: DEFAULT_REQUEST_TIMEOUT_S, describe: 'seconds one model call may take in all, its retries included; over it the call fails as a timeout (retryable, exit 4)', group: GENERATION })
-          .option('reasoning-effort', { alias: 'reasoning_effort', choices: REASONING_EFFORTS, describe: 'sent to the endpoint as reasoning_effort (not sent when not given)', group: GENERATION })
+          .option('max-turns', {
+            type: 'number',
+            default: DEFAULT_MAX_TURNS,
+            describe: 'model calls per prompt; at the limit one more call asks for a summary (completed: false)',
+            group: GENERATION,
+          })
+          .option('request-timeout', {
+            type: 'number',
+            default: DEFAULT_REQUEST_TIMEOUT_S,
+            describe: 'seconds one model call may take in all, its retries included; over it the call fails as a timeout (retryable, exit 4)',
+            group: GENERATION,
+          })
+          .option('reasoning-effort', {
+            alias: 'reasoning_effort',
+            choices: REASONING_EFFORTS,
+            describe: 'sent to the endpoint as reasoning_effort (not sent when not given)',
+            group: GENERATION,
+          })
           .option('toolsets', { type: 'string', describe: 'give every prompt exactly these toolsets, comma-separated (e.g. terminal,file)', group: TOOLS })
-          .option('distribution', { type: 'string', default: 'default', describe: 'sample each prompt\'s toolsets from this distribution of the tool registry', group: TOOLS })
-          .option('seed', { type: 'number', describe: 'seed of the toolset sampling (per prompt: seed + prompt id); drawn and recorded when not given', group: TOOLS })
-          .option('workspace-root', { type: 'string', describe: 'create each prompt\'s workspace under this directory (default: a temp directory, removed at the end)', group: TOOLS })
-          .option('keep-workspaces', { type: 'boolean', default: false, describe: 'keep each prompt\'s workspace after it is done', group: TOOLS })
-          .option('sandbox', { choices: SANDBOX_MODES, default: 'auto' as const, describe: `where terminal commands and code run; ${SANDBOX_HELP}`, group: TOOLS })
-          .option('tool-concurrency', { type: 'number', default: defaultToolConcurrency(), describe: 'tool processes (commands, code runs) running at once across all prompts; default 2 per CPU core, at least 2', group: TOOLS })
-          .option('tool-timeout', { type: 'number', default: 120, describe: 'seconds one command or code run may take before its processes are killed', group: TOOLS }) as unknown as GenerateArgv,
+          .option('distribution', {
+            type: 'string',
+            default: 'default',
+            describe: "sample each prompt's toolsets from this distribution of the tool registry",
+            group: TOOLS,
+          })
+          .option('seed', {
+            type: 'number',
+            describe: 'seed of the toolset sampling (per prompt: seed + prompt id); drawn and recorded when not given',
+            group: TOOLS,
+          })
+          .option('workspace-root', {
+            type: 'string',
+            describe: "create each prompt's workspace under this directory (default: a temp directory, removed at the end)",
+            group: TOOLS,
+          })
+          .option('keep-workspaces', { type: 'boolean', default: false, describe: "keep each prompt's workspace after it is done", group: TOOLS })
+          .option('sandbox', {
+            choices: SANDBOX_MODES,
+            default: 'auto' as const,
+            describe: `where terminal commands and code run; ${SANDBOX_HELP}`,
+            group: TOOLS,
+          })
+          .option('tool-concurrency', {
+            type: 'number',
+            default: defaultToolConcurrency(),
+            describe: 'tool processes (commands, code runs) running at once across all prompts; default 2 per CPU core, at least 2',
+            group: TOOLS,
+          })
+          .option('tool-timeout', {
+            type: 'number',
+            default: 120,
+            describe: 'seconds one command or code run may take before its processes are killed',
+            group: TOOLS,
+          }) as unknown as GenerateArgv,
       examples: [
         ['cat prompts.jsonl | $0 --model my-model > trajectories.jsonl', 'generate with the endpoint from HERMES_BASE_URL / HERMES_API_KEY'],
         ['$0 prompts.jsonl -o out.jsonl --toolsets terminal,file --seed 7 -c 8', 'fixed toolsets, 8 prompts at a time'],

@@ -10,7 +10,10 @@ import type { ChatCompletionAssistantMessageParam } from 'openai/resources/chat/
 
 export class InvalidReplyError extends Error {
   /** What the endpoint answered (text, or the parsed JSON), for the diagnosis. */
-  public constructor(message: string, public readonly body: unknown) {
+  public constructor(
+    message: string,
+    public readonly body: unknown,
+  ) {
     super(message);
     this.name = 'InvalidReplyError';
   }
@@ -49,7 +52,9 @@ export function wireAssistantMessage(message: AssistantMessage): ChatCompletionA
     role: 'assistant',
     content: message.content ?? '',
     ...(calls.length > 0
-      ? { tool_calls: calls.map((call) => ({ id: call.id, type: 'function' as const, function: { name: call.function.name, arguments: argumentsText(call) } })) }
+      ? {
+          tool_calls: calls.map((call) => ({ id: call.id, type: 'function' as const, function: { name: call.function.name, arguments: argumentsText(call) } })),
+        }
       : {}),
   };
 }
@@ -68,7 +73,10 @@ export const NO_USAGE: Usage = { prompt_tokens: 0, completion_tokens: 0, total_t
 function firstChoice(body: unknown): Record<string, unknown> {
   if (typeof body === 'string') {
     const start = body.trimStart().slice(0, 80).replace(/\s+/g, ' ');
-    throw new InvalidReplyError(`the endpoint answered with text, not a chat completion (it starts "${start}"); the base URL may point at a web page instead of an OpenAI-compatible API`, body);
+    throw new InvalidReplyError(
+      `the endpoint answered with text, not a chat completion (it starts "${start}"); the base URL may point at a web page instead of an OpenAI-compatible API`,
+      body,
+    );
   }
   const choices = isPlainObject(body) ? body['choices'] : undefined;
   if (!Array.isArray(choices) || choices.length === 0 || !isPlainObject(choices[0])) {

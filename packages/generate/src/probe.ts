@@ -13,7 +13,13 @@ export async function exchange(fetchFn: FetchLike, method: string, url: string, 
   const started = Date.now();
   const signal = AbortSignal.timeout(timeoutMs);
   try {
-    const response = await fetchFn(url, { method, headers: parts.headers, ...(parts.body === undefined ? {} : { body: parts.body }), signal, redirect: 'manual' });
+    const response = await fetchFn(url, {
+      method,
+      headers: parts.headers,
+      ...(parts.body === undefined ? {} : { body: parts.body }),
+      signal,
+      redirect: 'manual',
+    });
     const body = await response.text();
     return {
       kind: 'response',
@@ -73,6 +79,7 @@ function errorCode(err: unknown): string | undefined {
 
 function innermostMessage(err: unknown): string {
   let current: unknown = err;
-  while (typeof current === 'object' && current !== null && (current as { cause?: unknown }).cause instanceof Error) current = (current as { cause: unknown }).cause;
+  while (typeof current === 'object' && current !== null && (current as { cause?: unknown }).cause instanceof Error)
+    current = (current as { cause: unknown }).cause;
   return current instanceof Error ? current.message : String(current);
 }

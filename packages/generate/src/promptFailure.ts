@@ -36,7 +36,10 @@ export interface PromptFailure {
  * request's URL, the model, the key, the time limit.
  */
 export class AgentRunError extends Error {
-  public constructor(public override readonly cause: unknown, public readonly context: FailureContext) {
+  public constructor(
+    public override readonly cause: unknown,
+    public readonly context: FailureContext,
+  ) {
     super(cause instanceof Error ? cause.message : String(cause));
     this.name = 'AgentRunError';
   }
@@ -71,15 +74,19 @@ export function promptFailure(error: unknown): PromptFailure | undefined {
   const { check } = judgeChat(exchange, error.context.chat);
   // Only a reply the loop could not read while doctor's checks pass (they read no further).
   if (check.status !== 'fail') return failure('no-choices', error.message);
-  const after = FAILURE_KINDS[check.id as FailureKindId]?.exit === 4 ? ' (still so after the client\'s retries)' : '';
+  const after = FAILURE_KINDS[check.id as FailureKindId]?.exit === 4 ? " (still so after the client's retries)" : '';
   return failure(check.id as FailureKindId, `${check.message}${after}${check.fix ? `; fix: ${check.fix}` : ''}`);
 }
 
 /** An error that is none of the failures above: a bug, reported with its stack so it can be fixed. */
 export function internalFailure(error: unknown): PromptFailure {
   const bug = error instanceof AgentRunError ? error.cause : error;
-  const detail = bug instanceof Error ? bug.stack ?? bug.message : String(bug);
-  return { kind: 'internal', retryable: false, reason: `internal error, a bug in hermes-generate; please report it with the command that caused it:\n${detail}` };
+  const detail = bug instanceof Error ? (bug.stack ?? bug.message) : String(bug);
+  return {
+    kind: 'internal',
+    retryable: false,
+    reason: `internal error, a bug in hermes-generate; please report it with the command that caused it:\n${detail}`,
+  };
 }
 
 /** One line of --rejects or failures.jsonl (schemas/failure.schema.json). */
@@ -130,7 +137,8 @@ function failure(kind: FailureKindId, reason: string): PromptFailure {
 function exchangeOf(error: unknown, url: string): Exchange | undefined {
   const request = { method: 'POST', url };
   if (error instanceof APIConnectionTimeoutError) return { kind: 'error', ...request, code: undefined, timedOut: true, message: error.message };
-  if (error instanceof APIConnectionError) return { kind: 'error', ...request, code: connectionCause(error), timedOut: false, message: innermostMessage(error) };
+  if (error instanceof APIConnectionError)
+    return { kind: 'error', ...request, code: connectionCause(error), timedOut: false, message: innermostMessage(error) };
   if (error instanceof InvalidReplyError) return response(request, 200, '', typeof error.body === 'string' ? error.body : JSON.stringify(error.body));
   if (!(error instanceof APIError) || error.status === undefined) return undefined;
   const headers = error.headers;
@@ -148,7 +156,17 @@ function exchangeOf(error: unknown, url: string): Exchange | undefined {
 }
 
 function response(request: { method: string; url: string }, status: number, contentType: string, body: string): HttpExchange {
-  return { kind: 'response', ...request, status, statusText: STATUS_CODES[status] ?? '', contentType, body, retryAfter: undefined, retryAfterMs: undefined, elapsedMs: 0 };
+  return {
+    kind: 'response',
+    ...request,
+    status,
+    statusText: STATUS_CODES[status] ?? '',
+    contentType,
+    body,
+    retryAfter: undefined,
+    retryAfterMs: undefined,
+    elapsedMs: 0,
+  };
 }
 
 /** `ECONNREFUSED`, `ECONNRESET` and the like, from the fetch error the client wraps. */

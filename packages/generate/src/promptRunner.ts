@@ -110,8 +110,9 @@ function sandboxFor(row: PromptRow, mode: SandboxMode): DockerSandbox | undefine
   if (mode !== 'docker') return undefined;
   const image = row.image ?? row.docker_image;
   if (image === undefined) {
-    throw new PromptSetupError('--sandbox docker runs each prompt in its row\'s image, and this row has no docker_image (or image): add one, or run without --sandbox docker');
+    throw new PromptSetupError(
+      "--sandbox docker runs each prompt in its row's image, and this row has no docker_image (or image): add one, or run without --sandbox docker",
+    );
   }
   return { kind: 'docker', image };
 }
-

@@ -10,7 +10,7 @@ export const MAX_STRIKES = 3;
 
 export type CheckedCall =
   | { readonly ok: true; readonly args: Record<string, unknown> }
-  | { readonly ok: false; readonly error: string; /** The name is in no registry: hermes-filter drops such records. */ readonly unknownName: boolean };
+  | { readonly ok: false; readonly error: string /** The name is in no registry: hermes-filter drops such records. */; readonly unknownName: boolean };
 
 export interface ToolNames {
   /** The tools offered to the model in this run. */
@@ -26,7 +26,11 @@ export function checkToolCall(call: ChatToolCall, names: ToolNames): CheckedCall
   }
   const args = parseArguments(call.function.arguments);
   if (typeof args === 'string') {
-    return { ok: false, error: `the arguments of ${name} are not a JSON object (${args}); send them again as one JSON object matching the tool's parameters`, unknownName: false };
+    return {
+      ok: false,
+      error: `the arguments of ${name} are not a JSON object (${args}); send them again as one JSON object matching the tool's parameters`,
+      unknownName: false,
+    };
   }
   return { ok: true, args };
 }

@@ -8,7 +8,17 @@
 //   hermes-stats report RUNS         the standard report (text/JSON/HTML) report.ts, reportData.ts, reportText.ts, reportHtml.ts
 //   hermes-stats export --parquet D  the tables as Parquet files         exportParquet.ts, duckdb/*.ts
 import { resolve } from 'node:path';
-import { checkWritableTarget, defineCommand, loadToolRegistry, main as runMain, toolsRegistryOption, writeJsonAtomic, type Argv, type CliSpec, type ToolsRegistryArgs } from '@hermes-datagen/core';
+import {
+  checkWritableTarget,
+  defineCommand,
+  loadToolRegistry,
+  main as runMain,
+  toolsRegistryOption,
+  writeJsonAtomic,
+  type Argv,
+  type CliSpec,
+  type ToolsRegistryArgs,
+} from '@hermes-datagen/core';
 import { DEFAULT_MEMORY_LIMIT, DEFAULT_THREADS } from './duckdb/database.js';
 import { withAnalysisDatabase } from './duckdb/session.js';
 import { TABLES } from './duckdb/tables.js';
@@ -34,8 +44,17 @@ const streamStage = defineCommand<StreamStageArgs>({
   stream: true,
   options: (y) =>
     toolsRegistryOption(y, 'Statistics:')
-      .option('recompute', { type: 'boolean', default: false, group: 'Statistics:', describe: "recompute tool_stats from the conversations even when the record has them" })
-      .option('summary', { type: 'string', group: 'Statistics:', describe: 'write the run summary here: statistics.json shape plus rates, distributions, tokens, per-model and per-toolset counts (mergeable)' }),
+      .option('recompute', {
+        type: 'boolean',
+        default: false,
+        group: 'Statistics:',
+        describe: 'recompute tool_stats from the conversations even when the record has them',
+      })
+      .option('summary', {
+        type: 'string',
+        group: 'Statistics:',
+        describe: 'write the run summary here: statistics.json shape plus rates, distributions, tokens, per-model and per-toolset counts (mergeable)',
+      }),
   examples: [
     ['$0 trajectories.jsonl > normalised.jsonl', 'normalise tool_stats'],
     ['$0 --summary statistics.json shard-*.jsonl.gz -o all.jsonl', 'normalise and summarise'],
@@ -80,12 +99,26 @@ interface DatabaseArgs {
 
 function databaseOptions<T>(y: Argv<T>): Argv<T & DatabaseArgs> {
   return y
-    .option('db', { type: 'string', group: 'Database:', describe: 'keep the tables in this DuckDB file: rebuilt from the inputs when inputs are given (- for stdin), queried as it is when none are' })
-    .option('memory-limit', { type: 'string', default: DEFAULT_MEMORY_LIMIT, group: 'Database:', describe: "DuckDB's memory limit; past it DuckDB spills to a temporary directory" })
-    .option('threads', { type: 'number', default: DEFAULT_THREADS, group: 'Database:', describe: 'DuckDB worker threads' }) as unknown as Argv<T & DatabaseArgs>;
+    .option('db', {
+      type: 'string',
+      group: 'Database:',
+      describe: 'keep the tables in this DuckDB file: rebuilt from the inputs when inputs are given (- for stdin), queried as it is when none are',
+    })
+    .option('memory-limit', {
+      type: 'string',
+      default: DEFAULT_MEMORY_LIMIT,
+      group: 'Database:',
+      describe: "DuckDB's memory limit; past it DuckDB spills to a temporary directory",
+    })
+    .option('threads', { type: 'number', default: DEFAULT_THREADS, group: 'Database:', describe: 'DuckDB worker threads' }) as unknown as Argv<
+    T & DatabaseArgs
+  >;
 }
 
-const TABLES_HELP = ['Tables (sql, report, export; DESCRIBE <table> or duckdb_columns() describe each column):', ...TABLES.map((t) => `  ${t.name.padEnd(13)}${t.columns.map((c) => c.name).join(', ')}`)].join('\n');
+const TABLES_HELP = [
+  'Tables (sql, report, export; DESCRIBE <table> or duckdb_columns() describe each column):',
+  ...TABLES.map((t) => `  ${t.name.padEnd(13)}${t.columns.map((c) => c.name).join(', ')}`),
+].join('\n');
 
 interface SqlArgs extends DatabaseArgs {
   query: string;
@@ -129,7 +162,12 @@ const report = defineCommand<ReportArgs>({
   stream: true,
   options: (y) =>
     databaseOptions(y)
-      .option('json', { type: 'boolean', default: false, group: 'Output:', describe: "print the numbers as JSON, in the shape of the stream stage's --summary file" })
+      .option('json', {
+        type: 'boolean',
+        default: false,
+        group: 'Output:',
+        describe: "print the numbers as JSON, in the shape of the stream stage's --summary file",
+      })
       .option('html', { type: 'string', group: 'Output:', describe: 'also write one self-contained HTML page with charts here' }),
   examples: [
     ['$0 report data/run1', 'the console summary of a run directory'],
@@ -151,14 +189,19 @@ const exportTables = defineCommand<ExportArgs>({
   command: 'export [files..]',
   describe: 'Write the tables (see hermes-stats sql --help) as Parquet files, one per table with its fixed schema, for pandas, Polars, Spark or DuckDB itself.',
   stream: true,
-  options: (y) => databaseOptions(y).option('parquet', { type: 'string', demandOption: true, group: 'Output:', describe: 'directory to write <table>.parquet files into (created when missing)' }),
+  options: (y) =>
+    databaseOptions(y).option('parquet', {
+      type: 'string',
+      demandOption: true,
+      group: 'Output:',
+      describe: 'directory to write <table>.parquet files into (created when missing)',
+    }),
   examples: [['$0 export --parquet out/ data/run1', 'out/trajectories.parquet, out/turns.parquet, ...']],
   run: (args, ctx) =>
     withAnalysisDatabase(args, ctx, async (db) => {
       await exportParquet(db.connection, resolve(ctx.io.cwd, args.parquet));
     }),
 });
-
 
 export const spec: CliSpec = {
   name: 'hermes-stats',

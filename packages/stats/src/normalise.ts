@@ -3,7 +3,15 @@
 // conversations when missing or asked for. Most records arrive already normalised (upstream and
 // hermes-generate write them so): those are recognised without building anything, so the stage can
 // pass their input line through unchanged.
-import { normaliseToolStats, toolErrorCounts, toolStatsFromConversations, validator, type ToolNames, type ToolStats, type Trajectory } from '@hermes-datagen/core';
+import {
+  normaliseToolStats,
+  toolErrorCounts,
+  toolStatsFromConversations,
+  validator,
+  type ToolNames,
+  type ToolStats,
+  type Trajectory,
+} from '@hermes-datagen/core';
 
 export interface NormalisedRecord {
   readonly record: Trajectory;
@@ -72,7 +80,10 @@ function sameErrorCounts(a: Record<string, number>, b: Record<string, number>): 
 
 /** The record with the two fields replaced in place, or appended in schema order when it had none. */
 function withToolFields(record: Trajectory, toolStats: ToolStats, errorCounts: Record<string, number>): Trajectory {
-  const entries: [string, unknown][] = Object.entries(record).map(([key, v]) => [key, key === 'tool_stats' ? toolStats : key === 'tool_error_counts' ? errorCounts : v]);
+  const entries: [string, unknown][] = Object.entries(record).map(([key, v]) => [
+    key,
+    key === 'tool_stats' ? toolStats : key === 'tool_error_counts' ? errorCounts : v,
+  ]);
   if (!Object.hasOwn(record, 'tool_stats')) entries.push(['tool_stats', toolStats]);
   if (!Object.hasOwn(record, 'tool_error_counts')) entries.push(['tool_error_counts', errorCounts]);
   return Object.fromEntries(entries) as unknown as Trajectory;

@@ -17,7 +17,12 @@ export interface ReportOptions {
 export async function writeReport(db: AnalysisDatabase, ctx: RunContext, options: ReportOptions): Promise<void> {
   const data = await queryReport(db.connection);
   if (options.html !== undefined) {
-    const page = renderReportHtml(data, { title: 'Hermes trajectories report', inputs: options.inputs, generatedAt: new Date(), generator: `hermes-stats ${VERSION}` });
+    const page = renderReportHtml(data, {
+      title: 'Hermes trajectories report',
+      inputs: options.inputs,
+      generatedAt: new Date(),
+      generator: `hermes-stats ${VERSION}`,
+    });
     await writeFileAtomic(resolve(ctx.io.cwd, options.html), page);
   }
   const out = await ctx.openOutput();

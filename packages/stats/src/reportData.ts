@@ -8,7 +8,14 @@ import { niceWidth, type Bin } from '@hermes-datagen/core';
 import { queryRow, queryRows, type Row } from './duckdb/query.js';
 import { quoteIdentifier } from './duckdb/tables.js';
 import { percent } from '@hermes-datagen/core';
-import { SUMMARY_FORMAT, type GroupStatistics, type StatisticsSummary, type SummaryDistribution, type ToolStatistics, type UsageTotals } from '@hermes-datagen/core';
+import {
+  SUMMARY_FORMAT,
+  type GroupStatistics,
+  type StatisticsSummary,
+  type SummaryDistribution,
+  type ToolStatistics,
+  type UsageTotals,
+} from '@hermes-datagen/core';
 
 export interface ReportData {
   readonly summary: StatisticsSummary;
@@ -49,7 +56,10 @@ export async function querySummary(connection: DuckDBConnection): Promise<Statis
   const partial = num(totals, 'partial');
   const toolStatistics: [string, ToolStatistics][] = tools.map((row) => {
     const [count, success, failure] = [num(row, 'count'), num(row, 'success'), num(row, 'failure')];
-    return [str(row, 'tool'), { count, success, failure, success_rate: percent(success, success + failure), failure_rate: percent(failure, success + failure) }];
+    return [
+      str(row, 'tool'),
+      { count, success, failure, success_rate: percent(success, success + failure), failure_rate: percent(failure, success + failure) },
+    ];
   });
   const withReasoning = num(reasoning, 'turns_with_reasoning');
   const assistantTurns = num(reasoning, 'total_assistant_turns');
@@ -64,7 +74,11 @@ export async function querySummary(connection: DuckDBConnection): Promise<Statis
     tool_statistics: byName(toolStatistics),
     tool_calls: toolStatistics.reduce((sum, [, s]) => sum + s.count, 0),
     tool_failures: toolStatistics.reduce((sum, [, s]) => sum + s.failure, 0),
-    reasoning_statistics: { total_assistant_turns: assistantTurns, turns_with_reasoning: withReasoning, turns_without_reasoning: assistantTurns - withReasoning },
+    reasoning_statistics: {
+      total_assistant_turns: assistantTurns,
+      turns_with_reasoning: withReasoning,
+      turns_without_reasoning: assistantTurns - withReasoning,
+    },
     discarded_no_reasoning: discardedCounts.find(([reason]) => reason === 'no_reasoning')?.[1] ?? 0,
     discarded: byName(discardedCounts),
     turns: await queryDistribution(connection, 'turns'),
@@ -86,7 +100,12 @@ function usageColumns(table = ''): string {
 }
 
 function usageOf(row: Row): UsageTotals {
-  return { trajectories: num(row, 'usage_trajectories'), prompt_tokens: num(row, 'prompt_tokens'), completion_tokens: num(row, 'completion_tokens'), total_tokens: num(row, 'total_tokens') };
+  return {
+    trajectories: num(row, 'usage_trajectories'),
+    prompt_tokens: num(row, 'prompt_tokens'),
+    completion_tokens: num(row, 'completion_tokens'),
+    total_tokens: num(row, 'total_tokens'),
+  };
 }
 
 /** Distribution of a per-trajectory integer column of `trajectories`. */

@@ -23,12 +23,26 @@ export function renderReportHtml(data: ReportData, page: PageInfo): string {
   const { summary } = data;
   const sections = [
     keyFigures(summary),
-    section('Tool usage', 'Calls per tool, split by the outcome of their results (upstream success rule).', toolUsage(summary), legend(['ok', 'succeeded'], ['fail', 'failed'], ['none', 'no result'])),
+    section(
+      'Tool usage',
+      'Calls per tool, split by the outcome of their results (upstream success rule).',
+      toolUsage(summary),
+      legend(['ok', 'succeeded'], ['fail', 'failed'], ['none', 'no result']),
+    ),
     section('Failure rate by tool', 'Tools with failed calls: failed results as a share of the answered calls.', failureRates(summary)),
-    section('Reasoning coverage', 'Assistant (gpt) turns with a non-empty <think> or scratchpad block.', reasoning(summary), legend(['ok', 'with reasoning'], ['none', 'without'])),
+    section(
+      'Reasoning coverage',
+      'Assistant (gpt) turns with a non-empty <think> or scratchpad block.',
+      reasoning(summary),
+      legend(['ok', 'with reasoning'], ['none', 'without']),
+    ),
     section('Completion by model', 'Trajectories per metadata.model.', completionByModel(summary), legend(['ok', 'completed'], ['warn', 'not completed'])),
     section('Turns per trajectory', distributionLine(summary.turns), distributionChart('turns', 'Turns per trajectory', summary.turns, 'conversation turns')),
-    section('API calls per trajectory', distributionLine(summary.api_calls), distributionChart('api_calls', 'API calls per trajectory', summary.api_calls, 'api_calls')),
+    section(
+      'API calls per trajectory',
+      distributionLine(summary.api_calls),
+      distributionChart('api_calls', 'API calls per trajectory', summary.api_calls, 'api_calls'),
+    ),
     tokens(data),
     compression(data),
   ];
@@ -57,7 +71,8 @@ ${sections.filter((s) => s !== '').join('\n')}
 }
 
 function keyFigures(s: StatisticsSummary): string {
-  const reasoningRate = s.reasoning_statistics.total_assistant_turns === 0 ? 0 : (s.reasoning_statistics.turns_with_reasoning / s.reasoning_statistics.total_assistant_turns) * 100;
+  const reasoningRate =
+    s.reasoning_statistics.total_assistant_turns === 0 ? 0 : (s.reasoning_statistics.turns_with_reasoning / s.reasoning_statistics.total_assistant_turns) * 100;
   const failureRate = s.tool_calls === 0 ? 0 : (s.tool_failures / s.tool_calls) * 100;
   const discarded = Object.values(s.discarded).reduce((a, b) => a + b, 0);
   const cards = [
@@ -65,10 +80,25 @@ function keyFigures(s: StatisticsSummary): string {
     card('completed', 'Completed', `${s.completed_rate.toFixed(1)}%`, s.completed, `${grouped(s.completed)} trajectories`),
     card('partial', 'Partial', `${s.partial_rate.toFixed(1)}%`, s.partial, `${grouped(s.partial)} trajectories`),
     card('tool_calls', 'Tool calls', formatCount(s.tool_calls), s.tool_calls, `${grouped(s.tool_failures)} failed (${failureRate.toFixed(1)}%)`),
-    card('turns_with_reasoning', 'Reasoning', `${reasoningRate.toFixed(1)}%`, s.reasoning_statistics.turns_with_reasoning, `of ${grouped(s.reasoning_statistics.total_assistant_turns)} assistant turns`),
+    card(
+      'turns_with_reasoning',
+      'Reasoning',
+      `${reasoningRate.toFixed(1)}%`,
+      s.reasoning_statistics.turns_with_reasoning,
+      `of ${grouped(s.reasoning_statistics.total_assistant_turns)} assistant turns`,
+    ),
     card('discarded', 'Discarded', grouped(discarded), discarded, 'tombstones'),
   ];
-  if (s.usage.trajectories > 0) cards.push(card('total_tokens', 'Tokens', formatCount(s.usage.total_tokens), s.usage.total_tokens, `${formatCount(s.usage.prompt_tokens)} prompt · ${formatCount(s.usage.completion_tokens)} completion`));
+  if (s.usage.trajectories > 0)
+    cards.push(
+      card(
+        'total_tokens',
+        'Tokens',
+        formatCount(s.usage.total_tokens),
+        s.usage.total_tokens,
+        `${formatCount(s.usage.prompt_tokens)} prompt · ${formatCount(s.usage.completion_tokens)} completion`,
+      ),
+    );
   return `<section class="cards">${cards.join('')}</section>`;
 }
 
@@ -161,7 +191,12 @@ function distributionLine(d: SummaryDistribution): string {
 function distributionChart(chart: string, title: string, d: SummaryDistribution, xTitle: string): string {
   const bins = binHistogram(d.histogram, HISTOGRAM_BINS);
   if (bins.length === 0) return empty('No trajectories.');
-  return columnChart(chart, title, bins.map((bin) => ({ label: binLabel(bin), value: bin.count, data: { from: bin.from, to: bin.to, trajectories: bin.count } })), xTitle);
+  return columnChart(
+    chart,
+    title,
+    bins.map((bin) => ({ label: binLabel(bin), value: bin.count, data: { from: bin.from, to: bin.to, trajectories: bin.count } })),
+    xTitle,
+  );
 }
 
 function tokens(data: ReportData): string {
@@ -182,10 +217,26 @@ function compression(data: ReportData): string {
   if (!c) return '';
   const saved = c.tokens_before === 0 ? 0 : ((c.tokens_before - c.tokens_after) / c.tokens_before) * 100;
   const chart = horizontalBars('compression', 'Tokens before and after compression', [
-    { key: 'before', label: 'before compression', segments: [{ value: c.tokens_before, kind: 'none', label: 'tokens' }], note: formatCount(c.tokens_before), data: { tokens: c.tokens_before } },
-    { key: 'after', label: 'after compression', segments: [{ value: c.tokens_after, kind: 'ok', label: 'tokens' }], note: formatCount(c.tokens_after), data: { tokens: c.tokens_after } },
+    {
+      key: 'before',
+      label: 'before compression',
+      segments: [{ value: c.tokens_before, kind: 'none', label: 'tokens' }],
+      note: formatCount(c.tokens_before),
+      data: { tokens: c.tokens_before },
+    },
+    {
+      key: 'after',
+      label: 'after compression',
+      segments: [{ value: c.tokens_after, kind: 'ok', label: 'tokens' }],
+      note: formatCount(c.tokens_after),
+      data: { tokens: c.tokens_after },
+    },
   ]);
-  return section('Compression', `${grouped(c.trajectories)} compressed trajectories: ${grouped(c.tokens_before)} tokens before, ${grouped(c.tokens_after)} after (${saved.toFixed(1)}% saved).`, chart);
+  return section(
+    'Compression',
+    `${grouped(c.trajectories)} compressed trajectories: ${grouped(c.tokens_before)} tokens before, ${grouped(c.tokens_after)} after (${saved.toFixed(1)}% saved).`,
+    chart,
+  );
 }
 
 /** JSON inside <script>: "<" escaped so no text in the data can close the element. */

@@ -40,7 +40,11 @@ function tableLines(columns: readonly string[], rows: readonly (readonly Json[])
   const cells = rows.map((row) => row.map(tableCell));
   const numeric = columns.map((_, i) => rows.some((row) => typeof row[i] === 'number') && rows.every((row) => row[i] === null || typeof row[i] === 'number'));
   const widths = columns.map((name, i) => Math.max(name.length, ...cells.map((row) => row[i]!.length)));
-  const line = (values: readonly string[]): string => values.map((v, i) => (numeric[i] ? v.padStart(widths[i]!) : v.padEnd(widths[i]!))).join(' │ ').trimEnd();
+  const line = (values: readonly string[]): string =>
+    values
+      .map((v, i) => (numeric[i] ? v.padStart(widths[i]!) : v.padEnd(widths[i]!)))
+      .join(' │ ')
+      .trimEnd();
   return [line(columns), widths.map((w) => '─'.repeat(w)).join('─┼─'), ...cells.map(line), `(${rows.length} row${rows.length === 1 ? '' : 's'})`];
 }
 

@@ -83,7 +83,10 @@ export function columnChart(chart: string, title: string, columns: readonly Colu
     .map((column, i) => {
       const h = (column.value / yMax) * plotHeight;
       const x = left + i * slot;
-      const label = i % labelEvery === 0 ? `<text class="tick" x="${fmt(x + slot / 2)}" y="${top + plotHeight + 14}" text-anchor="middle">${escapeXml(column.label)}</text>` : '';
+      const label =
+        i % labelEvery === 0
+          ? `<text class="tick" x="${fmt(x + slot / 2)}" y="${top + plotHeight + 14}" text-anchor="middle">${escapeXml(column.label)}</text>`
+          : '';
       return (
         `<g class="column" data-key="${escapeXml(column.label)}"${dataAttributes(column.data)}>` +
         `<rect class="bar-fill" x="${fmt(x + slot * 0.1)}" y="${fmt(top + plotHeight - h)}" width="${fmt(slot * 0.8)}" height="${fmt(h)}" rx="1"><title>${escapeXml(`${column.label}: ${column.value}`)}</title></rect>${label}</g>`

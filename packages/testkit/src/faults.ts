@@ -24,17 +24,22 @@ export const REPLY_FAULTS: readonly FaultKind[] = ['hallucinated_tool', 'invalid
 
 function holds(when: FaultWhen | undefined, context: FaultContext): boolean {
   if (when === undefined) return true;
-  return (when.prompt === undefined || promptMatches(when.prompt, context.prompt))
-    && (when.step === undefined || when.step === context.step)
-    && (when.nth === undefined || when.nth.includes(context.nth))
-    && (when.model === undefined || when.model === context.model);
+  return (
+    (when.prompt === undefined || promptMatches(when.prompt, context.prompt)) &&
+    (when.step === undefined || when.step === context.step) &&
+    (when.nth === undefined || when.nth.includes(context.nth)) &&
+    (when.model === undefined || when.model === context.model)
+  );
 }
 
 export class FaultPicker {
   /** How often each request body has been seen: a retry of the same request gets a fresh draw. */
   private readonly seen = new Map<string, number>();
 
-  public constructor(private readonly rules: readonly FaultRule[], private readonly seed: number) {}
+  public constructor(
+    private readonly rules: readonly FaultRule[],
+    private readonly seed: number,
+  ) {}
 
   /**
    * Draws depend on the seed, the rule, the request body and how often that body came before, not on
@@ -43,8 +48,10 @@ export class FaultPicker {
   public pick(context: FaultContext): FaultRule | undefined {
     const occurrence = this.seen.get(context.requestDigest) ?? 0;
     this.seen.set(context.requestDigest, occurrence + 1);
-    return this.rules.find((rule, index) => holds(rule.when, context)
-      && (rule.rate === undefined || unitDraw(`${this.seed}:${index}:${context.requestDigest}:${occurrence}`) < rule.rate));
+    return this.rules.find(
+      (rule, index) =>
+        holds(rule.when, context) && (rule.rate === undefined || unitDraw(`${this.seed}:${index}:${context.requestDigest}:${occurrence}`) < rule.rate),
+    );
   }
 }
 
@@ -81,22 +88,30 @@ function retryHeaders(rule: FaultRule, defaultSeconds: number | undefined): Head
   return headers;
 }
 
-const HTML_PAGE = '<!DOCTYPE html>\n<html><head><title>Welcome</title></head>'
-  + '<body><h1>Welcome to our gateway</h1><p>Sign in to continue.</p></body></html>\n';
+const HTML_PAGE =
+  '<!DOCTYPE html>\n<html><head><title>Welcome</title></head>' + '<body><h1>Welcome to our gateway</h1><p>Sign in to continue.</p></body></html>\n';
 
 /** Answers the request with the fault's HTTP response; false for faults this does not answer. */
 export function sendHttpFault(response: ServerResponse, rule: FaultRule): boolean {
   switch (rule.kind) {
     case 'rate_limit':
-      sendError(response, 429, { message: 'Rate limit reached for requests. Please slow down.', type: 'rate_limit_error', code: 'rate_limit_exceeded' },
-        { ...retryHeaders(rule, rule.headers === undefined ? DEFAULT_RETRY_AFTER_S : undefined), ...rule.headers });
+      sendError(
+        response,
+        429,
+        { message: 'Rate limit reached for requests. Please slow down.', type: 'rate_limit_error', code: 'rate_limit_exceeded' },
+        { ...retryHeaders(rule, rule.headers === undefined ? DEFAULT_RETRY_AFTER_S : undefined), ...rule.headers },
+      );
       return true;
     case 'server_error':
       sendError(response, 500, { message: 'The server had an error while processing your request.', type: 'server_error', code: null });
       return true;
     case 'unavailable':
-      sendError(response, 503, { message: 'The service is temporarily overloaded. Try again later.', type: 'overloaded_error', code: 'service_unavailable' },
-        retryHeaders(rule, undefined));
+      sendError(
+        response,
+        503,
+        { message: 'The service is temporarily overloaded. Try again later.', type: 'overloaded_error', code: 'service_unavailable' },
+        retryHeaders(rule, undefined),
+      );
       return true;
     case 'unauthorized':
       sendError(response, 401, { message: 'Incorrect API key provided.', type: 'invalid_request_error', code: 'invalid_api_key' });

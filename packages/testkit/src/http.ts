@@ -14,7 +14,12 @@ export function sendJson(response: ServerResponse, status: number, body: unknown
 }
 
 /** An error in the shape OpenAI-compatible APIs use: `{"error":{"message","type","code"}}`. */
-export function sendError(response: ServerResponse, status: number, error: { message: string; type: string; code: string | null }, headers: HeaderMap = {}): void {
+export function sendError(
+  response: ServerResponse,
+  status: number,
+  error: { message: string; type: string; code: string | null },
+  headers: HeaderMap = {},
+): void {
   sendJson(response, status, { error: { ...error, param: null } }, headers);
 }
 

@@ -9,7 +9,9 @@ function apiKeyFrom(env: NodeJS.ProcessEnv, variable: string | undefined): strin
   if (variable === undefined) return undefined;
   const key = env[variable];
   if (key === undefined || key === '') {
-    throw new UsageError(`--api-key-env ${variable}: the variable is not set or empty; export it before starting, or leave out --api-key-env to accept any key`);
+    throw new UsageError(
+      `--api-key-env ${variable}: the variable is not set or empty; export it before starting, or leave out --api-key-env to accept any key`,
+    );
   }
   return key;
 }
@@ -21,14 +23,15 @@ export const spec: CliSpec = {
     defineCommand({
       command: 'serve',
       describe: 'serve chat completions (JSON and SSE) and /models on HOST:PORT under the base path; prints the base URL',
-      options: (y) => y
-        .option('script', { type: 'string', describe: 'script JSON file (format: packages/testkit/README.md); without one, the rule-based policy answers' })
-        .option('port', { type: 'number', default: 0, describe: 'port to listen on (0: any free port)' })
-        .option('host', { type: 'string', default: '127.0.0.1', describe: 'address to listen on' })
-        .option('base-path', { type: 'string', default: '/v1', describe: 'path prefix of the API (e.g. /api/v1)' })
-        .option('api-key-env', { type: 'string', describe: 'require "Authorization: Bearer <key>" with the key from this environment variable' })
-        .option('latency-ms', { type: 'number', default: 0, describe: 'delay before every chat-completion reply' })
-        .option('seed', { type: 'number', default: 0, describe: 'seed of the fault-rate draws' }),
+      options: (y) =>
+        y
+          .option('script', { type: 'string', describe: 'script JSON file (format: packages/testkit/README.md); without one, the rule-based policy answers' })
+          .option('port', { type: 'number', default: 0, describe: 'port to listen on (0: any free port)' })
+          .option('host', { type: 'string', default: '127.0.0.1', describe: 'address to listen on' })
+          .option('base-path', { type: 'string', default: '/v1', describe: 'path prefix of the API (e.g. /api/v1)' })
+          .option('api-key-env', { type: 'string', describe: 'require "Authorization: Bearer <key>" with the key from this environment variable' })
+          .option('latency-ms', { type: 'number', default: 0, describe: 'delay before every chat-completion reply' })
+          .option('seed', { type: 'number', default: 0, describe: 'seed of the fault-rate draws' }),
       examples: [
         ['hermes-testkit serve --script fixtures/testkit/coding-task.json', 'serve a script on a free port'],
         ['hermes-testkit serve --port 8000 --api-key-env TESTKIT_KEY --latency-ms 100', 'fixed port, key required, 100 ms per reply'],

@@ -100,8 +100,7 @@ function keywordOf(prompt: string): string {
 
 function runTurnCalls(prompt: string, program: Program, tools: Set<string>, written: boolean): PlannedCall[] {
   if (tools.has('terminal')) {
-    const command = written ? program.runCommand
-      : program.language === 'python' ? `python3 - <<'EOF'\n${program.source}EOF` : program.source;
+    const command = written ? program.runCommand : program.language === 'python' ? `python3 - <<'EOF'\n${program.source}EOF` : program.source;
     return [{ name: 'terminal', arguments: { command } }];
   }
   // execute_code runs Python, whatever language the prompt asked for.
@@ -166,13 +165,15 @@ export function planTurns(prompt: string, offered: readonly string[]): PlannedTu
       task: 'Plan the work',
       reasoning: `The task: "${short}". I'll lay it out as ${turns.length} steps before starting.`,
       content: 'Here is my plan.',
-      calls: [{
-        name: 'todo',
-        arguments: {
-          todos: turns.map((turn, index) => ({ id: String(index + 1), content: turn.task, status: index === 0 ? 'in_progress' : 'pending' })),
-          merge: false,
+      calls: [
+        {
+          name: 'todo',
+          arguments: {
+            todos: turns.map((turn, index) => ({ id: String(index + 1), content: turn.task, status: index === 0 ? 'in_progress' : 'pending' })),
+            merge: false,
+          },
         },
-      }],
+      ],
     });
   }
   return turns;

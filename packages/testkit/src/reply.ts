@@ -84,12 +84,14 @@ export function renderCompletion(reply: ScriptedReply, context: RenderContext): 
     object: 'chat.completion',
     created: Math.floor(Date.now() / 1000),
     model: context.model,
-    choices: [{
-      index: 0,
-      message,
-      finish_reason: reply.finish_reason ?? (message.tool_calls ? 'tool_calls' : 'stop'),
-      logprobs: null,
-    }],
+    choices: [
+      {
+        index: 0,
+        message,
+        finish_reason: reply.finish_reason ?? (message.tool_calls ? 'tool_calls' : 'stop'),
+        logprobs: null,
+      },
+    ],
     usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion },
   };
 }

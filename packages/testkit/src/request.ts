@@ -48,8 +48,9 @@ export function textOf(content: unknown): string {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return '';
   return content
-    .map((part: unknown) => (typeof part === 'object' && part !== null && typeof (part as { text?: unknown }).text === 'string'
-      ? (part as { text: string }).text : ''))
+    .map((part: unknown) =>
+      typeof part === 'object' && part !== null && typeof (part as { text?: unknown }).text === 'string' ? (part as { text: string }).text : '',
+    )
     .join('');
 }
 

@@ -6,7 +6,12 @@ import { loadOptionFile, UsageError } from '@hermes-datagen/core';
 /** Where a reply's reasoning goes: a message field, or inline tags at the start of the content. */
 export type ReasoningField = 'reasoning' | 'reasoning_content' | 'reasoning_details' | 'thinking' | 'inline_think' | 'inline_scratchpad';
 export const REASONING_FIELDS: readonly ReasoningField[] = [
-  'reasoning', 'reasoning_content', 'reasoning_details', 'thinking', 'inline_think', 'inline_scratchpad',
+  'reasoning',
+  'reasoning_content',
+  'reasoning_details',
+  'thinking',
+  'inline_think',
+  'inline_scratchpad',
 ];
 
 /** `error` and `MALFORMED_FUNCTION_CALL` are what some providers send for a turn that went wrong. */
@@ -47,11 +52,35 @@ export interface Sequence {
 }
 
 export type FaultKind =
-  | 'rate_limit' | 'server_error' | 'unavailable' | 'slow' | 'timeout' | 'drop' | 'truncated' | 'html' | 'no_choices'
-  | 'error_in_200' | 'unauthorized' | 'oauth_expired' | 'hallucinated_tool' | 'invalid_arguments';
+  | 'rate_limit'
+  | 'server_error'
+  | 'unavailable'
+  | 'slow'
+  | 'timeout'
+  | 'drop'
+  | 'truncated'
+  | 'html'
+  | 'no_choices'
+  | 'error_in_200'
+  | 'unauthorized'
+  | 'oauth_expired'
+  | 'hallucinated_tool'
+  | 'invalid_arguments';
 export const FAULT_KINDS: readonly FaultKind[] = [
-  'rate_limit', 'server_error', 'unavailable', 'slow', 'timeout', 'drop', 'truncated', 'html', 'no_choices',
-  'error_in_200', 'unauthorized', 'oauth_expired', 'hallucinated_tool', 'invalid_arguments',
+  'rate_limit',
+  'server_error',
+  'unavailable',
+  'slow',
+  'timeout',
+  'drop',
+  'truncated',
+  'html',
+  'no_choices',
+  'error_in_200',
+  'unauthorized',
+  'oauth_expired',
+  'hallucinated_tool',
+  'invalid_arguments',
 ];
 
 /** Every condition given must hold. `nth` counts chat-completion requests received, from 1. */

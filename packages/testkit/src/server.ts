@@ -113,9 +113,8 @@ export async function startScriptedEndpoint(options: ScriptedEndpointOptions = {
 
   const unauthorized = (incoming: IncomingMessage, response: ServerResponse): boolean => {
     if (options.apiKey === undefined || keyMatches(incoming.headers.authorization, options.apiKey)) return false;
-    const message = incoming.headers.authorization === undefined
-      ? 'No API key provided: send it as "Authorization: Bearer <key>".'
-      : 'Incorrect API key provided.';
+    const message =
+      incoming.headers.authorization === undefined ? 'No API key provided: send it as "Authorization: Bearer <key>".' : 'Incorrect API key provided.';
     sendError(response, 401, { message, type: 'invalid_request_error', code: 'invalid_api_key' });
     return true;
   };
@@ -139,7 +138,7 @@ export async function startScriptedEndpoint(options: ScriptedEndpointOptions = {
     }
     const context = { prompt: firstUserText(request), step: stepOf(request), nth, model: request.model, requestDigest: sha256Hex(raw) };
     const fault = faults.pick(context);
-    const delay = latencyMs + (fault?.kind === 'slow' ? fault.delay_ms ?? DEFAULT_SLOW_DELAY_MS : 0);
+    const delay = latencyMs + (fault?.kind === 'slow' ? (fault.delay_ms ?? DEFAULT_SLOW_DELAY_MS) : 0);
     if (delay > 0) await sleep(delay, undefined, { signal: closing.signal });
     // A timeout accepts the request and never answers; close() ends the connection.
     if (fault?.kind === 'timeout') return;

@@ -49,7 +49,8 @@ function reasoningDeltas(message: AssistantMessage): Delta[] {
     return wordPieces(message.reasoning_content).map((piece) => ({ reasoning_content: piece }));
   }
   return (message.reasoning_details ?? []).flatMap((detail, index) =>
-    wordPieces(detail.summary).map((summary) => ({ reasoning_details: [{ type: detail.type, summary, index }] })));
+    wordPieces(detail.summary).map((summary) => ({ reasoning_details: [{ type: detail.type, summary, index }] })),
+  );
 }
 
 function toolCallDeltas(message: AssistantMessage): Delta[] {

@@ -28,15 +28,14 @@ function parseObject(text: string): Record<string, unknown> | undefined {
 function subjectOf(argumentsText: string): string {
   const args = parseObject(argumentsText) ?? {};
   const key = SUBJECT_KEYS.find((k) => typeof args[k] === 'string');
-  return key === undefined ? '' : (args[key] as string).split('\n')[0] ?? '';
+  return key === undefined ? '' : ((args[key] as string).split('\n')[0] ?? '');
 }
 
 /** Hermes tools answer with JSON objects; the readable part is one of their text fields. */
 function readableText(content: string): { text: string; failed: boolean } {
   const result = parseObject(content);
   if (result === undefined) return { text: content, failed: false };
-  const failed = Boolean(result.error) || result.success === false
-    || (typeof result.exit_code === 'number' && result.exit_code !== 0);
+  const failed = Boolean(result.error) || result.success === false || (typeof result.exit_code === 'number' && result.exit_code !== 0);
   const key = OUTPUT_KEYS.find((k) => typeof result[k] === 'string' && result[k] !== '');
   return { text: key === undefined ? JSON.stringify(result) : (result[key] as string), failed };
 }
@@ -46,11 +45,17 @@ export function toolResults(messages: ChatMessage[]): ToolResult[] {
   for (const message of messages) {
     for (const call of message.tool_calls ?? []) calls.set(call.id, call.function);
   }
-  return messages.filter((m) => m.role === 'tool').map((message) => {
-    const call = calls.get(message.tool_call_id ?? '');
-    const { text, failed } = readableText(textOf(message.content));
-    const lines = text.split('\n').map((line) => line.trimEnd()).filter((line) => line !== '')
-      .slice(0, MAX_LINES).map((line) => (line.length > MAX_LINE_CHARS ? `${line.slice(0, MAX_LINE_CHARS)}…` : line));
-    return { name: call?.name ?? message.name ?? 'tool', subject: subjectOf(call?.arguments ?? ''), lines, failed };
-  });
+  return messages
+    .filter((m) => m.role === 'tool')
+    .map((message) => {
+      const call = calls.get(message.tool_call_id ?? '');
+      const { text, failed } = readableText(textOf(message.content));
+      const lines = text
+        .split('\n')
+        .map((line) => line.trimEnd())
+        .filter((line) => line !== '')
+        .slice(0, MAX_LINES)
+        .map((line) => (line.length > MAX_LINE_CHARS ? `${line.slice(0, MAX_LINE_CHARS)}…` : line));
+      return { name: call?.name ?? message.name ?? 'tool', subject: subjectOf(call?.arguments ?? ''), lines, failed };
+    });
 }

@@ -110,7 +110,9 @@ export class AtroposClient {
 function parseInfo(body: string): ServerInfo | null {
   try {
     const value = JSON.parse(body) as Partial<ServerInfo>;
-    return typeof value.batch_size === 'number' ? { batch_size: value.batch_size, max_token_len: typeof value.max_token_len === 'number' ? value.max_token_len : -1 } : null;
+    return typeof value.batch_size === 'number'
+      ? { batch_size: value.batch_size, max_token_len: typeof value.max_token_len === 'number' ? value.max_token_len : -1 }
+      : null;
   } catch {
     return null;
   }
@@ -133,9 +135,13 @@ function describe(err: unknown): string {
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     const timer = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => {
-      clearTimeout(timer);
-      resolve();
-    }, { once: true });
+    signal.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        resolve();
+      },
+      { once: true },
+    );
   });
 }

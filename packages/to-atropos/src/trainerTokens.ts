@@ -30,7 +30,10 @@ export function trainerTokens(tokenizer: ChatTokenizer, messages: readonly Atrop
   for (const i of mode === 'last-assistant' ? trained.slice(-1) : trained) {
     const start = tokenizer.render(messages.slice(0, i), true);
     const end = tokenizer.render(messages.slice(0, i + 1), false);
-    for (const [text, what] of [[start, ' with the generation prompt'], [end, '']] as const) {
+    for (const [text, what] of [
+      [start, ' with the generation prompt'],
+      [end, ''],
+    ] as const) {
       if (!full.startsWith(text)) {
         return {
           problem:

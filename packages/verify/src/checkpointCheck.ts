@@ -11,7 +11,14 @@ import type { RunFile } from './runFiles.js';
 const TITLE = `${CHECKPOINT_FILE} agrees with the batch files`;
 
 export function checkpointCheck(file: RunFile<unknown>, rows: ReadonlyMap<string, BatchRow>): CheckResult {
-  const result = (status: Status, summary: string, numbers: Record<string, unknown> = {}, problems: string[] = []): CheckResult => ({ id: 'run.checkpoint', title: TITLE, status, summary, numbers, problems });
+  const result = (status: Status, summary: string, numbers: Record<string, unknown> = {}, problems: string[] = []): CheckResult => ({
+    id: 'run.checkpoint',
+    title: TITLE,
+    status,
+    summary,
+    numbers,
+    problems,
+  });
   if (file.state === 'absent') return result('WARN', `no ${CHECKPOINT_FILE} (a run writes it during and at the end of each invocation)`);
   if (file.state === 'unreadable') return result('FAIL', file.problem);
   const value = file.value;
@@ -26,7 +33,8 @@ export function checkpointCheck(file: RunFile<unknown>, rows: ReadonlyMap<string
     const row = rows.get(id);
     const claim = `done[${JSON.stringify(id)}]`;
     if (!row) wrong.add(`${claim} (${entry.status}) has no row in any batch file`);
-    else if (row.discarded !== (entry.status === 'discarded')) wrong.add(`${claim} says ${entry.status}, ${row.file} holds a ${row.discarded ? 'tombstone' : 'trajectory'}`);
+    else if (row.discarded !== (entry.status === 'discarded'))
+      wrong.add(`${claim} says ${entry.status}, ${row.file} holds a ${row.discarded ? 'tombstone' : 'trajectory'}`);
     else if (row.promptIndex !== entry.prompt_index) wrong.add(`${claim} has prompt_index ${entry.prompt_index}, its row in ${row.file} ${row.promptIndex}`);
     else if (entry.shard !== undefined && entry.shard !== row.file) wrong.add(`${claim} names shard ${entry.shard}, the row is in ${row.file}`);
   }
@@ -38,10 +46,17 @@ export function checkpointCheck(file: RunFile<unknown>, rows: ReadonlyMap<string
     (wrong.count > 0 ? `; ${wrong.count} disagree with the batch files` : '') +
     (behind.count > 0 ? `; ${behind.count} rows not listed yet (stopped between checkpoint writes?)` : '') +
     (status === 'PASS' ? ': every entry matches its row' : '');
-  return result(status, summary, { entries: listed, batch_rows: rows.size, disagreeing: wrong.count, rows_not_listed: behind.count }, [...wrong.list(), ...behind.list()]);
+  return result(status, summary, { entries: listed, batch_rows: rows.size, disagreeing: wrong.count, rows_not_listed: behind.count }, [
+    ...wrong.list(),
+    ...behind.list(),
+  ]);
 }
 
-function upstreamCheckpoint(completed: unknown[], rows: ReadonlyMap<string, BatchRow>, result: (status: Status, summary: string, numbers?: Record<string, unknown>, problems?: string[]) => CheckResult): CheckResult {
+function upstreamCheckpoint(
+  completed: unknown[],
+  rows: ReadonlyMap<string, BatchRow>,
+  result: (status: Status, summary: string, numbers?: Record<string, unknown>, problems?: string[]) => CheckResult,
+): CheckResult {
   const onDisk = new Set<number>();
   for (const row of rows.values()) onDisk.add(row.promptIndex);
   const claimed = new Set(completed.filter((n): n is number => Number.isInteger(n)));
@@ -52,7 +67,9 @@ function upstreamCheckpoint(completed: unknown[], rows: ReadonlyMap<string, Batc
   const status: Status = wrong.count > 0 ? 'FAIL' : behind.count > 0 ? 'WARN' : 'PASS';
   return result(
     status,
-    `upstream checkpoint: ${claimed.size} completed prompts, ${onDisk.size} prompts with rows` + (wrong.count > 0 ? `; ${wrong.count} without a row` : '') + (behind.count > 0 ? `; ${behind.count} not listed` : ''),
+    `upstream checkpoint: ${claimed.size} completed prompts, ${onDisk.size} prompts with rows` +
+      (wrong.count > 0 ? `; ${wrong.count} without a row` : '') +
+      (behind.count > 0 ? `; ${behind.count} not listed` : ''),
     { completed_prompts: claimed.size, prompts_with_rows: onDisk.size, without_row: wrong.count, not_listed: behind.count },
     [...wrong.list(), ...behind.list()],
   );

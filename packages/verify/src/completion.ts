@@ -18,7 +18,8 @@ export class CompletionCheck implements StreamCheck {
     const { completed, partial, prompt_index: index } = item.record;
     if (!completed) this.notCompleted += 1;
     if (partial) this.partial += 1;
-    if (!completed || partial) this.examples.add(at(item.place, `prompt_index ${index}: ${[!completed && 'completed: false', partial && 'partial: true'].filter(Boolean).join(', ')}`));
+    if (!completed || partial)
+      this.examples.add(at(item.place, `prompt_index ${index}: ${[!completed && 'completed: false', partial && 'partial: true'].filter(Boolean).join(', ')}`));
   }
 
   public result(): CheckResult {

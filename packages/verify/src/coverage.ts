@@ -83,8 +83,14 @@ export class CoverageCheck implements StreamCheck {
     const found = this.trajectories + this.tombstones + this.runTombstones;
     const discarded = this.tombstones + this.runTombstones;
     const parts: string[] = [];
-    if (rows === undefined) parts.push(`${plural(found, 'row')} (${this.trajectories} trajectories, ${discarded} discarded); dataset rows unknown, give --dataset to find missing prompts`);
-    else parts.push(`${found} of ${rows * samples} expected (${rows} rows x ${samples} samples${rowsSource ? `, rows from ${rowsSource}` : ''}): ${this.trajectories} trajectories, ${discarded} discarded`);
+    if (rows === undefined)
+      parts.push(
+        `${plural(found, 'row')} (${this.trajectories} trajectories, ${discarded} discarded); dataset rows unknown, give --dataset to find missing prompts`,
+      );
+    else
+      parts.push(
+        `${found} of ${rows * samples} expected (${rows} rows x ${samples} samples${rowsSource ? `, rows from ${rowsSource}` : ''}): ${this.trajectories} trajectories, ${discarded} discarded`,
+      );
     if (missing.length > 0) parts.push(`missing ${plural(missingRecords, 'record')} of prompt_index ${shortList(missing, missing.length, LISTED_INDICES)}`);
     if (over.length > 0) parts.push(`too many records for prompt_index ${shortList(over, over.length, LISTED_INDICES)}`);
     if (this.outOfRange.count > 0) parts.push(`${this.outOfRange.count} with a prompt_index outside the dataset`);

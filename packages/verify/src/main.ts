@@ -48,15 +48,30 @@ const verifyCommand = defineCommand<VerifyOptions>({
     toolsRegistryOption(
       y
         .option('dataset', { type: 'string', describe: 'the prompts JSONL the records were made from: rows, ids and hash', group: 'Checks:' })
-        .option('run-dir', { type: 'string', describe: 'also check this run directory (batch files, checkpoint, merge, statistics, run.json)', group: 'Checks:' })
+        .option('run-dir', {
+          type: 'string',
+          describe: 'also check this run directory (batch files, checkpoint, merge, statistics, run.json)',
+          group: 'Checks:',
+        })
         .option('samples', { type: 'number', default: 1, describe: 'records expected per dataset row (hermes-generate --samples)', group: 'Checks:' })
         .option('max-failure-rate', { type: 'number', default: 0.05, describe: 'highest acceptable share of failed tool calls (0-1)', group: 'Checks:' })
-        .option('require-completed', { type: 'boolean', default: false, describe: 'an incomplete or partial record fails the check (default: warns)', group: 'Checks:' })
+        .option('require-completed', {
+          type: 'boolean',
+          default: false,
+          describe: 'an incomplete or partial record fails the check (default: warns)',
+          group: 'Checks:',
+        })
         .option('api-key-env', { type: 'string', describe: 'also look for the key held in this variable (never printed)', group: 'Checks:' }),
       'Checks:',
     )
       .option('json', { type: 'string', describe: 'write the report as JSON here (- for stdout, with --quiet)', group: 'Report:' })
-      .option('quiet', { alias: 'q', type: 'boolean', default: false, describe: 'do not pass the records through: only check', group: 'Report:' }) as unknown as VerifyArgv,
+      .option('quiet', {
+        alias: 'q',
+        type: 'boolean',
+        default: false,
+        describe: 'do not pass the records through: only check',
+        group: 'Report:',
+      }) as unknown as VerifyArgv,
   examples: [
     ['hermes-generate prompts.jsonl | $0 --dataset prompts.jsonl | hermes-to-atropos > sft.jsonl', 'a stage in a pipeline'],
     ['$0 --run-dir data/rl_coding_20250612 --dataset prompts.jsonl --quiet --json verify.json', 'check a whole run directory'],
@@ -70,9 +85,7 @@ export const spec: CliSpec = {
   name: 'hermes-verify',
   summary: 'Check Hermes trajectories (a stream or a run directory) against the result checklist, passing them through unchanged.',
   commands: [verifyCommand],
-  env: [
-    ['HERMES_API_KEY', 'when set, the secrets check also looks for this key (as OPENAI_API_KEY)'],
-  ],
+  env: [['HERMES_API_KEY', 'when set, the secrets check also looks for this key (as OPENAI_API_KEY)']],
   epilog: `${CHECKS_HELP}\n\nExit 0 when no check failed (warnings allowed), 1 when one did.`,
 };
 

@@ -26,7 +26,11 @@ export function manifestCheck(manifest: RunFile<unknown>, checkpoint: RunFile<un
     const ds = checkpoint.value['dataset'];
     stated.push({ where: 'checkpoint.json dataset', sha256: ds['sha256'], rows: ds['valid_rows'] });
   }
-  const numbers = { run_json: manifest.state, dataset_sha256: dataset?.sha256 ?? null, stated: stated.map((s) => ({ where: s.where, sha256: s.sha256 ?? null, rows: s.rows ?? null })) };
+  const numbers = {
+    run_json: manifest.state,
+    dataset_sha256: dataset?.sha256 ?? null,
+    stated: stated.map((s) => ({ where: s.where, sha256: s.sha256 ?? null, rows: s.rows ?? null })),
+  };
   const absent = manifest.state === 'absent' ? `no ${MANIFEST_FILE} (hermes-generate --run-name writes it)` : undefined;
   if (dataset === undefined) return result('WARN', [absent, 'give --dataset to compare the dataset with the run'].filter(Boolean).join('; '), numbers);
   const differences = new Examples();
@@ -41,9 +45,16 @@ export function manifestCheck(manifest: RunFile<unknown>, checkpoint: RunFile<un
       if (rows !== dataset.rows) differences.add(`${where}.valid_rows: ${rows}, --dataset ${dataset.path} has ${dataset.rows} valid rows`);
     }
   }
-  if (differences.count > 0) return result('FAIL', `the run was made from another dataset: ${differences.count} of ${compared} identities differ`, numbers, differences.list());
+  if (differences.count > 0)
+    return result('FAIL', `the run was made from another dataset: ${differences.count} of ${compared} identities differ`, numbers, differences.list());
   if (compared === 0) return result('WARN', absent ?? `${MANIFEST_FILE} has no dataset hash (the run read its prompts from stdin?)`, numbers);
-  return result(absent ? 'WARN' : 'PASS', [absent, `--dataset ${dataset.path} (sha256 ${dataset.sha256.slice(0, 12)}…) is the run's dataset (${compared} identities match)`].filter(Boolean).join('; '), numbers);
+  return result(
+    absent ? 'WARN' : 'PASS',
+    [absent, `--dataset ${dataset.path} (sha256 ${dataset.sha256.slice(0, 12)}…) is the run's dataset (${compared} identities match)`]
+      .filter(Boolean)
+      .join('; '),
+    numbers,
+  );
 }
 
 export function failuresCheck(file: RunFile<unknown[]>, rows: ReadonlyMap<string, BatchRow>): CheckResult {
@@ -76,5 +87,8 @@ export function failuresCheck(file: RunFile<unknown[]>, rows: ReadonlyMap<string
       : `${plural(unresolved.length, 'failed prompt')} without a record${unresolved.length > 0 ? ` (prompt_index ${shortList(unresolved.filter((n) => n >= 0).sort((a, b) => a - b))}; --resume runs them again)` : ''}` +
         (stale.count > 0 ? `; ${stale.count} listed although they have a row` : '') +
         (malformed.count > 0 ? `; ${malformed.count} lines are not failure records` : '');
-  return result(status, summary, { entries: file.value.length, unresolved: unresolved.length, stale: stale.count, malformed: malformed.count }, [...malformed.list(), ...stale.list()]);
+  return result(status, summary, { entries: file.value.length, unresolved: unresolved.length, stale: stale.count, malformed: malformed.count }, [
+    ...malformed.list(),
+    ...stale.list(),
+  ]);
 }

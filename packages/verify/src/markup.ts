@@ -49,7 +49,10 @@ export function scanMarkup(value: string, allowed: ReadonlySet<MarkupTag>): Mark
       open = null;
       continue;
     }
-    problems.push({ kind: 'forged_tag', detail: `${match[0]} inside a <${open.tag}> block (at character ${match.index}): unescaped text that parsers read as markup` });
+    problems.push({
+      kind: 'forged_tag',
+      detail: `${match[0]} inside a <${open.tag}> block (at character ${match.index}): unescaped text that parsers read as markup`,
+    });
   }
   if (open !== null) problems.push({ kind: 'unclosed_tag', detail: `<${open.tag}> at character ${open.at} is never closed` });
   return { blocks, firstBlockAt, problems };

@@ -57,7 +57,14 @@ export class MergedFileCheck {
     };
     const title = `${TRAJECTORIES_FILE} = union of the batch files minus tombstones`;
     if (!present) {
-      return { id: 'run.trajectories', title, status: 'WARN', summary: `no ${TRAJECTORIES_FILE}: the run has not finished (it is written at the end of each invocation)`, numbers, problems: [] };
+      return {
+        id: 'run.trajectories',
+        title,
+        status: 'WARN',
+        summary: `no ${TRAJECTORIES_FILE}: the run has not finished (it is written at the end of each invocation)`,
+        numbers,
+        problems: [],
+      };
     }
     const parts = [`${this.lines} lines for ${trajectoryRows} trajectory rows of the batch files`];
     if (missing.count > 0) parts.push(`${missing.count} missing`);

@@ -19,7 +19,8 @@ export class ReasoningCheck implements StreamCheck {
     for (const turn of item.gptTurns) if (parsedGptHasReasoning(turn.parsed)) own += 1;
     this.turns += item.gptTurns.length;
     this.withReasoning += own;
-    if (own === 0) this.withoutAny.add(at(item.place, `prompt_index ${item.record.prompt_index}: no gpt turn has reasoning (${item.gptTurns.length} gpt turns)`));
+    if (own === 0)
+      this.withoutAny.add(at(item.place, `prompt_index ${item.record.prompt_index}: no gpt turn has reasoning (${item.gptTurns.length} gpt turns)`));
   }
 
   public result(): CheckResult {

@@ -57,7 +57,9 @@ export async function scanRunDirectory(dir: string, options: ScanOptions): Promi
   try {
     names = await readdir(resolve(options.cwd, dir));
   } catch (err) {
-    throw new UsageError(`cannot read --run-dir ${dir} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}): name the directory hermes-generate --run-name wrote`);
+    throw new UsageError(
+      `cannot read --run-dir ${dir} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}): name the directory hermes-generate --run-name wrote`,
+    );
   }
   const batchFiles = names
     .map((name) => ({ name, num: BATCH_FILE.exec(name)?.[1] }))
@@ -98,7 +100,11 @@ export async function scanRunDirectory(dir: string, options: ScanOptions): Promi
         }
         const discarded = item.kind === 'tombstone';
         rows.set(key, { promptIndex: item.record.prompt_index, file, discarded, hash: lineHash(input.bytes), merged: false });
-        if (discarded) tombstones.push({ value: { ...(item.record.id !== undefined ? { id: item.record.id } : {}), prompt_index: item.record.prompt_index }, place: item.place });
+        if (discarded)
+          tombstones.push({
+            value: { ...(item.record.id !== undefined ? { id: item.record.id } : {}), prompt_index: item.record.prompt_index },
+            place: item.place,
+          });
       }
     }
     if (!(await endsWithNewline(resolve(options.cwd, path)))) noNewline.add(`${path}: the last line has no newline (a write was cut off)`);
@@ -123,7 +129,16 @@ export async function scanRunDirectory(dir: string, options: ScanOptions): Promi
       title: 'batch files: every line a whole record of the schemas, each id once',
       status,
       summary,
-      numbers: { batch_files: batchFiles.length, records: lines, trajectories: totals.trajectories, tombstones: tombstones.length, torn_lines: torn.count, invalid: invalid.count, duplicate_ids: duplicates.count, files_without_final_newline: noNewline.count },
+      numbers: {
+        batch_files: batchFiles.length,
+        records: lines,
+        trajectories: totals.trajectories,
+        tombstones: tombstones.length,
+        torn_lines: torn.count,
+        invalid: invalid.count,
+        duplicate_ids: duplicates.count,
+        files_without_final_newline: noNewline.count,
+      },
       problems: [...torn.list(), ...invalid.list(), ...duplicates.list(), ...noNewline.list()],
     },
   };

@@ -3,7 +3,10 @@
 import { join } from 'node:path';
 import { HermesError, loadOptionFileIfPresent } from '@hermes-datagen/core';
 
-export type RunFile<T> = { readonly state: 'present'; readonly value: T } | { readonly state: 'absent' } | { readonly state: 'unreadable'; readonly problem: string };
+export type RunFile<T> =
+  | { readonly state: 'present'; readonly value: T }
+  | { readonly state: 'absent' }
+  | { readonly state: 'unreadable'; readonly problem: string };
 
 export function readRunFile<F extends 'json' | 'jsonl'>(dir: string, name: string, cwd: string, format: F): RunFile<F extends 'jsonl' ? unknown[] : unknown> {
   try {

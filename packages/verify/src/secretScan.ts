@@ -34,9 +34,7 @@ export class SecretCheck implements StreamCheck {
 
   /** @param variables the environment variables whose values are the user's keys */
   public constructor(env: NodeJS.ProcessEnv, variables: readonly string[]) {
-    this.keys = [...new Set(variables)]
-      .map((variable) => ({ variable, value: (env[variable] ?? '').trim() }))
-      .filter((key) => key.value.length >= 8);
+    this.keys = [...new Set(variables)].map((variable) => ({ variable, value: (env[variable] ?? '').trim() })).filter((key) => key.value.length >= 8);
   }
 
   public observe(item: Observed): void {
@@ -49,7 +47,11 @@ export class SecretCheck implements StreamCheck {
         this.scan(turn.value, `conversations[${index}]`, hits);
       });
       // The rest is numbers and tool names, except these free-form fields.
-      this.scan(`${record.id ?? ''} ${record.toolsets_used.join(' ')} ${Object.values(record.metadata).map(text).join(' ')}`, 'id, toolsets_used or metadata', hits);
+      this.scan(
+        `${record.id ?? ''} ${record.toolsets_used.join(' ')} ${Object.values(record.metadata).map(text).join(' ')}`,
+        'id, toolsets_used or metadata',
+        hits,
+      );
     } else {
       this.scan(item.raw, 'the line', hits);
     }
@@ -67,7 +69,12 @@ export class SecretCheck implements StreamCheck {
         this.found.count === 0
           ? `no key patterns in ${plural(this.records, 'record')}${checked}`
           : `${this.found.count} of ${this.records} records hold secret-looking strings: ${patterns.map(([p, n]) => `${p} ${n}`).join(', ')}`,
-      numbers: { records: this.records, records_with_secrets: this.found.count, by_pattern: Object.fromEntries(patterns), env_keys_checked: this.keys.map((k) => k.variable) },
+      numbers: {
+        records: this.records,
+        records_with_secrets: this.found.count,
+        by_pattern: Object.fromEntries(patterns),
+        env_keys_checked: this.keys.map((k) => k.variable),
+      },
       problems: this.found.list(),
     };
   }
@@ -76,7 +83,8 @@ export class SecretCheck implements StreamCheck {
     for (const key of this.keys) {
       if (redact(text, key.value) !== text) hits.push(`${where}: ${this.count(`the key in $${key.variable}`)} (fingerprint ${keyFingerprint(key.value)})`);
     }
-    for (const match of findSecrets(text)) hits.push(`${where}: ${this.count(match.pattern)} "${match.prefix}…" (${match.length} characters, at character ${match.index})`);
+    for (const match of findSecrets(text))
+      hits.push(`${where}: ${this.count(match.pattern)} "${match.prefix}…" (${match.length} characters, at character ${match.index})`);
   }
 
   private count(pattern: string): string {

@@ -12,7 +12,14 @@ const TITLE = `${STATISTICS_FILE} agrees with the records`;
 const RATE_TOLERANCE = 0.006;
 
 export function statisticsCheck(file: RunFile<unknown>, totals: RunTotals): CheckResult {
-  const result = (status: Status, summary: string, numbers: Record<string, unknown> = {}, problems: string[] = []): CheckResult => ({ id: 'run.statistics', title: TITLE, status, summary, numbers, problems });
+  const result = (status: Status, summary: string, numbers: Record<string, unknown> = {}, problems: string[] = []): CheckResult => ({
+    id: 'run.statistics',
+    title: TITLE,
+    status,
+    summary,
+    numbers,
+    problems,
+  });
   if (file.state === 'absent') return result('WARN', `no ${STATISTICS_FILE} (written when an invocation ends)`);
   if (file.state === 'unreadable') return result('FAIL', file.problem);
   const problem = validator('statistics')(file.value);
@@ -22,7 +29,8 @@ export function statisticsCheck(file: RunFile<unknown>, totals: RunTotals): Chec
   let compared = 0;
   const compare = (field: string, stated: unknown, actual: number, tolerance = 0): void => {
     compared += 1;
-    if (typeof stated !== 'number' || Math.abs(stated - actual) > tolerance) differences.add(`${field}: the file says ${JSON.stringify(stated ?? null)}, the records give ${actual}`);
+    if (typeof stated !== 'number' || Math.abs(stated - actual) > tolerance)
+      differences.add(`${field}: the file says ${JSON.stringify(stated ?? null)}, the records give ${actual}`);
   };
 
   const statedTools = isPlainObject(stats['tool_statistics']) ? stats['tool_statistics'] : {};
@@ -61,7 +69,8 @@ export function statisticsCheck(file: RunFile<unknown>, totals: RunTotals): Chec
     compare('tool_calls', stats['tool_calls'], calls);
     compare('tool_failures', stats['tool_failures'], failures);
     const discarded = isPlainObject(stats['discarded']) ? stats['discarded'] : {};
-    for (const reason of [...new Set([...Object.keys(discarded), ...totals.discarded.keys()])].sort()) compare(`discarded.${reason}`, discarded[reason] ?? 0, totals.discarded.get(reason) ?? 0);
+    for (const reason of [...new Set([...Object.keys(discarded), ...totals.discarded.keys()])].sort())
+      compare(`discarded.${reason}`, discarded[reason] ?? 0, totals.discarded.get(reason) ?? 0);
   }
 
   const status: Status = differences.count > 0 ? 'FAIL' : 'PASS';

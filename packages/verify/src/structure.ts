@@ -47,7 +47,12 @@ export function structureProblems(conversations: readonly Turn[], gptTurns: read
       const scan = scanMarkup(turn.value, TOOL_TAGS);
       for (const problem of scan.problems) add(problem.kind, index, problem.detail);
       if (pendingCalls === 0 && conversations[index - 1]?.from === 'gpt') add('role_order', index, 'a tool turn after a gpt turn without <tool_call> blocks');
-      else if (pendingCalls > 0 && scan.blocks.length !== pendingCalls) add('unanswered_tool_call', index, `${plural(scan.blocks.length, '<tool_response>')} for ${plural(pendingCalls, '<tool_call>')} of conversations[${index - 1}]`);
+      else if (pendingCalls > 0 && scan.blocks.length !== pendingCalls)
+        add(
+          'unanswered_tool_call',
+          index,
+          `${plural(scan.blocks.length, '<tool_response>')} for ${plural(pendingCalls, '<tool_call>')} of conversations[${index - 1}]`,
+        );
       pendingCalls = 0;
       return;
     }
@@ -57,7 +62,8 @@ export function structureProblems(conversations: readonly Turn[], gptTurns: read
     const calls = gptTurns[gpt++]?.parsed.toolCalls ?? [];
     const scan = scanMarkup(turn.value, GPT_TAGS);
     for (const problem of scan.problems) add(problem.kind, index, problem.detail);
-    if (scan.blocks[0] !== 'think' || turn.value.slice(0, scan.firstBlockAt).trim() !== '') add('no_leading_think', index, 'the gpt turn does not start with a <think> block');
+    if (scan.blocks[0] !== 'think' || turn.value.slice(0, scan.firstBlockAt).trim() !== '')
+      add('no_leading_think', index, 'the gpt turn does not start with a <think> block');
     const thinks = scan.blocks.filter((tag) => tag === 'think').length;
     if (thinks > 1) add('extra_think', index, `${thinks} <think> blocks (one leading block expected)`);
     calls.forEach((call, k) => {

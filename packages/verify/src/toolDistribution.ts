@@ -38,7 +38,8 @@ export class ToolDistributionCheck implements StreamCheck {
       const stat = stats[name];
       if (stat === undefined || stat.count === 0) continue;
       this.called.set(name, (this.called.get(name) ?? 0) + stat.count);
-      if (offer !== null && !offer.includes(name)) this.notOffered.add(at(item.place, `prompt_index ${item.record.prompt_index} calls ${name}, which it was not offered`));
+      if (offer !== null && !offer.includes(name))
+        this.notOffered.add(at(item.place, `prompt_index ${item.record.prompt_index} calls ${name}, which it was not offered`));
     }
   }
 
@@ -49,12 +50,16 @@ export class ToolDistributionCheck implements StreamCheck {
       const toolset = this.registry.toolsetOf(name) ?? 'unregistered';
       byToolset.set(toolset, [...(byToolset.get(toolset) ?? []), name]);
     }
-    const problems = [...byToolset].map(([toolset, names]) => `${toolset}: ${names.map((n) => `${n} (offered in ${pct(this.offered.get(n) ?? 0, this.withOffer)})`).join(', ')} never called`);
+    const problems = [...byToolset].map(
+      ([toolset, names]) => `${toolset}: ${names.map((n) => `${n} (offered in ${pct(this.offered.get(n) ?? 0, this.withOffer)})`).join(', ')} never called`,
+    );
     const usedToolsets = [...new Set([...this.called.keys()].map((name) => this.registry.toolsetOf(name) ?? 'unregistered'))].sort();
     let summary: string;
-    if (this.trajectories < MIN_RECORDS_FOR_DISTRIBUTION) summary = `${plural(this.trajectories, 'trajectory', 'trajectories')}: too few to judge the distribution (< ${MIN_RECORDS_FOR_DISTRIBUTION})`;
+    if (this.trajectories < MIN_RECORDS_FOR_DISTRIBUTION)
+      summary = `${plural(this.trajectories, 'trajectory', 'trajectories')}: too few to judge the distribution (< ${MIN_RECORDS_FOR_DISTRIBUTION})`;
     else if (this.called.size === 0) summary = `no tool was called in ${this.trajectories} trajectories`;
-    else summary = `calls went to ${usedToolsets.join(', ')}${byToolset.size > 0 ? `; offered in most records but never called: ${[...byToolset.keys()].join(', ')}` : ''}`;
+    else
+      summary = `calls went to ${usedToolsets.join(', ')}${byToolset.size > 0 ? `; offered in most records but never called: ${[...byToolset.keys()].join(', ')}` : ''}`;
     if (this.notOffered.count > 0) summary += `; ${plural(this.notOffered.count, 'call')} of a tool the record did not offer`;
     const noCalls = this.trajectories >= MIN_RECORDS_FOR_DISTRIBUTION && this.called.size === 0 && this.offered.size > 0;
     return {

@@ -55,7 +55,9 @@ export class ToolFailureCheck implements StreamCheck {
         const enough = answered >= MIN_CALLS_FOR_TOOL_RATE;
         if (enough) status = 'FAIL';
         else if (status === 'PASS') status = 'WARN';
-        over.push(`${name}: ${sums.failure} of ${answered} calls failed (${pct(sums.failure, answered)})${enough ? '' : `, too few calls to fail the check (< ${MIN_CALLS_FOR_TOOL_RATE})`}`);
+        over.push(
+          `${name}: ${sums.failure} of ${answered} calls failed (${pct(sums.failure, answered)})${enough ? '' : `, too few calls to fail the check (< ${MIN_CALLS_FOR_TOOL_RATE})`}`,
+        );
       }
     }
     const answered = total.success + total.failure;

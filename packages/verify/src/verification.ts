@@ -3,7 +3,16 @@
 // exit code. Records are never held: checks keep counts, ids and a few located examples.
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { loadToolRegistry, readRecords, UsageError, wantsColor, writeJsonAtomic, type RunContext, type StreamArgs, type ToolsRegistryArgs } from '@hermes-datagen/core';
+import {
+  loadToolRegistry,
+  readRecords,
+  UsageError,
+  wantsColor,
+  writeJsonAtomic,
+  type RunContext,
+  type StreamArgs,
+  type ToolsRegistryArgs,
+} from '@hermes-datagen/core';
 import type { CheckResult } from './checkResult.js';
 import { checkpointCheck } from './checkpointCheck.js';
 import { CompletionCheck } from './completion.js';
@@ -39,12 +48,15 @@ export async function verify(args: VerifyOptions & StreamArgs, ctx: RunContext):
   checkOptions(args);
   const { cwd } = ctx.io;
   const registry = loadToolRegistry(args.toolsRegistry, cwd);
-  const dataset = args.dataset === undefined ? undefined : await readDataset(args.dataset, cwd, {
-    onError: args.onError,
-    maxLineBytes: args.maxLineBytes,
-    signal: ctx.signal,
-    onReject: (reject) => ctx.log.warn(`--dataset: ${reject.reason}; not a row`, { source: reject.source, line: reject.line }, 'dataset-bad-line'),
-  });
+  const dataset =
+    args.dataset === undefined
+      ? undefined
+      : await readDataset(args.dataset, cwd, {
+          onError: args.onError,
+          maxLineBytes: args.maxLineBytes,
+          signal: ctx.signal,
+          onReject: (reject) => ctx.log.warn(`--dataset: ${reject.reason}; not a row`, { source: reject.source, line: reject.line }, 'dataset-bad-line'),
+        });
   const run = args.runDir === undefined ? undefined : await scanRunDirectory(args.runDir, { cwd, maxLineBytes: args.maxLineBytes, signal: ctx.signal });
   const merged = run ? new MergedFileCheck(run.rows) : undefined;
   const mergedPath = run ? join(run.dir, TRAJECTORIES_FILE) : undefined;
@@ -56,7 +68,8 @@ export async function verify(args: VerifyOptions & StreamArgs, ctx: RunContext):
     args.files = mergedPresent && mergedPath ? [mergedPath] : run.batchFiles.map((name) => join(run.dir, name));
     readStream = args.files.length > 0;
   }
-  const streamIsMerged = mergedPath !== undefined && args.files.length === 1 && args.files[0] !== '-' && resolve(cwd, args.files[0] ?? '') === resolve(cwd, mergedPath);
+  const streamIsMerged =
+    mergedPath !== undefined && args.files.length === 1 && args.files[0] !== '-' && resolve(cwd, args.files[0] ?? '') === resolve(cwd, mergedPath);
 
   const checkpoint = run ? readRunFile(run.dir, CHECKPOINT_FILE, cwd, 'json') : undefined;
   const coverage = new CoverageCheck(expectation(args.samples, dataset, checkpoint?.state === 'present' ? checkpoint.value : undefined));
@@ -86,7 +99,10 @@ export async function verify(args: VerifyOptions & StreamArgs, ctx: RunContext):
     if (mergedPresent && !streamIsMerged) await compareMerged(mergedPath, merged, args, ctx);
     for (const tombstone of run.tombstones) coverage.addRunTombstone(tombstone.value, tombstone.place);
   }
-  const results: CheckResult[] = [...checks.map((check) => check.result()), ...(run && merged ? runResults(run, merged, mergedPresent, checkpoint, dataset, cwd) : [])];
+  const results: CheckResult[] = [
+    ...checks.map((check) => check.result()),
+    ...(run && merged ? runResults(run, merged, mergedPresent, checkpoint, dataset, cwd) : []),
+  ];
 
   const report = buildReport(results, {
     inputs: !readStream ? [] : args.files.length === 0 ? ['<stdin>'] : args.files,
@@ -112,7 +128,8 @@ export async function verify(args: VerifyOptions & StreamArgs, ctx: RunContext):
 
 function checkOptions(args: VerifyOptions): void {
   if (!Number.isInteger(args.samples) || args.samples < 1) throw new UsageError(`--samples takes a whole number of at least 1 (got ${String(args.samples)})`);
-  if (!(args.maxFailureRate >= 0 && args.maxFailureRate <= 1)) throw new UsageError(`--max-failure-rate takes a share from 0 to 1, e.g. 0.05 (got ${String(args.maxFailureRate)})`);
+  if (!(args.maxFailureRate >= 0 && args.maxFailureRate <= 1))
+    throw new UsageError(`--max-failure-rate takes a share from 0 to 1, e.g. 0.05 (got ${String(args.maxFailureRate)})`);
   if (args.json === '-' && !args.quiet) throw new UsageError('--json - writes the report to stdout, where the records go: add --quiet, or name a file');
 }
 
@@ -120,7 +137,8 @@ function checkOptions(args: VerifyOptions): void {
 function expectation(samples: number, dataset: Dataset | undefined, checkpoint: unknown): ConstructorParameters<typeof CoverageCheck>[0] {
   if (dataset) return { rows: dataset.rows, rowsSource: `--dataset ${dataset.path}`, samples, rowIds: dataset.rowIds };
   const rows = (checkpoint as { dataset?: { valid_rows?: unknown } } | undefined)?.dataset?.valid_rows;
-  if (typeof rows === 'number' && Number.isInteger(rows) && rows > 0) return { rows, rowsSource: `${CHECKPOINT_FILE} dataset.valid_rows`, samples, rowIds: undefined };
+  if (typeof rows === 'number' && Number.isInteger(rows) && rows > 0)
+    return { rows, rowsSource: `${CHECKPOINT_FILE} dataset.valid_rows`, samples, rowIds: undefined };
   return { rows: undefined, rowsSource: undefined, samples, rowIds: undefined };
 }
 
@@ -135,7 +153,14 @@ async function compareMerged(path: string, merged: MergedFileCheck, args: Stream
   for await (const batch of lines) for (const input of batch) merged.observeLine(input.value, input.bytes, input.place);
 }
 
-function runResults(run: RunScan, merged: MergedFileCheck, mergedPresent: boolean, checkpoint: ReturnType<typeof readRunFile<'json'>> | undefined, dataset: Dataset | undefined, cwd: string): CheckResult[] {
+function runResults(
+  run: RunScan,
+  merged: MergedFileCheck,
+  mergedPresent: boolean,
+  checkpoint: ReturnType<typeof readRunFile<'json'>> | undefined,
+  dataset: Dataset | undefined,
+  cwd: string,
+): CheckResult[] {
   const checkpointFile = checkpoint ?? { state: 'absent' as const };
   return [
     run.result,

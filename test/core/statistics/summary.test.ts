@@ -1,11 +1,23 @@
 import { describe, expect, it } from 'vitest';
 import { validator, type Tombstone, type ToolStats, type Trajectory, type Turn } from '@hermes-datagen/core';
-import { addTombstone, addTrajectory, emptySummary, finaliseSummary, mergeSummaries, summaryFromFile, type Summary } from '@hermes-datagen/core/internal/statistics/summary.js';
+import {
+  addTombstone,
+  addTrajectory,
+  emptySummary,
+  finaliseSummary,
+  mergeSummaries,
+  summaryFromFile,
+  type Summary,
+} from '@hermes-datagen/core/internal/statistics/summary.js';
 import { gpt, human, system, tool, trajectory } from '../../util/trajectories.js';
 
 const zero = { count: 0, success: 0, failure: 0 };
 const tombstone = (discarded: string): Tombstone => ({ prompt_index: 9, discarded, prompt: 'p' });
-const usage = (prompt: number, completion: number): Trajectory['metadata']['usage'] => ({ prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion });
+const usage = (prompt: number, completion: number): Trajectory['metadata']['usage'] => ({
+  prompt_tokens: prompt,
+  completion_tokens: completion,
+  total_tokens: prompt + completion,
+});
 const meta = (model: string, withUsage?: Trajectory['metadata']['usage']): Trajectory['metadata'] => ({
   batch_num: 0,
   timestamp: '2026-01-01T00:00:00',
@@ -20,9 +32,12 @@ const records: Trajectory[] = [
     toolsets_used: ['terminal', 'file'],
     api_calls: 3,
     conversations: [
-      system(), human(),
-      gpt({ think: 'List.', calls: [{ name: 'terminal' }] }), tool({ name: 'terminal', content: 'ok' }),
-      gpt({ think: 'Read.', calls: [{ name: 'read_file' }] }), tool({ name: 'read_file', content: 'Error: gone' }),
+      system(),
+      human(),
+      gpt({ think: 'List.', calls: [{ name: 'terminal' }] }),
+      tool({ name: 'terminal', content: 'ok' }),
+      gpt({ think: 'Read.', calls: [{ name: 'read_file' }] }),
+      tool({ name: 'read_file', content: 'Error: gone' }),
       gpt({ text: 'Done.' }),
     ], // 7 turns, 3 gpt turns, 2 with reasoning
     tool_stats: { memory: zero, read_file: { count: 1, success: 0, failure: 1 }, terminal: { count: 1, success: 1, failure: 0 } },
@@ -87,17 +102,74 @@ describe('finaliseSummary', () => {
     });
     // turns 7, 3, 5, 3 -> sorted 3 3 5 7; api_calls 3, 5, 1, 2 -> 1 2 3 5; p90 at rank 2.7.
     expect(file.turns).toEqual({ min: 3, median: 4, p90: expect.closeTo(6.4, 12) as unknown, max: 7, total: 18, histogram: { '3': 2, '5': 1, '7': 1 } });
-    expect(file.api_calls).toEqual({ min: 1, median: 2.5, p90: expect.closeTo(4.4, 12) as unknown, max: 5, total: 11, histogram: { '1': 1, '2': 1, '3': 1, '5': 1 } });
+    expect(file.api_calls).toEqual({
+      min: 1,
+      median: 2.5,
+      p90: expect.closeTo(4.4, 12) as unknown,
+      max: 5,
+      total: 11,
+      histogram: { '1': 1, '2': 1, '3': 1, '5': 1 },
+    });
     const usageA = { trajectories: 1, prompt_tokens: 100, completion_tokens: 20, total_tokens: 120 };
     const usageB = { trajectories: 1, prompt_tokens: 50, completion_tokens: 10, total_tokens: 60 };
     expect(file.by_model).toEqual({
-      'model-a': { trajectories: 2, completed: 1, completed_rate: 50, partial: 1, partial_rate: 50, api_calls_total: 8, tool_calls: 2, tool_failures: 1, usage: usageA },
-      'model-b': { trajectories: 2, completed: 2, completed_rate: 100, partial: 0, partial_rate: 0, api_calls_total: 3, tool_calls: 3, tool_failures: 1, usage: usageB },
+      'model-a': {
+        trajectories: 2,
+        completed: 1,
+        completed_rate: 50,
+        partial: 1,
+        partial_rate: 50,
+        api_calls_total: 8,
+        tool_calls: 2,
+        tool_failures: 1,
+        usage: usageA,
+      },
+      'model-b': {
+        trajectories: 2,
+        completed: 2,
+        completed_rate: 100,
+        partial: 0,
+        partial_rate: 0,
+        api_calls_total: 3,
+        tool_calls: 3,
+        tool_failures: 1,
+        usage: usageB,
+      },
     });
     expect(file.by_toolset).toEqual({
-      file: { trajectories: 1, completed: 1, completed_rate: 100, partial: 0, partial_rate: 0, api_calls_total: 3, tool_calls: 2, tool_failures: 1, usage: usageA },
-      terminal: { trajectories: 2, completed: 1, completed_rate: 50, partial: 1, partial_rate: 50, api_calls_total: 8, tool_calls: 2, tool_failures: 1, usage: usageA },
-      web: { trajectories: 1, completed: 1, completed_rate: 100, partial: 0, partial_rate: 0, api_calls_total: 1, tool_calls: 3, tool_failures: 1, usage: usageB },
+      file: {
+        trajectories: 1,
+        completed: 1,
+        completed_rate: 100,
+        partial: 0,
+        partial_rate: 0,
+        api_calls_total: 3,
+        tool_calls: 2,
+        tool_failures: 1,
+        usage: usageA,
+      },
+      terminal: {
+        trajectories: 2,
+        completed: 1,
+        completed_rate: 50,
+        partial: 1,
+        partial_rate: 50,
+        api_calls_total: 8,
+        tool_calls: 2,
+        tool_failures: 1,
+        usage: usageA,
+      },
+      web: {
+        trajectories: 1,
+        completed: 1,
+        completed_rate: 100,
+        partial: 0,
+        partial_rate: 0,
+        api_calls_total: 1,
+        tool_calls: 3,
+        tool_failures: 1,
+        usage: usageB,
+      },
     });
   });
 
@@ -110,7 +182,11 @@ describe('finaliseSummary', () => {
   });
 
   it('keeps data names such as "__proto__" as ordinary keys', () => {
-    const odd = trajectory({ metadata: meta('__proto__'), toolsets_used: ['constructor'], tool_stats: JSON.parse('{"__proto__": {"count": 1, "success": 1, "failure": 0}}') as ToolStats });
+    const odd = trajectory({
+      metadata: meta('__proto__'),
+      toolsets_used: ['constructor'],
+      tool_stats: JSON.parse('{"__proto__": {"count": 1, "success": 1, "failure": 0}}') as ToolStats,
+    });
     const result = finaliseSummary(summaryOf([odd]));
     expect(Object.keys(result.by_model)).toEqual(['__proto__']);
     expect(Object.keys(result.by_toolset)).toEqual(['constructor']);
@@ -133,15 +209,17 @@ function randomRecords(seed: number, n: number): { trajectories: Trajectory[]; t
       const failure = next(3) === 0 ? next(3) : 0;
       if (success + failure > 0 || next(2) === 0) tool_stats[name] = { count: success + failure + next(2), success, failure };
     }
-    trajectories.push(trajectory({
-      metadata: meta(`model-${next(3)}`, next(2) === 0 ? usage(next(5000), next(900)) : undefined),
-      toolsets_used: ['terminal', 'file', 'web'].filter(() => next(2) === 0),
-      completed: next(4) !== 0,
-      partial: next(5) === 0,
-      api_calls: next(30),
-      conversations,
-      tool_stats,
-    }));
+    trajectories.push(
+      trajectory({
+        metadata: meta(`model-${next(3)}`, next(2) === 0 ? usage(next(5000), next(900)) : undefined),
+        toolsets_used: ['terminal', 'file', 'web'].filter(() => next(2) === 0),
+        completed: next(4) !== 0,
+        partial: next(5) === 0,
+        api_calls: next(30),
+        conversations,
+        tool_stats,
+      }),
+    );
   }
   const tombstones = Array.from({ length: next(4) }, () => tombstone(next(2) === 0 ? 'no_reasoning' : 'hallucinated_tool'));
   return { trajectories, tombstones };
@@ -179,7 +257,11 @@ describe('mergeSummaries', () => {
 
 describe('summaryFromFile', () => {
   it('refuses a statistics.json without the hermes-stats fields, naming the file', () => {
-    const upstream = { tool_statistics: {}, reasoning_statistics: { total_assistant_turns: 0, turns_with_reasoning: 0, turns_without_reasoning: 0 }, discarded_no_reasoning: 0 };
+    const upstream = {
+      tool_statistics: {},
+      reasoning_statistics: { total_assistant_turns: 0, turns_with_reasoning: 0, turns_without_reasoning: 0 },
+      discarded_no_reasoning: 0,
+    };
     expect(() => summaryFromFile(upstream, 'statistics.json')).toThrow(/statistics.json is not a hermes-stats summary/);
   });
 

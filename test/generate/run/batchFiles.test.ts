@@ -49,11 +49,13 @@ describe('batch files', () => {
     const dir = tempDir();
     const file = await BatchAppender.create(dir, 4);
     const lines = Array.from({ length: 200 }, (_, i) => JSON.stringify({ id: `r${i}`, pad: 'x'.repeat(i * 37) }));
-    await Promise.all(lines.map(async (line) => {
-      await file.append(line);
-      // Resolved means written: the line is in the file now.
-      expect(readFileSync(join(dir, 'batch_4.jsonl'), 'utf8')).toContain(line);
-    }));
+    await Promise.all(
+      lines.map(async (line) => {
+        await file.append(line);
+        // Resolved means written: the line is in the file now.
+        expect(readFileSync(join(dir, 'batch_4.jsonl'), 'utf8')).toContain(line);
+      }),
+    );
     await file.close();
     const read = await readBatchFile({ num: 4, name: 'batch_4.jsonl', path: join(dir, 'batch_4.jsonl') });
     expect(read.map((line) => line.text).sort()).toEqual([...lines].sort());
@@ -63,6 +65,9 @@ describe('batch files', () => {
     const dir = tempDir();
     writeFileSync(join(dir, 'batch_0.jsonl'), '{"id":"a"}\n\n{"id":"b"}\n');
     const read = await readBatchFile((await listBatchFiles(dir))[0]!);
-    expect(read.map((line) => [line.value['id'], line.place.line])).toEqual([['a', 1], ['b', 3]]);
+    expect(read.map((line) => [line.value['id'], line.place.line])).toEqual([
+      ['a', 1],
+      ['b', 3],
+    ]);
   });
 });

@@ -57,7 +57,7 @@ describe('RateLimiter', () => {
     expect(await grantTimes(rate, 2, 5_000)).toEqual([2000, 2000]);
   });
 
-  it('the provider\'s x-ratelimit headers pace requests before a 429: a spent budget waits for its reset', async () => {
+  it("the provider's x-ratelimit headers pace requests before a 429: a spent budget waits for its reset", async () => {
     const rate = limiter();
     const permit = await rate.acquire(1, never);
     rate.release(permit, { status: 200, headers: new Headers({ 'x-ratelimit-remaining-requests': '0', 'x-ratelimit-reset-requests': '1.5s' }) });
@@ -136,7 +136,15 @@ describe('RateLimiter', () => {
 
 describe('rate-limit header values', () => {
   it('reads OpenAI-style durations and Retry-After in either header', () => {
-    expect(['1s', '6m0s', '20ms', '1h2m', '0.5', 'soon', '1x'].map((text) => durationMs(text))).toEqual([1000, 360_000, 20, 3_720_000, 500, undefined, undefined]);
+    expect(['1s', '6m0s', '20ms', '1h2m', '0.5', 'soon', '1x'].map((text) => durationMs(text))).toEqual([
+      1000,
+      360_000,
+      20,
+      3_720_000,
+      500,
+      undefined,
+      undefined,
+    ]);
     expect(headerRetryAfterMs(new Headers({ 'retry-after-ms': '250', 'retry-after': '9' }), 0)).toBe(250);
     expect(headerRetryAfterMs(new Headers({ 'retry-after': '3' }), 0)).toBe(3000);
     expect(headerRetryAfterMs(new Headers(), 0)).toBeUndefined();

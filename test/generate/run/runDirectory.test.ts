@@ -50,14 +50,17 @@ describe('the run directory', () => {
     await expect(openRunDirectory(options(root), logger().log)).rejects.toThrow(/exists already: add --resume/);
   });
 
-  it('resumed: takes a batch file\'s entries from checkpoint.json when it accounts for every line, and reads a file it does not', async () => {
+  it("resumed: takes a batch file's entries from checkpoint.json when it accounts for every line, and reads a file it does not", async () => {
     const root = tempDir();
     const first = await openRunDirectory(options(root), logger().log);
     const line = (id: string, sample: number): string => JSON.stringify({ id, prompt_index: 0, metadata: { sample } });
     writeFiles(first.dir, { 'batch_0.jsonl': `${line('a', 0)}\n`, 'batch_1.jsonl': `${line('b', 0)}\n${line('c', 0)}\n` });
     // The checkpoint says sample 5 where the files say 0: which one a resume used shows.
     const entry = (shard: string) => ({ prompt_index: 0, status: 'written', shard, sample: 5 });
-    writeFileSync(join(first.dir, 'checkpoint.json'), JSON.stringify({ version: 1, run_name: 'run1', done: { a: entry('batch_0.jsonl'), b: entry('batch_1.jsonl') }, last_updated: new Date().toISOString() }));
+    writeFileSync(
+      join(first.dir, 'checkpoint.json'),
+      JSON.stringify({ version: 1, run_name: 'run1', done: { a: entry('batch_0.jsonl'), b: entry('batch_1.jsonl') }, last_updated: new Date().toISOString() }),
+    );
     const again = await openRunDirectory(options(root, { resume: true }), logger().log);
     expect([...again.done.keys()]).toEqual(['a', 'b', 'c']);
     expect(again.done.get('a')?.sample).toBe(5);
@@ -89,7 +92,12 @@ describe('the run directory', () => {
     const other = { dataset: { paths: ['q.jsonl'], sha256: 'c'.repeat(64) }, endpoint: { host: 'other:80', model: 'm2', key_fingerprint: '12345678' } };
     const refused = await openRunDirectory(options(root, { resume: true, ...other }), logger().log).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(UsageError);
-    for (const what of ["the dataset's content", 'the model (m2, not m)', 'the endpoint (other:80, not gw:443)', 'the API key (fingerprint 12345678, not abcdef01)']) {
+    for (const what of [
+      "the dataset's content",
+      'the model (m2, not m)',
+      'the endpoint (other:80, not gw:443)',
+      'the API key (fingerprint 12345678, not abcdef01)',
+    ]) {
       expect((refused as Error).message).toContain(what);
     }
     const forced = await openRunDirectory(options(root, { resume: true, forceResume: true, ...other }), logger().log);
@@ -153,7 +161,17 @@ describe('the checkpoint', () => {
 });
 
 describe('failures.jsonl', () => {
-  const failure = (id: string, reason: string): FailureRecord => ({ id, prompt_index: 0, sample: 0, source: 'p.jsonl', line: 1, error_class: 'rate-limited', retryable: true, reason, failed_at: 't' });
+  const failure = (id: string, reason: string): FailureRecord => ({
+    id,
+    prompt_index: 0,
+    sample: 0,
+    source: 'p.jsonl',
+    line: 1,
+    error_class: 'rate-limited',
+    retryable: true,
+    reason,
+    failed_at: 't',
+  });
 
   it('keeps, per prompt still not done, its latest failure; a torn line is ignored', async () => {
     const dir = tempDir();
@@ -166,7 +184,12 @@ describe('failures.jsonl', () => {
     await again.add(failure('a', 'second'));
     const left = await again.settle((id) => id === 'b');
     expect(left.map((f) => [f.id, f.reason])).toEqual([['a', 'second']]);
-    expect(readFileSync(join(dir, 'failures.jsonl'), 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as FailureRecord).id)).toEqual(['a']);
+    expect(
+      readFileSync(join(dir, 'failures.jsonl'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => (JSON.parse(l) as FailureRecord).id),
+    ).toEqual(['a']);
   });
 
   it('is not created by loading', async () => {

@@ -71,7 +71,7 @@ describe('confinePath', () => {
     await refused('src/relative-dangling/x');
   });
 
-  it('resolves .. after a link from the link\'s target, as the kernel does', async () => {
+  it("resolves .. after a link from the link's target, as the kernel does", async () => {
     await mkdir(join(ws, 'd'));
     await symlink('..', join(ws, 'd', 'up'));
     await symlink('up/../escape.txt', join(ws, 'd', 'chained'));

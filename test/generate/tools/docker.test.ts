@@ -82,7 +82,9 @@ describe('the docker sandbox check before a run', () => {
   it('says the daemon did not answer, quoting docker, when docker version fails', async () => {
     const bin = await mkdtemp(join(tmpdir(), 'hermes-fake-docker-'));
     try {
-      await writeFile(join(bin, 'docker'), '#!/bin/sh\necho "Cannot connect to the Docker daemon at unix:///var/run/docker.sock" >&2\nexit 1\n', { mode: 0o755 });
+      await writeFile(join(bin, 'docker'), '#!/bin/sh\necho "Cannot connect to the Docker daemon at unix:///var/run/docker.sock" >&2\nexit 1\n', {
+        mode: 0o755,
+      });
       expect(await dockerUnavailable({ PATH: `${bin}:/usr/bin:/bin` })).toMatch(
         /^--sandbox docker needs a running Docker daemon, and none answered; start Docker or run without --sandbox docker\. Docker said: Cannot connect to the Docker daemon/,
       );

@@ -42,12 +42,16 @@ describe('patch', () => {
       error: 'old_string was not found in app.py; read the file with read_file and copy the exact text, whitespace included',
     });
     expect(await patch({ old_string: '', new_string: 'y' })).toMatchObject({ error: expect.stringMatching(/^old_string is empty/) });
-    expect(await patch({ path: 'nope.py', old_string: 'a', new_string: 'b' })).toEqual({ error: 'file not found: nope.py; use search_files with target "files" to find it' });
+    expect(await patch({ path: 'nope.py', old_string: 'a', new_string: 'b' })).toEqual({
+      error: 'file not found: nope.py; use search_files with target "files" to find it',
+    });
   });
 
   it('refuses to patch outside the workspace', async () => {
     await symlink('/etc', join(ws.dir, 'etc'));
-    expect(await patch({ path: 'etc/hostname', old_string: 'a', new_string: 'b' })).toMatchObject({ error: expect.stringMatching(/^path escapes the workspace/) });
+    expect(await patch({ path: 'etc/hostname', old_string: 'a', new_string: 'b' })).toMatchObject({
+      error: expect.stringMatching(/^path escapes the workspace/),
+    });
     expect(await patch({ path: '../x', old_string: 'a', new_string: 'b' })).toMatchObject({ error: expect.stringMatching(/^path escapes the workspace/) });
   });
 });

@@ -17,7 +17,7 @@ describe('read_file', () => {
   const read = (args: Record<string, unknown>): Promise<unknown> => readFileTool.run(args, ws.ctx);
   const readJson = async (args: Record<string, unknown>): Promise<unknown> => JSON.parse(await executeTool('read_file', args, ws.ctx));
 
-  it('returns numbered lines in upstream\'s shape', async () => {
+  it("returns numbered lines in upstream's shape", async () => {
     await writeFile(join(ws.dir, 'hello.py'), "print('hi')\n");
     expect(await executeTool('read_file', { path: 'hello.py' }, ws.ctx)).toBe('{"content":"     1|print(\'hi\')\\n","total_lines":1}');
   });
@@ -32,7 +32,7 @@ describe('read_file', () => {
   it('stops at the output budget and cuts very long lines', async () => {
     await writeFile(join(ws.dir, 'long.txt'), `${'x'.repeat(5000)}\n${'y'.repeat(50)}\n${'z'.repeat(50)}\n`);
     const result = (await readFileTool.run({ path: 'long.txt' }, { ...ws.ctx, maxOutputBytes: 2100 })) as { content: string; next_offset: number };
-    expect(result.content).toMatch(/^     1\|x{2000}… \[line cut at 2000 of 5000 characters\]\n$/);
+    expect(result.content).toMatch(/^ {5}1\|x{2000}… \[line cut at 2000 of 5000 characters\]\n$/);
     expect(result.next_offset).toBe(2);
   });
 

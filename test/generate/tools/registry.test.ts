@@ -7,10 +7,17 @@ import type { AgentTool, ToolContext } from '@hermes-datagen/generate/internal/t
 
 const catalog = loadToolRegistry();
 const names = (tools: readonly AgentTool[]): string[] => tools.map((tool) => tool.name);
-const ctx: ToolContext = { workspace: '/nonexistent', env: {}, processes: new ToolProcesses({ limit: 1, isolation: 'none' }), timeoutMs: 1000, maxOutputBytes: 1000, todo: { items: [] } };
+const ctx: ToolContext = {
+  workspace: '/nonexistent',
+  env: {},
+  processes: new ToolProcesses({ limit: 1, isolation: 'none' }),
+  timeoutMs: 1000,
+  maxOutputBytes: 1000,
+  todo: { items: [] },
+};
 
 describe('tool registry (generate side)', () => {
-  it('implements only names core\'s registry knows, each under its registry toolset', () => {
+  it("implements only names core's registry knows, each under its registry toolset", () => {
     for (const tool of IMPLEMENTED_TOOLS.values()) {
       expect(catalog.toolsetOf(tool.name), tool.name).toBe(tool.toolset);
       expect(tool.parameters).toMatchObject({ type: 'object' });
@@ -19,7 +26,14 @@ describe('tool registry (generate side)', () => {
 
   it('offers the implemented tools of the sampled toolsets, sorted by name', () => {
     expect(names(offeredTools(['terminal', 'file'], catalog))).toEqual(['patch', 'read_file', 'search_files', 'terminal', 'write_file']);
-    expect(names(offeredTools(['file_tools', 'todo', 'code_execution'], catalog))).toEqual(['execute_code', 'patch', 'read_file', 'search_files', 'todo', 'write_file']);
+    expect(names(offeredTools(['file_tools', 'todo', 'code_execution'], catalog))).toEqual([
+      'execute_code',
+      'patch',
+      'read_file',
+      'search_files',
+      'todo',
+      'write_file',
+    ]);
     expect(names(offeredTools(['debugging'], catalog))).toEqual(['patch', 'read_file', 'search_files', 'terminal', 'write_file']);
     expect(names(offeredTools(['all'], catalog))).toEqual([...IMPLEMENTED_TOOLS.keys()].sort());
   });
@@ -28,7 +42,7 @@ describe('tool registry (generate side)', () => {
     expect(offeredTools(['web', 'browser', 'vision', 'image_gen', 'tts', 'moa', 'rl', 'skills'], catalog)).toEqual([]);
   });
 
-  it('leaves an unknown toolset to core\'s usage error', () => {
+  it("leaves an unknown toolset to core's usage error", () => {
     expect(() => offeredTools(['no-such-toolset'], catalog)).toThrow(UsageError);
   });
 
@@ -49,7 +63,9 @@ describe('tool registry (generate side)', () => {
     const throwing = (error: unknown): AgentTool => ({ name: 'boom', toolset: 'x', description: '', parameters: {}, run: () => Promise.reject(error) });
     expect(await executeTool('todo', {}, ctx)).toBe('{"todos":[],"summary":{"total":0,"pending":0,"in_progress":0,"completed":0,"cancelled":0}}');
     expect(await executeTool('web_search', { query: 'x' }, ctx)).toBe('{"error":"tool \'web_search\' is not available in this task"}');
-    expect(await executeTool('terminal', { command: 'true' }, ctx, [...offeredTools(['file'], catalog)])).toBe('{"error":"tool \'terminal\' is not available in this task"}');
+    expect(await executeTool('terminal', { command: 'true' }, ctx, [...offeredTools(['file'], catalog)])).toBe(
+      '{"error":"tool \'terminal\' is not available in this task"}',
+    );
     expect(await executeTool('todo', ['not', 'an', 'object'], ctx)).toBe('{"error":"the arguments of todo must be one JSON object"}');
     expect(await executeTool('boom', {}, ctx, [throwing(new ToolError('say what to do'))])).toBe('{"error":"say what to do"}');
     expect(await executeTool('boom', {}, ctx, [throwing(new RangeError('unexpected'))])).toBe('{"error":"boom failed: unexpected"}');

@@ -84,7 +84,11 @@ describe('namespace sandboxes', () => {
         try {
           const sandbox = hostSandbox(isolation, sandboxFilesystem({ env, hide: ['/etc/hostname'], workspaceRoot: join(ws.dir, '..') }), env);
           const command = `cat ${home}/.env ${sibling}/secret.txt; ls -A /tmp /home /root ${home} ${join(ws.dir, '..')}; cat /etc/hostname; echo HOME=$HOME; touch ~/mine && echo home-writable; python3 -c 'print("py")'; node -e 'console.log("js")'`;
-          const result = await terminalTool.run({ command }, { ...ws.ctx, env, processes: new ToolProcesses({ limit: 1, isolation: sandbox }) } satisfies ToolContext) as CommandResult;
+          const result = (await terminalTool.run({ command }, {
+            ...ws.ctx,
+            env,
+            processes: new ToolProcesses({ limit: 1, isolation: sandbox }),
+          } satisfies ToolContext)) as CommandResult;
           expect(result.output).not.toContain(CANARY);
           expect(result.output).toContain('secret.txt: No such file or directory');
           expect(result.output).not.toMatch(/^prompt-sibling/m);
@@ -113,18 +117,28 @@ describe('chooseSandbox', () => {
   const env = toolEnv(process.env);
 
   it('auto takes bwrap where it works', () => {
-    expect(chooseSandbox('auto', env)).toMatchObject({ host: { isolation: 'bwrap' }, docker: false, description: expect.stringContaining('--sandbox bwrap, chosen by auto') });
+    expect(chooseSandbox('auto', env)).toMatchObject({
+      host: { isolation: 'bwrap' },
+      docker: false,
+      description: expect.stringContaining('--sandbox bwrap, chosen by auto'),
+    });
   });
 
   it('auto falls back to unshare without bwrap, and to none with a warning without either', () => {
     const onlyUnshare = mkdtempSync(join(tmpdir(), 'hermes-path-'));
     symlinkSync('/usr/bin/unshare', join(onlyUnshare, 'unshare'));
     try {
-      expect(chooseSandbox('auto', { ...env, PATH: onlyUnshare })).toMatchObject({ host: { isolation: 'unshare' }, description: expect.stringContaining('--sandbox unshare, chosen by auto') });
+      expect(chooseSandbox('auto', { ...env, PATH: onlyUnshare })).toMatchObject({
+        host: { isolation: 'unshare' },
+        description: expect.stringContaining('--sandbox unshare, chosen by auto'),
+      });
     } finally {
       rmSync(onlyUnshare, { recursive: true, force: true });
     }
-    expect(chooseSandbox('auto', { ...env, PATH: '/nonexistent' })).toMatchObject({ host: { isolation: 'none' }, warning: expect.stringContaining('install bubblewrap') });
+    expect(chooseSandbox('auto', { ...env, PATH: '/nonexistent' })).toMatchObject({
+      host: { isolation: 'none' },
+      warning: expect.stringContaining('install bubblewrap'),
+    });
   });
 
   it('a sandbox asked for by name that cannot run here is a message for a usage error', () => {
@@ -138,7 +152,11 @@ describe('sandboxFilesystem', () => {
   it('hides a secret file only where it would be visible, and empties HOME and a workspace root inside a shown directory', () => {
     const home = realpathSync(mkdtempSync(join(tmpdir(), 'hermes-home-')));
     try {
-      const shown = sandboxFilesystem({ env: { PATH: '/usr/bin', HOME: home }, hide: ['/etc/hostname', join(home, '.env')], workspaceRoot: '/usr/hermes-workspaces' });
+      const shown = sandboxFilesystem({
+        env: { PATH: '/usr/bin', HOME: home },
+        hide: ['/etc/hostname', join(home, '.env')],
+        workspaceRoot: '/usr/hermes-workspaces',
+      });
       expect(shown.hidden).toEqual([readlinkOrSelf('/etc/hostname')]);
       expect(shown.empty).toEqual(expect.arrayContaining(['/tmp', home, '/usr/hermes-workspaces']));
       expect(shown.system).toContain('/usr');

@@ -46,7 +46,10 @@ describe('search_files', () => {
       matches: [{ path: 'src/util/helper.ts', line: 1, text: 'export const helper = (n: number) => n * 2;' }],
       truncated: false,
     });
-    expect(await search({ pattern: 'return', path: 'src/app.py' })).toEqual({ matches: [{ path: 'src/app.py', line: 4, text: 'return helper(42)' }], truncated: false });
+    expect(await search({ pattern: 'return', path: 'src/app.py' })).toEqual({
+      matches: [{ path: 'src/app.py', line: 4, text: 'return helper(42)' }],
+      truncated: false,
+    });
   });
 
   it('finds files by name glob', async () => {
@@ -71,7 +74,9 @@ describe('search_files', () => {
       note: '1 file over 2 MiB not searched: big.log; read them in parts with read_file, or search them with grep in the terminal',
     });
     const limited = (await search({ pattern: 'helper', limit: 1 })) as { note: string };
-    expect(limited.note).toBe('more than 1 matches; narrow the pattern, path or file_glob; 1 file over 2 MiB not searched: big.log; read them in parts with read_file, or search them with grep in the terminal');
+    expect(limited.note).toBe(
+      'more than 1 matches; narrow the pattern, path or file_glob; 1 file over 2 MiB not searched: big.log; read them in parts with read_file, or search them with grep in the terminal',
+    );
   });
 
   it('answers a bad pattern, a missing path and an escaping path with errors', async () => {

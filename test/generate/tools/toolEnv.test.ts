@@ -27,14 +27,17 @@ describe('toolEnv', () => {
     expect(toolEnv(parent)).toEqual(passed);
   });
 
-  it("adds what the row gives its tools, which wins over the passed value", () => {
+  it('adds what the row gives its tools, which wins over the passed value', () => {
     const env = toolEnv(parent, { rowEnv: { PROJECT_MODE: 'test', TZ: 'Europe/Paris' } });
     expect(env).toMatchObject({ PROJECT_MODE: 'test', TZ: 'Europe/Paris', PATH: '/usr/bin:/bin' });
     expect(env).not.toHaveProperty('PLAIN_SETTING');
   });
 
   it('drops any variable whose value holds the resolved key, passed or given by the row', () => {
-    const env = toolEnv({ ...parent, HOME: '/home/sk-real-key-0123456789' }, { rowEnv: { PROXY_URL: 'https://u:sk-real-key-0123456789@gw/' }, secretValues: ['sk-real-key-0123456789\n', '', '  '] });
+    const env = toolEnv(
+      { ...parent, HOME: '/home/sk-real-key-0123456789' },
+      { rowEnv: { PROXY_URL: 'https://u:sk-real-key-0123456789@gw/' }, secretValues: ['sk-real-key-0123456789\n', '', '  '] },
+    );
     expect(env).not.toHaveProperty('HOME');
     expect(env).not.toHaveProperty('PROXY_URL');
     expect(env).toHaveProperty('PATH');

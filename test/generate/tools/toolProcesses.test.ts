@@ -87,14 +87,22 @@ describe('ToolProcesses', () => {
     const refused = results.filter((result) => result.error !== null);
     for (const result of ok) expect(result).toEqual({ output: 'ok', exit_code: 0, error: null });
     for (const result of refused) {
-      expect(result).toEqual({ output: '', exit_code: null, error: 'could not start /bin/bash: the machine had no file descriptors or processes left (EMFILE), even after waiting for others to end; try again' });
+      expect(result).toEqual({
+        output: '',
+        exit_code: null,
+        error: 'could not start /bin/bash: the machine had no file descriptors or processes left (EMFILE), even after waiting for others to end; try again',
+      });
     }
     // How many get through depends on timing (a failed start is retried once another has ended).
     expect(ok.length).toBeGreaterThan(0);
   });
 
   it('reports a program that cannot be started as a tool error, not a crash', async () => {
-    const result = await run('echo hi', { ...ws.ctx, env: { ...ws.ctx.env, PATH: '/nonexistent' }, processes: new ToolProcesses({ limit: 1, isolation: 'bwrap' }) });
+    const result = await run('echo hi', {
+      ...ws.ctx,
+      env: { ...ws.ctx.env, PATH: '/nonexistent' },
+      processes: new ToolProcesses({ limit: 1, isolation: 'bwrap' }),
+    });
     expect(result).toEqual({ output: '', exit_code: null, error: 'could not start bwrap: it was not found on PATH' });
   });
 });

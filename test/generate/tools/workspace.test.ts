@@ -39,7 +39,7 @@ describe('prompt workspaces', () => {
     expect(defaultWorkspaceRoot()).toBe(join(tmpdir(), `hermes-generate-${process.pid}`));
   });
 
-  it('copies the row\'s cwd in, so the agent never changes the user\'s files', async () => {
+  it("copies the row's cwd in, so the agent never changes the user's files", async () => {
     const ws = await createWorkspace({ root, copyFrom: userDir });
     expect(await readFile(join(ws.path, 'src', 'main.py'), 'utf8')).toBe('print("original")\n');
     expect((await stat(join(ws.path, 'run.sh'))).mode & 0o111).not.toBe(0);

@@ -18,7 +18,7 @@ describe('write_file', () => {
 
   const write = async (path: string, content: string): Promise<unknown> => JSON.parse(await executeTool('write_file', { path, content }, ws.ctx));
 
-  it('writes a file and reports upstream\'s shape', async () => {
+  it("writes a file and reports upstream's shape", async () => {
     expect(await executeTool('write_file', { path: 'hello.py', content: "print('hi')\n" }, ws.ctx)).toBe('{"bytes_written":12,"dirs_created":false}');
     expect(await readFile(join(ws.dir, 'hello.py'), 'utf8')).toBe("print('hi')\n");
   });

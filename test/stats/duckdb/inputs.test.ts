@@ -9,7 +9,7 @@ describe('resolveInputs', () => {
     expect(resolveInputs([], '/')).toEqual({ files: ['-'], runs: [], runOfFile: new Map() });
   });
 
-  it('expands a run directory into its JSONL files in natural order, leaving upstream\'s merged file beside batch files', () => {
+  it("expands a run directory into its JSONL files in natural order, leaving upstream's merged file beside batch files", () => {
     const dir = tempDir();
     writeFiles(dir, {
       'run/batch_10.jsonl': '',
@@ -24,7 +24,14 @@ describe('resolveInputs', () => {
     const inputs = resolveInputs(['a.jsonl', 'run', '-'], dir);
     expect(inputs.files).toEqual(['a.jsonl', 'run/batch_9.jsonl.gz', 'run/batch_10.jsonl', '-']);
     expect(inputs.runs).toEqual([
-      { run: 'run', name: 'run', files: ['run/batch_9.jsonl.gz', 'run/batch_10.jsonl'], manifest: '{"run_name": "run"}', checkpoint: '{"done": {}}', statistics: null },
+      {
+        run: 'run',
+        name: 'run',
+        files: ['run/batch_9.jsonl.gz', 'run/batch_10.jsonl'],
+        manifest: '{"run_name": "run"}',
+        checkpoint: '{"done": {}}',
+        statistics: null,
+      },
     ]);
     expect(inputs.runOfFile.get('run/batch_10.jsonl')).toBe('run');
     expect(inputs.runOfFile.has('a.jsonl')).toBe(false);

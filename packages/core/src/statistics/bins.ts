@@ -19,7 +19,9 @@ export function niceWidth(raw: number): number {
 
 /** Bins of a histogram of whole numbers (value -> count, as the summary writes it), empty bins included. */
 export function binHistogram(histogram: Readonly<Record<string, number>>, maxBins: number): Bin[] {
-  const entries = Object.entries(histogram).map(([value, count]) => [Number(value), count] as const).sort(([a], [b]) => a - b);
+  const entries = Object.entries(histogram)
+    .map(([value, count]) => [Number(value), count] as const)
+    .sort(([a], [b]) => a - b);
   if (entries.length === 0) return [];
   const lo = entries[0]![0];
   const hi = entries[entries.length - 1]![0];

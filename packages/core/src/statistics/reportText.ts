@@ -18,7 +18,9 @@ export function renderReportText(summary: StatisticsSummary): string {
   lines.push(`⚠️  Partial: ${summary.partial} (${pct(summary.partial_rate)})`);
   if (summary.usage.trajectories > 0) {
     const { prompt_tokens, completion_tokens, total_tokens } = summary.usage;
-    lines.push(`🔢 Tokens: ${total_tokens} total (${prompt_tokens} prompt, ${completion_tokens} completion) over ${summary.usage.trajectories} trajectories with usage`);
+    lines.push(
+      `🔢 Tokens: ${total_tokens} total (${prompt_tokens} prompt, ${completion_tokens} completion) over ${summary.usage.trajectories} trajectories with usage`,
+    );
   }
 
   lines.push('', '📈 Tool Usage Statistics:', LINE);
@@ -27,7 +29,8 @@ export function renderReportText(summary: StatisticsSummary): string {
     lines.push('No tool calls were made during this run.');
   } else {
     lines.push(row(['Tool Name', 25], ['Count', 10], ['Success', 10], ['Failure', 10], ['Success Rate', 0]), LINE);
-    for (const [name, s] of tools) lines.push(row([name, 25], [String(s.count), 10], [String(s.success), 10], [String(s.failure), 10], [pct(s.success_rate), 0]));
+    for (const [name, s] of tools)
+      lines.push(row([name, 25], [String(s.count), 10], [String(s.success), 10], [String(s.failure), 10], [pct(s.success_rate), 0]));
   }
 
   lines.push('', '🧠 Reasoning Coverage:');
@@ -90,5 +93,8 @@ function pct(rate: number): string {
 
 /** Left-aligned cells of at least the given width, one space apart (width 0: as it is). */
 function row(...cells: readonly (readonly [string, number])[]): string {
-  return cells.map(([text, width]) => text.padEnd(width)).join(' ').trimEnd();
+  return cells
+    .map(([text, width]) => text.padEnd(width))
+    .join(' ')
+    .trimEnd();
 }

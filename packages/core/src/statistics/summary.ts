@@ -204,7 +204,9 @@ export function summaryFromFile(content: unknown, source: string): Summary {
   if (problem) throw new InputError(`${source} ${problem}`);
   const file = content as Partial<StatisticsSummary>;
   if (file.format !== SUMMARY_FORMAT) {
-    throw new InputError(`${source} is not a hermes-stats summary (no "format": "${SUMMARY_FORMAT}"): only files written by hermes-stats --summary or merge can be merged`);
+    throw new InputError(
+      `${source} is not a hermes-stats summary (no "format": "${SUMMARY_FORMAT}"): only files written by hermes-stats --summary or merge can be merged`,
+    );
   }
   const full = file as StatisticsSummary;
   const summary = emptySummary();

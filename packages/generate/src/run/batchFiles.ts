@@ -114,7 +114,10 @@ export class BatchAppender {
       this.written += 1;
       return this.written;
     });
-    this.chain = written.then(() => undefined, () => undefined);
+    this.chain = written.then(
+      () => undefined,
+      () => undefined,
+    );
     await this.syncUpTo(await written);
   }
 
@@ -128,11 +131,14 @@ export class BatchAppender {
     while (this.synced < line) {
       if (!this.syncing) {
         const covers = this.written;
-        this.syncing = this.handle.sync().then(() => {
-          this.synced = Math.max(this.synced, covers);
-        }).finally(() => {
-          this.syncing = undefined;
-        });
+        this.syncing = this.handle
+          .sync()
+          .then(() => {
+            this.synced = Math.max(this.synced, covers);
+          })
+          .finally(() => {
+            this.syncing = undefined;
+          });
       }
       await this.syncing;
     }

@@ -99,7 +99,11 @@ export async function runBatch(ctx: RunContext, options: BatchRunOptions): Promi
   const { dataset, endpoint } = run.manifest;
   // valid_rows is known once the input is read; the final write has it.
   const datasetFacts = { path: dataset.paths.join(' '), valid_rows: 0, ...(dataset.sha256 !== null ? { sha256: dataset.sha256 } : {}) };
-  const checkpoint = new CheckpointState(join(run.dir, CHECKPOINT_FILE), { run_name: options.runName, endpoint, dataset: datasetFacts }, options.checkpointIntervalMs);
+  const checkpoint = new CheckpointState(
+    join(run.dir, CHECKPOINT_FILE),
+    { run_name: options.runName, endpoint, dataset: datasetFacts },
+    options.checkpointIntervalMs,
+  );
   for (const [id, entry] of run.done) checkpoint.set(id, entry);
   const batches = new Batches(run.dir, (run.files.at(-1)?.num ?? -1) + 1, options.batchSize);
   const tally = { written: 0, subAgents: 0, tombstones: 0, skipped: 0, interrupted: 0, records: 0 };
@@ -110,13 +114,19 @@ export async function runBatch(ctx: RunContext, options: BatchRunOptions): Promi
   const intake = new AbortController();
   const stop = new AbortController();
   const running = new Set<AbortController>();
-  stop.signal.addEventListener('abort', () => {
-    for (const prompt of running) prompt.abort(stop.signal.reason);
-  }, { once: true });
+  stop.signal.addEventListener(
+    'abort',
+    () => {
+      for (const prompt of running) prompt.abort(stop.signal.reason);
+    },
+    { once: true },
+  );
   let grace: NodeJS.Timeout | undefined;
   const onSignal = (): void => {
     intake.abort(ctx.signal.reason);
-    ctx.log.info(`stopping: no new prompt starts; ${running.size} running get ${options.graceMs / 1000}s to finish (a second signal exits at once; --resume continues)`);
+    ctx.log.info(
+      `stopping: no new prompt starts; ${running.size} running get ${options.graceMs / 1000}s to finish (a second signal exits at once; --resume continues)`,
+    );
     grace = setTimeout(() => stop.abort(ctx.signal.reason), options.graceMs);
   };
   ctx.signal.addEventListener('abort', onSignal, { once: true });
@@ -145,7 +155,11 @@ export async function runBatch(ctx: RunContext, options: BatchRunOptions): Promi
           if (done) {
             tally.skipped += 1;
             if (done.row_hash !== undefined && done.row_hash !== hash) {
-              ctx.log.warn(`the row of record ${id} changed since the record was written; the record is kept and the row not run again (use a new --run-name for the new dataset)`, place, 'row-changed');
+              ctx.log.warn(
+                `the row of record ${id} changed since the record was written; the record is kept and the row not run again (use a new --run-name for the new dataset)`,
+                place,
+                'row-changed',
+              );
             }
             continue;
           }
@@ -173,9 +187,10 @@ export async function runBatch(ctx: RunContext, options: BatchRunOptions): Promi
   const runOne = async (job: Job): Promise<void> => {
     const prompt = new AbortController();
     running.add(prompt);
-    const timer = options.promptTimeoutMs === undefined
-      ? undefined
-      : setTimeout(() => prompt.abort(new PromptTimeout(options.promptTimeoutMs! / 1000)), options.promptTimeoutMs);
+    const timer =
+      options.promptTimeoutMs === undefined
+        ? undefined
+        : setTimeout(() => prompt.abort(new PromptTimeout(options.promptTimeoutMs! / 1000)), options.promptTimeoutMs);
     let trajectory: Trajectory | undefined;
     // Sub-agents' trajectories, written with their root's record (a root that fails leaves none).
     const subAgents: Trajectory[] = [];
@@ -187,7 +202,9 @@ export async function runBatch(ctx: RunContext, options: BatchRunOptions): Promi
         signal: prompt.signal,
         recordId: job.id,
         traceId,
-        ...(options.delegation ? { delegate: delegateFor({ id: job.id, traceId, depth: 0 }, base, { ...options.delegation, runPrompt: traced }, (record) => subAgents.push(record)) } : {}),
+        ...(options.delegation
+          ? { delegate: delegateFor({ id: job.id, traceId, depth: 0 }, base, { ...options.delegation, runPrompt: traced }, (record) => subAgents.push(record)) }
+          : {}),
       });
     } catch (error) {
       if (stop.signal.aborted) tally.interrupted += 1;
@@ -205,9 +222,8 @@ export async function runBatch(ctx: RunContext, options: BatchRunOptions): Promi
 
   const recordFailure = async (job: Job, error: unknown): Promise<void> => {
     // Classed as doctor classes it (promptFailure.ts); anything else is a bug (exit 70), and the run goes on.
-    const failure: PromptFailure = error instanceof PromptTimeout
-      ? { kind: 'prompt-timeout', retryable: true, reason: error.message }
-      : promptFailure(error) ?? internalFailure(error);
+    const failure: PromptFailure =
+      error instanceof PromptTimeout ? { kind: 'prompt-timeout', retryable: true, reason: error.message } : (promptFailure(error) ?? internalFailure(error));
     failedKinds.set(failure.kind, (failedKinds.get(failure.kind) ?? 0) + 1);
     ctx.stats.add('prompts_failed');
     const record = failureRecord({ id: job.id, promptIndex: job.promptIndex, place: job.place, sample: job.sample, raw: job.raw }, failure, options.secret);
@@ -286,14 +302,16 @@ export async function runBatch(ctx: RunContext, options: BatchRunOptions): Promi
     invocation.tombstones_written = tally.tombstones;
     invocation.prompts_failed = failedCount();
     const unchanged = tally.written + tally.tombstones === 0 && !run.repaired && files.length === run.files.length;
-    const merged = (unchanged ? await unchangedRunOutputs(run.dir, files, tally.records) : undefined) ?? await writeRunOutputs(run.dir, files, {
-      run_name: options.runName,
-      distribution: options.distribution,
-      total_prompts: tally.records,
-      batch_size: options.batchSize,
-      model: options.model,
-      duration_seconds: runDuration(run, started),
-    });
+    const merged =
+      (unchanged ? await unchangedRunOutputs(run.dir, files, tally.records) : undefined) ??
+      (await writeRunOutputs(run.dir, files, {
+        run_name: options.runName,
+        distribution: options.distribution,
+        total_prompts: tally.records,
+        batch_size: options.batchSize,
+        model: options.model,
+        duration_seconds: runDuration(run, started),
+      }));
     await writeManifest(join(run.dir, MANIFEST_FILE), run.manifest);
     const parts = [
       `${tally.written} trajectories (${tally.subAgents} of them by sub-agents) and ${tally.tombstones} tombstones written`,
@@ -305,9 +323,10 @@ export async function runBatch(ctx: RunContext, options: BatchRunOptions): Promi
     const byClass = new Map<string, number>();
     for (const failure of unresolved) byClass.set(failure.error_class, (byClass.get(failure.error_class) ?? 0) + 1);
     if (byClass.size > 0) ctx.log.info(`failures by class: ${[...byClass].map(([kind, n]) => `${kind} ${n}`).join(', ')}`);
-    ctx.log.info(`${parts.join(', ')}; the run now has ${merged.trajectories} trajectories and ${merged.tombstones} tombstones in ${files.length} batch files (${run.dir})`);
+    ctx.log.info(
+      `${parts.join(', ')}; the run now has ${merged.trajectories} trajectories and ${merged.tombstones} tombstones in ${files.length} batch files (${run.dir})`,
+    );
   }
-
 }
 
 /** upstream's tombstone (docs/record-format.md#tombstones) with our id; the trajectory is kept inside, nothing is lost. */

@@ -99,34 +99,41 @@ export interface DelegationSettings {
  * finish (the caller writes them with the root record, so a root that fails leaves none behind); a
  * sub-agent that fails is reported in the result, and the delegating agent carries on.
  */
-export function delegateFor(parent: ChainLink, job: Omit<PromptJob, 'signal' | 'recordId' | 'traceId' | 'toolsets' | 'delegate'>, settings: DelegationSettings, keep: (record: Trajectory) => void): Delegate {
+export function delegateFor(
+  parent: ChainLink,
+  job: Omit<PromptJob, 'signal' | 'recordId' | 'traceId' | 'toolsets' | 'delegate'>,
+  settings: DelegationSettings,
+  keep: (record: Trajectory) => void,
+): Delegate {
   let calls = 0;
   return async (tasks, toolsets, signal) => {
     const call = calls;
     calls += 1;
-    return Promise.all(tasks.map(async (task, index): Promise<DelegatedResult> => {
-      const link: ChainLink = { id: `${parent.id}/d${call}.${index}`, traceId: parent.traceId, depth: parent.depth + 1 };
-      try {
-        const chosen = task.toolsets ?? toolsets.filter((name) => name !== 'delegation' || link.depth < settings.maxDepth);
-        settings.checkToolsets(chosen);
-        const record = await settings.runPrompt({
-          ...job,
-          row: { prompt: task.prompt },
-          signal,
-          recordId: link.id,
-          traceId: link.traceId,
-          toolsets: chosen,
-          ...(link.depth < settings.maxDepth ? { delegate: delegateFor(link, job, settings, keep) } : {}),
-        });
-        record.metadata.parent_id = parent.id;
-        record.metadata.depth = link.depth;
-        keep(record);
-        return { task: index, id: link.id, status: record.completed ? 'completed' : 'incomplete', summary: finalAnswer(record) };
-      } catch (error) {
-        signal.throwIfAborted();
-        return { task: index, id: link.id, status: 'failed', summary: error instanceof Error ? error.message : String(error) };
-      }
-    }));
+    return Promise.all(
+      tasks.map(async (task, index): Promise<DelegatedResult> => {
+        const link: ChainLink = { id: `${parent.id}/d${call}.${index}`, traceId: parent.traceId, depth: parent.depth + 1 };
+        try {
+          const chosen = task.toolsets ?? toolsets.filter((name) => name !== 'delegation' || link.depth < settings.maxDepth);
+          settings.checkToolsets(chosen);
+          const record = await settings.runPrompt({
+            ...job,
+            row: { prompt: task.prompt },
+            signal,
+            recordId: link.id,
+            traceId: link.traceId,
+            toolsets: chosen,
+            ...(link.depth < settings.maxDepth ? { delegate: delegateFor(link, job, settings, keep) } : {}),
+          });
+          record.metadata.parent_id = parent.id;
+          record.metadata.depth = link.depth;
+          keep(record);
+          return { task: index, id: link.id, status: record.completed ? 'completed' : 'incomplete', summary: finalAnswer(record) };
+        } catch (error) {
+          signal.throwIfAborted();
+          return { task: index, id: link.id, status: 'failed', summary: error instanceof Error ? error.message : String(error) };
+        }
+      }),
+    );
   };
 }
 

@@ -55,7 +55,7 @@ function retryable(error: unknown): boolean {
 
 function isQuotaError(error: unknown): boolean {
   if (!(error instanceof APIError)) return false;
-  const code = (error.error as { code?: unknown; type?: unknown } | undefined);
+  const code = error.error as { code?: unknown; type?: unknown } | undefined;
   return code?.code === 'insufficient_quota' || code?.type === 'insufficient_quota' || error.code === 'insufficient_quota';
 }
 

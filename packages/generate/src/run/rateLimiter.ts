@@ -124,7 +124,13 @@ export class RateLimiter {
     const retryAfter = outcome.headers ? headerRetryAfterMs(outcome.headers, now) : undefined;
     if (outcome.quota || (outcome.status === 429 && retryAfter !== undefined && retryAfter > this.options.retryAfterCapMs)) {
       this.counts.rateLimited += 1;
-      this.quotaSignal(retryAfter, now, outcome.quota === true ? 'the endpoint says the quota is exhausted (insufficient_quota)' : `the endpoint asks to wait ${Math.round((retryAfter ?? 0) / 1000)}s (Retry-After)`);
+      this.quotaSignal(
+        retryAfter,
+        now,
+        outcome.quota === true
+          ? 'the endpoint says the quota is exhausted (insufficient_quota)'
+          : `the endpoint asks to wait ${Math.round((retryAfter ?? 0) / 1000)}s (Retry-After)`,
+      );
     } else if (outcome.status === 429) {
       this.counts.rateLimited += 1;
       if (retryAfter !== undefined) this.pauseUntil(now + retryAfter);
@@ -206,7 +212,9 @@ export class RateLimiter {
     this.quota = 'paused';
     const pause = Math.min(retryAfter ?? this.options.quotaWaitMs, this.options.quotaWaitMs);
     this.pauseUntil(now + pause);
-    this.options.onPause?.(`${why}: every request paused for ${Math.round(pause / 100) / 10}s (--quota-wait); if it is still exhausted then, the run stops, resumably`);
+    this.options.onPause?.(
+      `${why}: every request paused for ${Math.round(pause / 100) / 10}s (--quota-wait); if it is still exhausted then, the run stops, resumably`,
+    );
   }
 
   private async wait(ms: number | undefined, signal: AbortSignal): Promise<void> {

@@ -138,7 +138,11 @@ async function checkpointedRecords(path: string, lines: ReadonlyMap<string, numb
 }
 
 /** Every record and tombstone with an id in the batch files. */
-async function doneRecords(files: readonly BatchFile[], checkpointed: ReadonlyMap<string, [string, CheckpointEntry][]>, log: Logger): Promise<Map<string, CheckpointEntry>> {
+async function doneRecords(
+  files: readonly BatchFile[],
+  checkpointed: ReadonlyMap<string, [string, CheckpointEntry][]>,
+  log: Logger,
+): Promise<Map<string, CheckpointEntry>> {
   const done = new Map<string, CheckpointEntry>();
   for (const file of files) {
     const known = checkpointed.get(file.name);

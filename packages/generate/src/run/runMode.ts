@@ -35,23 +35,98 @@ export interface RunArgs {
 
 export function runOptions<T>(y: Argv<T>): Argv<T & RunArgs> {
   return y
-    .option('run-name', { alias: 'run_name', type: 'string', describe: 'write the run to <output-root>/<run-name>/ (batch files, checkpoint, statistics, manifest), resumable; records still go to stdout', group: RUN })
+    .option('run-name', {
+      alias: 'run_name',
+      type: 'string',
+      describe: 'write the run to <output-root>/<run-name>/ (batch files, checkpoint, statistics, manifest), resumable; records still go to stdout',
+      group: RUN,
+    })
     .option('output-root', { alias: 'output_root', type: 'string', default: 'data', describe: 'directory that holds run directories', group: RUN })
-    .option('resume', { type: 'boolean', default: false, describe: 'continue the run: skip every (row, sample) already written or discarded, run failed and unfinished ones again', group: RUN })
-    .option('force-resume', { alias: 'force_resume', type: 'boolean', default: false, describe: 'resume even though the dataset, model, endpoint or key differ from the run\'s manifest', group: RUN })
-    .option('samples', { type: 'number', default: 1, describe: 'trajectories per prompt; the record id says which (the row id, then <id>#s1, <id>#s2...)', group: RUN })
+    .option('resume', {
+      type: 'boolean',
+      default: false,
+      describe: 'continue the run: skip every (row, sample) already written or discarded, run failed and unfinished ones again',
+      group: RUN,
+    })
+    .option('force-resume', {
+      alias: 'force_resume',
+      type: 'boolean',
+      default: false,
+      describe: "resume even though the dataset, model, endpoint or key differ from the run's manifest",
+      group: RUN,
+    })
+    .option('samples', {
+      type: 'number',
+      default: 1,
+      describe: 'trajectories per prompt; the record id says which (the row id, then <id>#s1, <id>#s2...)',
+      group: RUN,
+    })
     .option('max-samples', { alias: 'max_samples', type: 'number', describe: 'run only the first N valid rows of the dataset', group: RUN })
-    .option('batch-size', { alias: 'batch_size', type: 'number', default: 10, describe: 'prompts per batch file; with --num-workers sets how many prompts run at once', group: RUN })
-    .option('num-workers', { alias: 'num_workers', type: 'number', default: 4, describe: 'workers; num-workers x batch-size prompts run at once (4 x 10 = 40)', group: RUN })
-    .option('max-concurrency', { alias: 'max_concurrency', type: 'number', describe: 'cap on the prompts run at once, whatever num-workers x batch-size', group: RUN })
-    .option('shard', { type: 'string', describe: 'i/N: run only the rows whose id hashes to shard i of N (N machines, one command each, no coordination)', group: RUN })
-    .option('prompt-timeout', { alias: 'prompt_timeout', type: 'number', describe: 'seconds one prompt may take in all; over it the prompt fails and runs again on --resume', group: RUN })
-    .option('grace', { type: 'number', default: 30, describe: 'seconds running prompts get to finish after SIGINT/SIGTERM before they are stopped unwritten', group: RUN })
+    .option('batch-size', {
+      alias: 'batch_size',
+      type: 'number',
+      default: 10,
+      describe: 'prompts per batch file; with --num-workers sets how many prompts run at once',
+      group: RUN,
+    })
+    .option('num-workers', {
+      alias: 'num_workers',
+      type: 'number',
+      default: 4,
+      describe: 'workers; num-workers x batch-size prompts run at once (4 x 10 = 40)',
+      group: RUN,
+    })
+    .option('max-concurrency', {
+      alias: 'max_concurrency',
+      type: 'number',
+      describe: 'cap on the prompts run at once, whatever num-workers x batch-size',
+      group: RUN,
+    })
+    .option('shard', {
+      type: 'string',
+      describe: 'i/N: run only the rows whose id hashes to shard i of N (N machines, one command each, no coordination)',
+      group: RUN,
+    })
+    .option('prompt-timeout', {
+      alias: 'prompt_timeout',
+      type: 'number',
+      describe: 'seconds one prompt may take in all; over it the prompt fails and runs again on --resume',
+      group: RUN,
+    })
+    .option('grace', {
+      type: 'number',
+      default: 30,
+      describe: 'seconds running prompts get to finish after SIGINT/SIGTERM before they are stopped unwritten',
+      group: RUN,
+    })
     .option('rpm', { type: 'number', describe: 'model requests a minute at most (starts spaced 60/rpm s apart), retries included', group: RATE })
-    .option('tpm', { type: 'number', describe: 'tokens a minute at most: each request is charged an estimate before and its reported usage after', group: RATE })
-    .option('quota-wait', { alias: 'quota_wait', type: 'number', default: 60, describe: 'seconds an exhausted quota (a Retry-After beyond 30 s, insufficient_quota) may pause the run; still exhausted after it, the run ends resumably with exit 4. Keep it under --request-timeout: a call waiting out the pause counts it', group: RATE })
-    .option('max-depth', { alias: 'max_depth', type: 'number', default: 1, describe: 'delegate_task (toolset delegation): how deep sub-agents may go; 1 lets the prompt\'s agent delegate and its sub-agents not', group: RUN })
-    .option('discard-no-reasoning', { type: 'boolean', default: true, describe: 'a trajectory without any reasoning becomes a tombstone (done, not re-run, left out of trajectories.jsonl; the trajectory is kept inside it), as upstream', group: RUN }) as unknown as Argv<T & RunArgs>;
+    .option('tpm', {
+      type: 'number',
+      describe: 'tokens a minute at most: each request is charged an estimate before and its reported usage after',
+      group: RATE,
+    })
+    .option('quota-wait', {
+      alias: 'quota_wait',
+      type: 'number',
+      default: 60,
+      describe:
+        'seconds an exhausted quota (a Retry-After beyond 30 s, insufficient_quota) may pause the run; still exhausted after it, the run ends resumably with exit 4. Keep it under --request-timeout: a call waiting out the pause counts it',
+      group: RATE,
+    })
+    .option('max-depth', {
+      alias: 'max_depth',
+      type: 'number',
+      default: 1,
+      describe: "delegate_task (toolset delegation): how deep sub-agents may go; 1 lets the prompt's agent delegate and its sub-agents not",
+      group: RUN,
+    })
+    .option('discard-no-reasoning', {
+      type: 'boolean',
+      default: true,
+      describe:
+        'a trajectory without any reasoning becomes a tombstone (done, not re-run, left out of trajectories.jsonl; the trajectory is kept inside it), as upstream',
+      group: RUN,
+    }) as unknown as Argv<T & RunArgs>;
 }
 
 export interface RunSettings {
@@ -70,7 +145,18 @@ export interface RunSettings {
 /** The settings of run mode; without --run-name, a flag that only run mode reads is a usage error, never ignored. */
 export function runSettings(args: RunArgs): RunSettings | undefined {
   if (args.runName === undefined) {
-    const given = ([['--resume', args.resume], ['--force-resume', args.forceResume], ['--shard', args.shard !== undefined], ['--samples', args.samples !== 1], ['--max-samples', args.maxSamples !== undefined], ['--prompt-timeout', args.promptTimeout !== undefined], ['--rpm', args.rpm !== undefined], ['--tpm', args.tpm !== undefined]] as const)
+    const given = (
+      [
+        ['--resume', args.resume],
+        ['--force-resume', args.forceResume],
+        ['--shard', args.shard !== undefined],
+        ['--samples', args.samples !== 1],
+        ['--max-samples', args.maxSamples !== undefined],
+        ['--prompt-timeout', args.promptTimeout !== undefined],
+        ['--rpm', args.rpm !== undefined],
+        ['--tpm', args.tpm !== undefined],
+      ] as const
+    )
       .filter(([, set]) => set)
       .map(([flag]) => flag);
     if (given.length > 0) throw new UsageError(`${given.join(', ')} ${given.length === 1 ? 'works' : 'work'} with --run-name only: add --run-name NAME`);
@@ -85,7 +171,10 @@ export function runSettings(args: RunArgs): RunSettings | undefined {
   if (args.promptTimeout !== undefined) seconds(args.promptTimeout, '--prompt-timeout', false);
   seconds(args.quotaWait, '--quota-wait', true);
   wholeNumber(args.maxDepth, '--max-depth', 0);
-  for (const [value, flag] of [[args.rpm, '--rpm'], [args.tpm, '--tpm']] as const) {
+  for (const [value, flag] of [
+    [args.rpm, '--rpm'],
+    [args.tpm, '--tpm'],
+  ] as const) {
     if (value !== undefined && !(value > 0 && Number.isFinite(value))) throw new UsageError(`${flag} must be a number above 0, got ${String(value)}`);
   }
   return {
@@ -113,7 +202,10 @@ export interface RunIdentity {
 
 export async function openRun(args: RunArgs & { runName: string }, ctx: RunContext, identity: RunIdentity): Promise<RunDirectory> {
   const { cwd } = ctx.io;
-  const dataset: DatasetIdentity = { paths: identity.files.length === 0 ? ['-'] : [...identity.files], sha256: await datasetHash(identity.files, (path) => resolve(cwd, path)) };
+  const dataset: DatasetIdentity = {
+    paths: identity.files.length === 0 ? ['-'] : [...identity.files],
+    sha256: await datasetHash(identity.files, (path) => resolve(cwd, path)),
+  };
   return openRunDirectory(
     {
       outputRoot: resolve(cwd, args.outputRoot),
@@ -133,7 +225,9 @@ export async function openRun(args: RunArgs & { runName: string }, ctx: RunConte
 
 /** The flags as given, in camelCase, without yargs' own keys: what the manifest records. */
 export function recordedFlags(args: Readonly<Record<string, unknown>>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(args).filter(([key, value]) => key !== '_' && key !== '$0' && !key.includes('-') && !key.includes('_') && value !== undefined));
+  return Object.fromEntries(
+    Object.entries(args).filter(([key, value]) => key !== '_' && key !== '$0' && !key.includes('-') && !key.includes('_') && value !== undefined),
+  );
 }
 
 function wholeNumber(value: number, flag: string, least: number): void {

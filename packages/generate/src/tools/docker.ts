@@ -29,11 +29,21 @@ export function dockerInvocation(sandbox: DockerSandbox, workspace: string, comm
   return {
     file: 'docker',
     args: [
-      'run', '--rm', '-i', '--name', containerName, '--network', 'none',
+      'run',
+      '--rm',
+      '-i',
+      '--name',
+      containerName,
+      '--network',
+      'none',
       // Why --user: files the command creates in the workspace stay removable by this process.
       ...user,
-      '-v', `${workspace}:${CONTAINER_WORKSPACE}`, '-w', CONTAINER_WORKSPACE,
-      sandbox.image, ...command,
+      '-v',
+      `${workspace}:${CONTAINER_WORKSPACE}`,
+      '-w',
+      CONTAINER_WORKSPACE,
+      sandbox.image,
+      ...command,
     ],
     containerName,
   };
@@ -67,7 +77,11 @@ export function dockerFailedMessage(sandbox: DockerSandbox, output: string): str
 export function dockerUnavailable(env: Readonly<Record<string, string | undefined>>): Promise<string | null> {
   return new Promise((resolve) => {
     let output = '';
-    const probe = spawn('docker', ['version', '--format', '{{.Server.Version}}'], { env: env as NodeJS.ProcessEnv, stdio: ['ignore', 'pipe', 'pipe'], timeout: 15_000 });
+    const probe = spawn('docker', ['version', '--format', '{{.Server.Version}}'], {
+      env: env as NodeJS.ProcessEnv,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      timeout: 15_000,
+    });
     probe.stdout.on('data', (c: Buffer) => (output += c.toString()));
     probe.stderr.on('data', (c: Buffer) => (output += c.toString()));
     probe.on('error', (err: NodeJS.ErrnoException) => resolve(err.code === 'ENOENT' ? dockerMissingMessage() : `docker could not be started: ${err.message}`));
@@ -81,5 +95,8 @@ export function dockerUnavailable(env: Readonly<Record<string, string | undefine
 
 /** What docker said first: the line that names the problem. */
 function firstLine(output: string): string | undefined {
-  return output.trim().split('\n').find((line) => line.trim() !== '');
+  return output
+    .trim()
+    .split('\n')
+    .find((line) => line.trim() !== '');
 }

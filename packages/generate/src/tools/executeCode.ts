@@ -9,8 +9,12 @@ import type { AgentTool } from './types.js';
 type Language = 'python' | 'javascript';
 
 const LANGUAGE_NAMES: ReadonlyMap<string, Language> = new Map([
-  ['python', 'python'], ['python3', 'python'], ['py', 'python'],
-  ['javascript', 'javascript'], ['js', 'javascript'], ['node', 'javascript'],
+  ['python', 'python'],
+  ['python3', 'python'],
+  ['py', 'python'],
+  ['javascript', 'javascript'],
+  ['js', 'javascript'],
+  ['node', 'javascript'],
 ]);
 
 // On the host, JavaScript runs on the same Node that runs hermes-generate; a container has its own.
@@ -39,9 +43,6 @@ export const executeCodeTool: AgentTool = {
     if (language === undefined) throw new ToolError(`language "${languageName}" is not supported; use "python" or "javascript"`);
     const code = requiredString(args, 'code');
     const interpreter = INTERPRETERS[language];
-    return runCommand(
-      { host: { file: interpreter.host, args: ['-'] }, container: [interpreter.container, '-'], stdin: code, timeoutMs: ctx.timeoutMs },
-      ctx,
-    );
+    return runCommand({ host: { file: interpreter.host, args: ['-'] }, container: [interpreter.container, '-'], stdin: code, timeoutMs: ctx.timeoutMs }, ctx);
   },
 };

@@ -47,7 +47,12 @@ export class ProcessHelperClient {
   private started(): ChildProcess {
     if (this.child) return this.child;
     // No flags of this process (a --cpu-prof, a preload) and no variable but PATH: it only starts processes.
-    const child = fork(this.script, [], { execArgv: [], env: { PATH: process.env['PATH'] ?? '' }, stdio: ['ignore', 'ignore', 'inherit', 'ipc'], serialization: 'advanced' });
+    const child = fork(this.script, [], {
+      execArgv: [],
+      env: { PATH: process.env['PATH'] ?? '' },
+      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+      serialization: 'advanced',
+    });
     child.on('message', (reply: HelperReply) => this.receive(reply));
     child.on('error', () => this.gone(child));
     child.on('exit', () => this.gone(child));
@@ -67,7 +72,10 @@ export class ProcessHelperClient {
     this.pending.delete(reply.id);
     if (this.pending.size === 0) this.child?.channel?.unref();
     const { spawnError, ...outcome } = reply.outcome;
-    pending.resolve({ ...outcome, ...(spawnError ? { spawnError: Object.assign(new Error(spawnError.message), { code: spawnError.code, path: spawnError.path }) } : {}) });
+    pending.resolve({
+      ...outcome,
+      ...(spawnError ? { spawnError: Object.assign(new Error(spawnError.message), { code: spawnError.code, path: spawnError.path }) } : {}),
+    });
   }
 
   private send(child: ChildProcess, request: HelperRequest): void {

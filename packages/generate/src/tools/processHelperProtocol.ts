@@ -8,7 +8,11 @@ export type HelperRequest = { type: 'run'; id: number; spec: HelperSpec } | { ty
 
 export type HelperReply =
   | { type: 'group'; id: number; pid: number | null }
-  | { type: 'done'; id: number; outcome: Omit<ProcessOutcome, 'spawnError'> & { spawnError?: { code?: string | undefined; message: string; path?: string | undefined } } };
+  | {
+      type: 'done';
+      id: number;
+      outcome: Omit<ProcessOutcome, 'spawnError'> & { spawnError?: { code?: string | undefined; message: string; path?: string | undefined } };
+    };
 
 /** SIGKILLs every process group in the set, synchronously, and forgets them. */
 export function killAllGroups(groups: Set<number>): void {

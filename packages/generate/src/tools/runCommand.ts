@@ -19,10 +19,20 @@ export interface CommandPlan {
 }
 
 export async function runCommand(plan: CommandPlan, ctx: ToolContext): Promise<CommandResult> {
-  const limits = { cwd: ctx.workspace, env: ctx.env, timeoutMs: plan.timeoutMs, maxOutputBytes: ctx.maxOutputBytes, ...(plan.stdin === undefined ? {} : { stdin: plan.stdin }), ...(ctx.signal ? { signal: ctx.signal } : {}) };
+  const limits = {
+    cwd: ctx.workspace,
+    env: ctx.env,
+    timeoutMs: plan.timeoutMs,
+    maxOutputBytes: ctx.maxOutputBytes,
+    ...(plan.stdin === undefined ? {} : { stdin: plan.stdin }),
+    ...(ctx.signal ? { signal: ctx.signal } : {}),
+  };
   if (ctx.sandbox) {
     const docker = dockerInvocation(ctx.sandbox, ctx.workspace, plan.container);
-    const outcome = await ctx.processes.run({ ...limits, file: docker.file, args: docker.args, onStop: () => killContainer(docker.containerName, ctx.env) }, false);
+    const outcome = await ctx.processes.run(
+      { ...limits, file: docker.file, args: docker.args, onStop: () => killContainer(docker.containerName, ctx.env) },
+      false,
+    );
     if (outcome.spawnError?.code === 'ENOENT') return { output: '', exit_code: null, error: dockerMissingMessage() };
     if (outcome.exitCode === DOCKER_RUN_FAILED && !outcome.timedOut && !outcome.aborted) {
       return { output: outcome.output.trimEnd(), exit_code: outcome.exitCode, error: dockerFailedMessage(ctx.sandbox, outcome.output) };
@@ -37,9 +47,11 @@ function commandResult(outcome: ProcessOutcome, file: string, timeoutMs: number,
   if (outcome.spawnError) {
     const code = outcome.spawnError.code ?? '';
     const reason =
-      code === 'ENOENT' ? 'it was not found on PATH'
-      : TRANSIENT_SPAWN_ERRORS.has(code) ? `the machine had no file descriptors or processes left (${code}), even after waiting for others to end; try again`
-      : outcome.spawnError.message;
+      code === 'ENOENT'
+        ? 'it was not found on PATH'
+        : TRANSIENT_SPAWN_ERRORS.has(code)
+          ? `the machine had no file descriptors or processes left (${code}), even after waiting for others to end; try again`
+          : outcome.spawnError.message;
     // The program that failed: the sandbox's (bwrap) when it is the one missing.
     return { output, exit_code: null, error: `could not start ${outcome.spawnError.path ?? file}: ${reason}` };
   }

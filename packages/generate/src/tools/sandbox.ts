@@ -35,7 +35,7 @@ export type HostIsolation = 'none' | 'bwrap' | 'unshare';
 export const SANDBOX_HELP =
   'auto (default): bwrap when it works here, else unshare, else none; bwrap/unshare: own PID and mount namespace ' +
   '(no other process visible; only the system directories read-only, the workspace, and empty /tmp, /home, /root, /run ' +
-  'and $HOME: no file of yours, no other workspace, not the --env-file or --config); docker: the row\'s docker_image ' +
+  "and $HOME: no file of yours, no other workspace, not the --env-file or --config); docker: the row's docker_image " +
   'without network; none: plain host processes that can read all your files';
 
 /** Runs host commands in one isolation: the wrapper's fixed part is built once, a call adds its workspace. */
@@ -55,10 +55,16 @@ export function hostSandbox(isolation: HostIsolation, filesystem?: SandboxFilesy
   if (isolation === 'none') return { isolation, command: (file, args) => ({ file, args: [...args] }), env: (e) => ({ ...e }) };
   const shown = filesystem ?? sandboxFilesystem({ env });
   const withPath = (e: Readonly<Record<string, string>>): Record<string, string> =>
-    shown.interpreters.length === 0 ? { ...e } : { ...e, PATH: [...shown.interpreters.map((dir) => join(dir, 'bin')), ...(e['PATH'] ? [e['PATH']] : [])].join(delimiter) };
+    shown.interpreters.length === 0
+      ? { ...e }
+      : { ...e, PATH: [...shown.interpreters.map((dir) => join(dir, 'bin')), ...(e['PATH'] ? [e['PATH']] : [])].join(delimiter) };
   if (isolation === 'bwrap') {
     const fixed = bwrapArgs(shown);
-    return { isolation, env: withPath, command: (file, args, cwd) => ({ file: 'bwrap', args: [...fixed, '--bind', cwd, cwd, '--chdir', cwd, '--', file, ...args] }) };
+    return {
+      isolation,
+      env: withPath,
+      command: (file, args, cwd) => ({ file: 'bwrap', args: [...fixed, '--bind', cwd, cwd, '--chdir', cwd, '--', file, ...args] }),
+    };
   }
   const fixed = unshareArgs(coverTopLevel(shown), env['PATH'] ?? '');
   return { isolation, env: withPath, command: (file, args, cwd) => ({ file: 'unshare', args: [...fixed, cwd, file, ...args] }) };
@@ -66,11 +72,18 @@ export function hostSandbox(isolation: HostIsolation, filesystem?: SandboxFilesy
 
 function bwrapArgs(shown: SandboxFilesystem): string[] {
   return [
-    '--unshare-pid', '--die-with-parent',
+    '--unshare-pid',
+    '--die-with-parent',
     // As root, bwrap would keep every capability: a tool could mount, or read any file.
     ...(isRoot() ? ['--cap-drop', 'ALL'] : []),
     ...shown.links.flatMap((link) => ['--symlink', link.target, link.path]),
-    '--dev', '/dev', '--proc', '/proc', '--ro-bind-try', '/sys', '/sys',
+    '--dev',
+    '/dev',
+    '--proc',
+    '/proc',
+    '--ro-bind-try',
+    '/sys',
+    '/sys',
     ...shown.empty.flatMap((dir) => ['--tmpfs', dir]),
     // After the empty ones: an interpreter under ~ is bound back into the empty home.
     ...[...shown.system, ...shown.interpreters].flatMap((dir) => ['--ro-bind', dir, dir]),
@@ -91,24 +104,42 @@ function unshareArgs(shown: SandboxFilesystem, path: string): string[] {
   const setpriv = shellQuote(findProgram('setpriv', path));
   const prefixes = shown.interpreters;
   // The empty ones first: mount records what it did under /run, which is then the sandbox's own.
-  const fstab = [
-    ...shown.empty.map((dir) => `tmpfs ${fstabPath(dir)} tmpfs mode=${dir === '/tmp' || dir === '/var/tmp' ? '1777' : '755'},X-mount.mkdir 0 0`),
-    ...shown.system.map((dir) => `${fstabPath(dir)} ${fstabPath(dir)} none rbind,ro 0 0`),
-    // /dev/null: the private directory's empty file lies under /tmp, covered by now.
-    ...shown.hidden.map((file) => `/dev/null ${fstabPath(file)} none bind,ro 0 0`),
-  ].join('\n') + '\n';
+  const fstab =
+    [
+      ...shown.empty.map((dir) => `tmpfs ${fstabPath(dir)} tmpfs mode=${dir === '/tmp' || dir === '/var/tmp' ? '1777' : '755'},X-mount.mkdir 0 0`),
+      ...shown.system.map((dir) => `${fstabPath(dir)} ${fstabPath(dir)} none rbind,ro 0 0`),
+      // /dev/null: the private directory's empty file lies under /tmp, covered by now.
+      ...shown.hidden.map((file) => `/dev/null ${fstabPath(file)} none bind,ro 0 0`),
+    ].join('\n') + '\n';
   const file = join(privateDirectory(), 'sandbox.fstab');
   writeFileSync(file, fstab, { mode: 0o600 });
   const openPrefixes = prefixes.map((dir, i) => `exec ${i + 3}<${shellQuote(dir)}`);
   const bindPrefixes = prefixes.map((dir, i) => `${mount} -c --bind -o X-mount.mkdir,ro /proc/self/fd/${i + 3} ${shellQuote(dir)} && exec ${i + 3}<&-`);
   const script = [
-    'cd "$1"', ...openPrefixes, `${mount} -a -T ${shellQuote(file)}`, ...bindPrefixes,
-    `${mount} -c --bind -o X-mount.mkdir . "$1"`, 'cd "$1"', 'shift',
+    'cd "$1"',
+    ...openPrefixes,
+    `${mount} -a -T ${shellQuote(file)}`,
+    ...bindPrefixes,
+    `${mount} -c --bind -o X-mount.mkdir . "$1"`,
+    'cd "$1"',
+    'shift',
     `exec ${setpriv} --bounding-set -all --inh-caps -all --no-new-privs -- "$@"`,
   ].join(' && ');
   // As a non-root user, only the root of a user namespace may mount: the user, mapped to uid 0 in it.
   // --kill-child: the command dies with unshare, which the process group kill reaches.
-  return [...(isRoot() ? [] : ['--map-root-user']), '--pid', '--fork', '--mount', '--mount-proc', '--kill-child', '--', '/bin/sh', '-c', script, 'hermes-sandbox'];
+  return [
+    ...(isRoot() ? [] : ['--map-root-user']),
+    '--pid',
+    '--fork',
+    '--mount',
+    '--mount-proc',
+    '--kill-child',
+    '--',
+    '/bin/sh',
+    '-c',
+    script,
+    'hermes-sandbox',
+  ];
 }
 
 /** The program on PATH or in the system directories; its bare name (an error at run time) when nowhere. */
@@ -178,7 +209,12 @@ export interface SandboxChoiceOptions {
 export function chooseSandbox(mode: SandboxMode, env: Readonly<Record<string, string>>, options: SandboxChoiceOptions = {}): ChosenSandbox | string {
   const plain = hostSandbox('none');
   if (mode === 'docker') return { host: plain, docker: true, description: "tool commands run in each row's docker_image (--sandbox docker)" };
-  if (mode === 'none') return { host: plain, docker: false, description: 'tool commands run as plain host processes (--sandbox none): they can see your other processes and read your files' };
+  if (mode === 'none')
+    return {
+      host: plain,
+      docker: false,
+      description: 'tool commands run as plain host processes (--sandbox none): they can see your other processes and read your files',
+    };
   const filesystem = sandboxFilesystem({ env, ...options });
   const candidates: Exclude<HostIsolation, 'none'>[] = mode === 'auto' ? ['bwrap', 'unshare'] : [mode];
   for (const isolation of candidates) {
@@ -196,12 +232,14 @@ export function chooseSandbox(mode: SandboxMode, env: Readonly<Record<string, st
     host: plain,
     docker: false,
     description: 'tool commands run as plain host processes (--sandbox auto found neither bwrap nor unshare working)',
-    warning: 'no namespace sandbox works here (install bubblewrap: apt-get install bubblewrap), so tool commands can see your other processes, their environments and your files; pass --sandbox none to accept that',
+    warning:
+      'no namespace sandbox works here (install bubblewrap: apt-get install bubblewrap), so tool commands can see your other processes, their environments and your files; pass --sandbox none to accept that',
   };
 }
 
 function unavailableMessage(mode: 'bwrap' | 'unshare'): string {
-  const install = mode === 'bwrap' ? 'install bubblewrap (apt-get install bubblewrap)' : 'install util-linux (unshare, mount, setpriv), or allow user namespaces';
+  const install =
+    mode === 'bwrap' ? 'install bubblewrap (apt-get install bubblewrap)' : 'install util-linux (unshare, mount, setpriv), or allow user namespaces';
   return `--sandbox ${mode} cannot run a command on this machine; ${install}, or choose another --sandbox (auto picks what works)`;
 }
 

@@ -78,7 +78,11 @@ export function coverTopLevel(filesystem: SandboxFilesystem, root = '/'): Sandbo
     else if (entry.isFile()) hidden.push(path);
   }
   // An interpreter prefix inside a covered directory is bound back after the cover.
-  return { ...filesystem, empty: unique([...empty, ...filesystem.empty]).sort((a, b) => a.length - b.length), hidden: unique([...hidden, ...filesystem.hidden]) };
+  return {
+    ...filesystem,
+    empty: unique([...empty, ...filesystem.empty]).sort((a, b) => a.length - b.length),
+    hidden: unique([...hidden, ...filesystem.hidden]),
+  };
 }
 
 /** Where the interpreters execute_code runs are installed, when that is outside the system directories. */

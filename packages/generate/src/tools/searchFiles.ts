@@ -32,9 +32,7 @@ export interface ContentMatch {
   text: string;
 }
 
-export type SearchFilesResult =
-  | { matches: ContentMatch[]; truncated: boolean; note?: string }
-  | { files: string[]; truncated: boolean; note?: string };
+export type SearchFilesResult = { matches: ContentMatch[]; truncated: boolean; note?: string } | { files: string[]; truncated: boolean; note?: string };
 
 export const searchFilesTool: AgentTool = {
   name: 'search_files',
@@ -90,7 +88,8 @@ export const searchFilesTool: AgentTool = {
       for (let index = 0; index < lines.length; index += 1) {
         const line = lines[index] ?? '';
         if (!regex.test(line.length > MAX_SEARCH_LINE_CHARS ? line.slice(0, MAX_SEARCH_LINE_CHARS) : line)) continue;
-        if (matches.length === limit) return withNote({ matches, truncated: true }, `more than ${limit} matches; narrow the pattern, path or file_glob`, tooLargeNote(tooLarge));
+        if (matches.length === limit)
+          return withNote({ matches, truncated: true }, `more than ${limit} matches; narrow the pattern, path or file_glob`, tooLargeNote(tooLarge));
         matches.push({ path: file.fromWorkspace, line: index + 1, text: shown(line) });
       }
     }

@@ -11,8 +11,17 @@
  * container itself gets no variable of the host.
  */
 export const PASSED_VARIABLES: readonly string[] = [
-  'PATH', 'HOME', 'LANG', 'LANGUAGE', 'TERM', 'TZ',
-  'DOCKER_HOST', 'DOCKER_CONTEXT', 'DOCKER_CONFIG', 'DOCKER_CERT_PATH', 'DOCKER_TLS_VERIFY',
+  'PATH',
+  'HOME',
+  'LANG',
+  'LANGUAGE',
+  'TERM',
+  'TZ',
+  'DOCKER_HOST',
+  'DOCKER_CONTEXT',
+  'DOCKER_CONFIG',
+  'DOCKER_CERT_PATH',
+  'DOCKER_TLS_VERIFY',
 ];
 /** Locale categories (LC_ALL, LC_CTYPE, ...) are passed on as well. */
 const LOCALE_PREFIX = 'LC_';

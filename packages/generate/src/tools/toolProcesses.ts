@@ -54,7 +54,9 @@ export class ToolProcesses {
    * process has ended; a second failure is the outcome (a tool error result), never a crash.
    */
   public async run(spec: ProcessSpec, isolate = true): Promise<ProcessOutcome> {
-    const command = isolate ? { ...this.sandbox.command(spec.file, spec.args, spec.cwd), env: this.sandbox.env(spec.env) } : { file: spec.file, args: [...spec.args] };
+    const command = isolate
+      ? { ...this.sandbox.command(spec.file, spec.args, spec.cwd), env: this.sandbox.env(spec.env) }
+      : { file: spec.file, args: [...spec.args] };
     let outcome = await this.runInSlot({ ...spec, ...command });
     if (outcome.spawnError && TRANSIENT_SPAWN_ERRORS.has(outcome.spawnError.code ?? '')) {
       // As many as are alive now (holding their descriptors) is what this machine allows.

@@ -115,7 +115,8 @@ const SIZE = /^\d+(\.\d+)?\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)$/i;
 
 function checkSettings(settings: DatabaseSettings): void {
   if (!SIZE.test(settings.memoryLimit.trim())) throw new UsageError(`--memory-limit takes a size such as 256MB or 2GB (got ${settings.memoryLimit})`);
-  if (!Number.isInteger(settings.threads) || settings.threads < 1) throw new UsageError(`--threads takes a whole number of at least 1 (got ${settings.threads})`);
+  if (!Number.isInteger(settings.threads) || settings.threads < 1)
+    throw new UsageError(`--threads takes a whole number of at least 1 (got ${settings.threads})`);
 }
 
 function openError(error: unknown, path: string | undefined): Error {

@@ -98,7 +98,14 @@ class TableRows {
 
   public static async open(connection: DuckDBConnection): Promise<TableRows> {
     const row = async (table: string): Promise<Row> => new Row(await connection.createAppender(table));
-    return new TableRows(await row('trajectories'), await row('turns'), await row('tool_calls'), await row('tool_stats'), await row('discarded'), await row('runs'));
+    return new TableRows(
+      await row('trajectories'),
+      await row('turns'),
+      await row('tool_calls'),
+      await row('tool_stats'),
+      await row('discarded'),
+      await row('runs'),
+    );
   }
 
   public trajectory(record: number, t: Trajectory, place: Place, run: string | null): void {
@@ -175,7 +182,16 @@ class TableRows {
   }
 
   public discarded(record: number, t: Tombstone, place: Place, run: string | null): void {
-    this.tombstones.bigint(record).text(t.id ?? null).text(run).text(place.source).bigint(place.line).bigint(t.prompt_index).text(t.discarded).text(t.prompt).end();
+    this.tombstones
+      .bigint(record)
+      .text(t.id ?? null)
+      .text(run)
+      .text(place.source)
+      .bigint(place.line)
+      .bigint(t.prompt_index)
+      .text(t.discarded)
+      .text(t.prompt)
+      .end();
   }
 
   public run(run: RunDirectory): void {

@@ -75,5 +75,7 @@ export async function runStatements(connection: DuckDBConnection, sql: string): 
 
 export function sqlError(error: unknown): Error {
   if (error instanceof UsageError || !(error instanceof Error)) return error instanceof Error ? error : new Error(String(error));
-  return new UsageError(`${error.message}\n(the tables: trajectories, turns, tool_calls, tool_stats, discarded, runs; DESCRIBE trajectories lists the columns)`);
+  return new UsageError(
+    `${error.message}\n(the tables: trajectories, turns, tool_calls, tool_stats, discarded, runs; DESCRIBE trajectories lists the columns)`,
+  );
 }

@@ -52,8 +52,17 @@ export const TABLES: readonly TableSpec[] = [
       { name: 'endpoint_host', type: 'VARCHAR', describe: 'metadata.endpoint_host' },
       { name: 'run_name', type: 'VARCHAR', describe: 'metadata.run_name: the hermes-generate run (--run-name) that wrote the record' },
       { name: 'trace_id', type: 'VARCHAR', describe: 'metadata.trace_id: shared by a prompt and every sub-agent it delegated to' },
-      { name: 'parent_id', type: 'VARCHAR', describe: 'metadata.parent_id: the id of the record whose agent delegated this one (NULL for a prompt\'s own record); JOIN trajectories p ON p.id = t.parent_id' },
-      { name: 'depth', type: 'INTEGER', describe: 'metadata.depth: 1 for a sub-agent of the prompt\'s agent, 2 for one of its sub-agents...; NULL for a prompt\'s own record' },
+      {
+        name: 'parent_id',
+        type: 'VARCHAR',
+        describe:
+          "metadata.parent_id: the id of the record whose agent delegated this one (NULL for a prompt's own record); JOIN trajectories p ON p.id = t.parent_id",
+      },
+      {
+        name: 'depth',
+        type: 'INTEGER',
+        describe: "metadata.depth: 1 for a sub-agent of the prompt's agent, 2 for one of its sub-agents...; NULL for a prompt's own record",
+      },
       { name: 'metadata', type: 'JSON', describe: "the whole metadata object (metadata->>'$.key' reads any key)" },
     ],
   },
@@ -65,7 +74,11 @@ export const TABLES: readonly TableSpec[] = [
       { name: 'turn', type: 'INTEGER', describe: 'position in conversations, from 0' },
       { name: 'role', type: 'VARCHAR', describe: 'the turn\'s "from": system, human, gpt or tool' },
       { name: 'value_bytes', type: 'INTEGER', describe: 'UTF-8 bytes of the turn value' },
-      { name: 'has_reasoning', type: 'BOOLEAN', describe: 'gpt turns: a <think> or <REASONING_SCRATCHPAD> block with text (the inserted empty <think> does not count); NULL for other roles' },
+      {
+        name: 'has_reasoning',
+        type: 'BOOLEAN',
+        describe: 'gpt turns: a <think> or <REASONING_SCRATCHPAD> block with text (the inserted empty <think> does not count); NULL for other roles',
+      },
     ],
   },
   {
@@ -84,7 +97,8 @@ export const TABLES: readonly TableSpec[] = [
   },
   {
     name: 'tool_stats',
-    describe: "one row per trajectory and tool it called: the record's tool_stats (recomputed from the conversations when the record has none, as the stream stage does); tools with all zeros are left out",
+    describe:
+      "one row per trajectory and tool it called: the record's tool_stats (recomputed from the conversations when the record has none, as the stream stage does); tools with all zeros are left out",
     columns: [
       RECORD,
       { name: 'tool', type: 'VARCHAR', describe: 'tool name' },
@@ -130,7 +144,9 @@ export function createTablesSql(): string {
   return TABLES.map((table) => {
     const columns = table.columns.map((column) => `${quoteIdentifier(column.name)} ${column.type}`).join(', ');
     const comments = table.columns.map((column) => `COMMENT ON COLUMN ${table.name}.${quoteIdentifier(column.name)} IS ${quoteLiteral(column.describe)};`);
-    return [`CREATE OR REPLACE TABLE ${table.name} (${columns});`, `COMMENT ON TABLE ${table.name} IS ${quoteLiteral(table.describe)};`, ...comments].join('\n');
+    return [`CREATE OR REPLACE TABLE ${table.name} (${columns});`, `COMMENT ON TABLE ${table.name} IS ${quoteLiteral(table.describe)};`, ...comments].join(
+      '\n',
+    );
   }).join('\n');
 }
 
