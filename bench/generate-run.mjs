@@ -105,7 +105,7 @@ async function generate(endpoint, dir, prompts, args) {
 function dataset(dir, prompts) {
   writeFileSync(
     join(dir, 'prompts.jsonl'),
-    Array.from({ length: prompts }, (_, i) => JSON.stringify({ prompt: `Benchmark task ${i}: plan it, then answer.` })).join('\n') + '\n',
+    `${Array.from({ length: prompts }, (_, i) => JSON.stringify({ prompt: `Benchmark task ${i}: plan it, then answer.` })).join('\n')}\n`,
   );
 }
 
@@ -179,7 +179,7 @@ async function main() {
     writeFileSync(RESULTS, `${JSON.stringify(report, null, 2)}\n`);
     const pct = (x) => `${(x * 100).toFixed(1)}%`;
     process.stdout.write(
-      [
+      `${[
         `hermes-generate run mode, load average ${loadBefore.map((v) => v.toFixed(1)).join(' ')} on ${cpus().length} CPUs, ${opts.prompts} prompts x 2 turns, zero latency, 40 at once`,
         `stream:  ${report.stream.promptsPerS.toFixed(0)} prompts/s, ${report.stream.cpuMsPerTurn.toFixed(2)} ms CPU per turn, peak RSS ${stream.peakRssMb} MB`,
         `run:     ${report.run.promptsPerS.toFixed(0)} prompts/s, ${report.run.cpuMsPerTurn.toFixed(2)} ms CPU per turn, peak RSS ${run.peakRssMb} MB`,
@@ -187,7 +187,7 @@ async function main() {
         `resume of the finished run: ${resume.wallS.toFixed(2)} s = ${pct(report.resume.shareOfRun)} of the run's ${run.wallS.toFixed(1)} s (target < ${pct(RESUME_TARGET)})`,
         `gateway: ${opts.gatewayPrompts * 2} calls at ${GATEWAY_LATENCY_MS} ms, --max-concurrency ${GATEWAY_CONCURRENCY}: ${report.gateway.callsPerS.toFixed(0)} calls/s of ${gatewayIdeal} = ${gatewayShare.toFixed(3)} counting process start (target >= ${GATEWAY_TARGET}), peak RSS ${gateway.peakRssMb} MB`,
         `written to ${RESULTS.slice(ROOT.length)}`,
-      ].join('\n') + '\n',
+      ].join('\n')}\n`,
     );
     const misses = [
       ...(report.overhead.cpuPerTurn > OVERHEAD_TARGET

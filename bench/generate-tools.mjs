@@ -76,7 +76,7 @@ async function sandboxCost() {
 async function runGenerate(endpoint, prompts, { concurrency, sandbox, maxOpenFiles }) {
   const dir = mkdtempSync(join(tmpdir(), 'hermes-bench-tools-'));
   const cpuOut = join(dir, 'cpu.json');
-  const input = prompts.map((row) => JSON.stringify(row)).join('\n') + '\n';
+  const input = `${prompts.map((row) => JSON.stringify(row)).join('\n')}\n`;
   const command = [
     process.execPath,
     '--import',
@@ -199,12 +199,12 @@ async function main() {
     `${name.padEnd(5)}: ${r.records}/${r.prompts} records, ${r.wrongResults} wrong results, ${r.failedPrompts} failed (${r.econnreset} ECONNRESET), exit ${r.exitCode}, ` +
     `${r.wallS.toFixed(1)} s, ${r.callsPerS.toFixed(0)} calls/s, ${r.cpuMsPerTurn?.toFixed(2) ?? '-'} ms CPU per model turn [${r.sandboxLine ?? 'no sandbox line'}]`;
   process.stdout.write(
-    [
+    `${[
       `hermes-generate with real tools, load average ${loadBefore.map((v) => v.toFixed(1)).join(' ')} on ${cpus().length} CPUs`,
       `sandbox: per tool call (sh -c true, one at a time): ${costLine}`,
       ...Object.entries(runs).map(([name, r]) => line(name, r)),
       `written to ${RESULTS.slice(ROOT.length)}`,
-    ].join('\n') + '\n',
+    ].join('\n')}\n`,
   );
   const problems = Object.entries(runs).flatMap(([name, r]) => r.problems.map((p) => `${name} run: ${p}`));
   if (problems.length > 0) {

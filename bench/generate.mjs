@@ -82,7 +82,7 @@ function script(toolTurns) {
 async function runGenerate(endpoint, prompts, concurrency, toolTurns) {
   const dir = mkdtempSync(join(tmpdir(), 'hermes-bench-generate-'));
   const cpuOut = join(dir, 'cpu.json');
-  const input = Array.from({ length: prompts }, (_, i) => JSON.stringify({ prompt: `Benchmark task ${i}: plan it in three parts.` })).join('\n') + '\n';
+  const input = `${Array.from({ length: prompts }, (_, i) => JSON.stringify({ prompt: `Benchmark task ${i}: plan it in three parts.` })).join('\n')}\n`;
   const args = [
     '--import',
     `${ROOT}bench/cpu-usage-hook.mjs`,
@@ -213,13 +213,13 @@ async function main() {
   const l = report.latency;
   const o = report.load;
   process.stdout.write(
-    [
+    `${[
       `hermes-generate, load average ${loadBefore.map((v) => v.toFixed(1)).join(' ')} on ${cpus().length} CPUs`,
       `cpu:     ${c.turns} turns (${c.prompts} prompts x 9, todo tool, zero latency, -c ${c.concurrency}): ${c.cpuMsPerTurn.toFixed(2)} ms CPU per turn = ${c.turnsPerCpuS.toFixed(0)} turns per CPU-second (start-up ${c.startupCpuS.toFixed(2)} s CPU not counted); ${c.turnsPerWallS.toFixed(0)} turns/s wall (endpoint on the same machine)`,
       `latency: ${l.turns} calls at ${LATENCY_MS} ms, -c ${LATENCY_CONCURRENCY}: ${l.callsPerS.toFixed(0)} calls/s of the ideal ${ideal.toFixed(0)} = ${l.share.toFixed(3)} (target >= ${LATENCY_TARGET}); ${l.shareWithStartup.toFixed(3)} counting process start`,
       `load:    ${o.prompts} prompts, ${o.turns} calls at ${LOAD_LATENCY_MS} ms, -c ${LOAD_CONCURRENCY}: exit 0, every record whole, no warning; ${o.callsPerS.toFixed(0)} calls/s of the ideal ${loadIdeal.toFixed(0)} = ${o.share.toFixed(3)} (target >= ${LOAD_TARGET}); ${o.shareWithStartup.toFixed(3)} counting process start`,
       `written to ${RESULTS.slice(ROOT.length)}`,
-    ].join('\n') + '\n',
+    ].join('\n')}\n`,
   );
   const misses = [
     ...(share < LATENCY_TARGET ? [`latency share ${share.toFixed(3)} is under the target ${LATENCY_TARGET}`] : []),

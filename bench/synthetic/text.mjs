@@ -185,7 +185,7 @@ export function webPage(rng, chars) {
       [`## ${words(rng, rng.int(2, 6))}`, 1],
       [paragraph(rng).replace(/\.$/, ` (${rng.pick(NON_ASCII)}).`), 4],
       [Array.from({ length: rng.int(2, 5) }, () => `- ${sentence(rng, 3, 10)}`).join('\n'), 1],
-      ['```\n' + code(rng, rng.int(3, 8)) + '\n```', 1],
+      [`\`\`\`\n${code(rng, rng.int(3, 8))}\n\`\`\``, 1],
       [`[${words(rng, rng.int(1, 4))}](${url(rng)})`, 1],
     ]);
     out.push(block);

@@ -32,7 +32,7 @@ describe('generateStream', () => {
       if (row.prompt === 'buggy') throw new TypeError('Cannot read properties of undefined');
       return trajectory({ id: `r${promptIndex}`, prompt_index: promptIndex });
     };
-    const input = ['one', 'buggy', 'three', 'four'].map((prompt) => JSON.stringify({ prompt })).join('\n') + '\n';
+    const input = `${['one', 'buggy', 'three', 'four'].map((prompt) => JSON.stringify({ prompt })).join('\n')}\n`;
     const run = await runInProcess(specWith(runPrompt), ['-o', 'out.jsonl', '--rejects', 'rejects.jsonl'], { input, cwd: dir });
     expect(run.code).toBe(70);
     expect(run.stderr).toMatch(

@@ -62,7 +62,7 @@ export function confineToolPath(ctx: ToolContext, requested: string): Promise<Co
  */
 function absoluteText(root: string, requested: string, containerRoot: string | undefined): string {
   if (!isAbsolute(requested)) return `${root}/${requested}`;
-  if (containerRoot !== undefined && (requested === containerRoot || requested.startsWith(containerRoot + '/'))) {
+  if (containerRoot !== undefined && (requested === containerRoot || requested.startsWith(`${containerRoot}/`))) {
     return `${root}/${requested.slice(containerRoot.length)}`;
   }
   return requested;

@@ -105,12 +105,12 @@ function unshareArgs(shown: SandboxFilesystem, path: string): string[] {
   const prefixes = shown.interpreters;
   // The empty ones first: mount records what it did under /run, which is then the sandbox's own.
   const fstab =
-    [
+    `${[
       ...shown.empty.map((dir) => `tmpfs ${fstabPath(dir)} tmpfs mode=${dir === '/tmp' || dir === '/var/tmp' ? '1777' : '755'},X-mount.mkdir 0 0`),
       ...shown.system.map((dir) => `${fstabPath(dir)} ${fstabPath(dir)} none rbind,ro 0 0`),
       // /dev/null: the private directory's empty file lies under /tmp, covered by now.
       ...shown.hidden.map((file) => `/dev/null ${fstabPath(file)} none bind,ro 0 0`),
-    ].join('\n') + '\n';
+    ].join('\n')}\n`;
   const file = join(privateDirectory(), 'sandbox.fstab');
   writeFileSync(file, fstab, { mode: 0o600 });
   const openPrefixes = prefixes.map((dir, i) => `exec ${i + 3}<${shellQuote(dir)}`);
