@@ -141,6 +141,32 @@ describe('chooseSandbox', () => {
     });
   });
 
+  it('probes the interpreters when the first command starts, not when the sandbox is chosen', async () => {
+    // A python3 that says where it is installed, and leaves a mark each time it is asked.
+    const dir = realpathSync(mkdtempSync(join(tmpdir(), 'hermes-python-')));
+    const prefix = join(dir, 'prefix');
+    mkdirSync(join(prefix, 'bin'), { recursive: true });
+    mkdirSync(join(dir, 'shim'));
+    const marks = join(dir, 'asked');
+    writeFileSync(join(dir, 'shim', 'python3'), `#!/bin/sh\necho asked >> ${marks}\necho ${prefix}\n`, { mode: 0o755 });
+    const shimmed = { ...env, PATH: `${join(dir, 'shim')}:${env['PATH'] ?? ''}` };
+    const ws = await testWorkspace();
+    try {
+      const chosen = chooseSandbox('auto', shimmed);
+      if (typeof chosen === 'string') throw new Error(chosen);
+      expect(readdirSync(dir)).not.toContain('asked');
+      const ctx = { ...ws.ctx, env: shimmed, processes: new ToolProcesses({ limit: 1, isolation: chosen.host }) } satisfies ToolContext;
+      for (let i = 0; i < 2; i += 1) {
+        const result = (await terminalTool.run({ command: 'echo "$PATH"' }, ctx)) as CommandResult;
+        expect(result.output.split(':')[0]).toBe(join(prefix, 'bin'));
+      }
+      expect(readFileSync(marks, 'utf8')).toBe('asked\n');
+    } finally {
+      await ws.cleanup();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('a sandbox asked for by name that cannot run here is a message for a usage error', () => {
     expect(chooseSandbox('bwrap', { ...env, PATH: '/nonexistent' })).toMatch(/^--sandbox bwrap cannot run a command on this machine; install bubblewrap/);
     expect(chooseSandbox('none', env)).toMatchObject({ host: { isolation: 'none' }, docker: false });

@@ -19,7 +19,8 @@
 //            every file the user can).
 //
 // `auto` (the default) takes the first of bwrap and unshare that works on this machine, tried once at
-// start-up with a real command, and none (with a warning) when neither does.
+// start-up with a real command, and none (with a warning) when neither does. What the sandbox shows
+// is worked out when the first tool command starts (sandboxFilesystem.ts).
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -49,25 +50,38 @@ export interface HostSandbox {
 
 /**
  * The sandbox for `isolation` over `filesystem` (default: what sandboxFilesystem shows for these tool
- * variables). For unshare, its fstab is written to a private temporary directory, removed at exit.
+ * variables), given as such or as a function that computes it. Either is taken, and the wrapper's
+ * fixed part built, when the first command or environment is asked for, so a run that starts no
+ * tool command pays nothing. For unshare, its fstab is written to a private temporary directory,
+ * removed at exit.
  */
-export function hostSandbox(isolation: HostIsolation, filesystem?: SandboxFilesystem, env: Readonly<Record<string, string>> = {}): HostSandbox {
+export function hostSandbox(
+  isolation: HostIsolation,
+  filesystem?: SandboxFilesystem | (() => SandboxFilesystem),
+  env: Readonly<Record<string, string>> = {},
+): HostSandbox {
   if (isolation === 'none') return { isolation, command: (file, args) => ({ file, args: [...args] }), env: (e) => ({ ...e }) };
-  const shown = filesystem ?? sandboxFilesystem({ env });
-  const withPath = (e: Readonly<Record<string, string>>): Record<string, string> =>
-    shown.interpreters.length === 0
+  let prepared: { readonly shown: SandboxFilesystem; readonly fixed: readonly string[] } | undefined;
+  const prepare = (): { readonly shown: SandboxFilesystem; readonly fixed: readonly string[] } => {
+    if (prepared) return prepared;
+    const shown = typeof filesystem === 'function' ? filesystem() : (filesystem ?? sandboxFilesystem({ env }));
+    prepared = { shown, fixed: isolation === 'bwrap' ? bwrapArgs(shown) : unshareArgs(coverTopLevel(shown), env['PATH'] ?? '') };
+    return prepared;
+  };
+  const withPath = (e: Readonly<Record<string, string>>): Record<string, string> => {
+    const { interpreters } = prepare().shown;
+    return interpreters.length === 0
       ? { ...e }
-      : { ...e, PATH: [...shown.interpreters.map((dir) => join(dir, 'bin')), ...(e['PATH'] ? [e['PATH']] : [])].join(delimiter) };
+      : { ...e, PATH: [...interpreters.map((dir) => join(dir, 'bin')), ...(e['PATH'] ? [e['PATH']] : [])].join(delimiter) };
+  };
   if (isolation === 'bwrap') {
-    const fixed = bwrapArgs(shown);
     return {
       isolation,
       env: withPath,
-      command: (file, args, cwd) => ({ file: 'bwrap', args: [...fixed, '--bind', cwd, cwd, '--chdir', cwd, '--', file, ...args] }),
+      command: (file, args, cwd) => ({ file: 'bwrap', args: [...prepare().fixed, '--bind', cwd, cwd, '--chdir', cwd, '--', file, ...args] }),
     };
   }
-  const fixed = unshareArgs(coverTopLevel(shown), env['PATH'] ?? '');
-  return { isolation, env: withPath, command: (file, args, cwd) => ({ file: 'unshare', args: [...fixed, cwd, file, ...args] }) };
+  return { isolation, env: withPath, command: (file, args, cwd) => ({ file: 'unshare', args: [...prepare().fixed, cwd, file, ...args] }) };
 }
 
 function bwrapArgs(shown: SandboxFilesystem): string[] {
@@ -104,13 +118,12 @@ function unshareArgs(shown: SandboxFilesystem, path: string): string[] {
   const setpriv = shellQuote(findProgram('setpriv', path));
   const prefixes = shown.interpreters;
   // The empty ones first: mount records what it did under /run, which is then the sandbox's own.
-  const fstab =
-    `${[
-      ...shown.empty.map((dir) => `tmpfs ${fstabPath(dir)} tmpfs mode=${dir === '/tmp' || dir === '/var/tmp' ? '1777' : '755'},X-mount.mkdir 0 0`),
-      ...shown.system.map((dir) => `${fstabPath(dir)} ${fstabPath(dir)} none rbind,ro 0 0`),
-      // /dev/null: the private directory's empty file lies under /tmp, covered by now.
-      ...shown.hidden.map((file) => `/dev/null ${fstabPath(file)} none bind,ro 0 0`),
-    ].join('\n')}\n`;
+  const fstab = `${[
+    ...shown.empty.map((dir) => `tmpfs ${fstabPath(dir)} tmpfs mode=${dir === '/tmp' || dir === '/var/tmp' ? '1777' : '755'},X-mount.mkdir 0 0`),
+    ...shown.system.map((dir) => `${fstabPath(dir)} ${fstabPath(dir)} none rbind,ro 0 0`),
+    // /dev/null: the private directory's empty file lies under /tmp, covered by now.
+    ...shown.hidden.map((file) => `/dev/null ${fstabPath(file)} none bind,ro 0 0`),
+  ].join('\n')}\n`;
   const file = join(privateDirectory(), 'sandbox.fstab');
   writeFileSync(file, fstab, { mode: 0o600 });
   const openPrefixes = prefixes.map((dir, i) => `exec ${i + 3}<${shellQuote(dir)}`);
@@ -215,13 +228,13 @@ export function chooseSandbox(mode: SandboxMode, env: Readonly<Record<string, st
       docker: false,
       description: 'tool commands run as plain host processes (--sandbox none): they can see your other processes and read your files',
     };
-  const filesystem = sandboxFilesystem({ env, ...options });
+  // The check runs /bin/sh, which needs no interpreter; the sandbox the tools get finds them when its first command starts.
+  const probed = sandboxFilesystem({ env, ...options, findInterpreters: false });
   const candidates: Exclude<HostIsolation, 'none'>[] = mode === 'auto' ? ['bwrap', 'unshare'] : [mode];
   for (const isolation of candidates) {
-    const host = hostSandbox(isolation, filesystem, env);
-    if (isolationWorks(host, env)) {
+    if (isolationWorks(hostSandbox(isolation, probed, env), env)) {
       return {
-        host,
+        host: hostSandbox(isolation, () => sandboxFilesystem({ env, ...options }), env),
         docker: false,
         description: `tool commands run in their own PID and mount namespace, seeing only the system directories, their workspace and empty /tmp and home (--sandbox ${isolation}${mode === 'auto' ? ', chosen by auto' : ''})`,
       };

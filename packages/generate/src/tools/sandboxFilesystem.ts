@@ -5,8 +5,9 @@
 // empty directories for /tmp, /var/tmp, /home, /root, /run and $HOME. Nothing else: not the user's
 // files (~/.env, ~/.aws, ~/.ssh), not other users' homes, not the run's inputs and outputs, not
 // other prompts' workspaces. The files that hold the key (--env-file, --config) are replaced by an
-// empty file where they lie in a shown directory. Computed once at start-up: a tool call only adds
-// its workspace.
+// empty file where they lie in a shown directory. Computed once, when the first tool command starts
+// (a run that starts none, such as a resume with nothing left, never probes the interpreters): a
+// tool call only adds its workspace.
 import { spawnSync } from 'node:child_process';
 import { lstatSync, readdirSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import { delimiter, dirname, join, resolve, sep } from 'node:path';
@@ -40,6 +41,11 @@ export interface SandboxFilesystemOptions {
   readonly workspaceRoot?: string;
   /** The root directory to look at (tests); default "/". */
   readonly root?: string;
+  /**
+   * false: leave out the interpreters' installations, whose probe starts python3 (about 0.2 s under a
+   * pyenv shim): for the start-up check that the sandbox runs at all, which runs /bin/sh only.
+   */
+  readonly findInterpreters?: boolean;
 }
 
 export function sandboxFilesystem(options: SandboxFilesystemOptions): SandboxFilesystem {
@@ -52,7 +58,7 @@ export function sandboxFilesystem(options: SandboxFilesystemOptions): SandboxFil
     else if (stats?.isDirectory()) system.push(path);
   }
   const visible = (path: string): boolean => system.some((dir) => isInside(path, dir)) || links.some((link) => isInside(path, link.path));
-  const interpreters = interpreterPrefixes(options.env).filter((prefix) => !visible(prefix));
+  const interpreters = options.findInterpreters === false ? [] : interpreterPrefixes(options.env).filter((prefix) => !visible(prefix));
 
   // A HOME that does not exist (nobody's /nonexistent) stays missing, as on the host.
   const home = options.env['HOME'];
