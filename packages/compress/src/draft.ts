@@ -41,7 +41,10 @@ const systemCounts = new WeakMap<TokenCounter, Map<string, number>>();
 function countTurn(turn: Turn, counter: TokenCounter): number {
   if (turn.from !== 'system') return counter.count(turn.value);
   let counts = systemCounts.get(counter);
-  if (!counts) systemCounts.set(counter, (counts = new Map()));
+  if (!counts) {
+    counts = new Map();
+    systemCounts.set(counter, counts);
+  }
   let n = counts.get(turn.value);
   if (n === undefined) {
     n = counter.count(turn.value);

@@ -127,7 +127,7 @@ function requestBody(body: RequestInit['body']): Buffer | undefined {
 function responseHeaders(res: IncomingMessage): Headers {
   const headers = new Headers();
   for (const [name, value] of Object.entries(res.headers)) {
-    if (Array.isArray(value)) value.forEach((v) => headers.append(name, v));
+    if (Array.isArray(value)) for (const v of value) headers.append(name, v);
     else if (value !== undefined) headers.set(name, value);
   }
   return headers;

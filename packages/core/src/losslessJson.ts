@@ -62,6 +62,7 @@ export function pythonNumber(value: number): string {
 const MAYBE_LOSSY_VALUE = /[:,[][ \t\n\r]*(?:-?\d+[.eE]|-?\d{16}|NaN|-?Infinity)/;
 const STARTS_AS_NUMBER = /^[ \t\n\r]*[-\dNI]/;
 // Tokens of JSON text: a string, a number (or Python's NaN / Infinity), or one structural character.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: a JSON string must not hold a raw control character (RFC 8259 §7)
 const TOKEN = /[ \t\n\r]*(?:("(?:[^"\\\n\r\u0000-\u001f]|\\.)*")|(-?(?:Infinity|\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)|NaN)|([{}[\]:,]|true|false|null))/y;
 
 /**

@@ -182,10 +182,12 @@ class Registry implements ToolRegistry {
       }
       for (const included of definition.includes ?? []) {
         const target = this.canonical(included);
-        if (isAll(target)) this.names.forEach((tool) => tools.add(tool));
-        else if (Object.hasOwn(statics, target)) resolve(target).forEach((tool) => tools.add(tool));
-        else if (this.toolsOfToolset.has(target)) this.toolsOfToolset.get(target)?.forEach((tool) => tools.add(tool));
+        let members: Iterable<string>;
+        if (isAll(target)) members = this.names;
+        else if (Object.hasOwn(statics, target)) members = resolve(target);
+        else if (this.toolsOfToolset.has(target)) members = this.toolsOfToolset.get(target) ?? [];
         else throw new RegistryProblem(`toolset "${name}" includes unknown toolset "${included}"`);
+        for (const tool of members) tools.add(tool);
       }
       resolving.pop();
       const resolved = [...tools].sort();

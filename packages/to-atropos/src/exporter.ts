@@ -53,7 +53,10 @@ export class Exporter {
     const rendered = new Map<number, AtroposMessage[]>();
     const messagesAt = (i: number): AtroposMessage[] => {
       let messages = rendered.get(i);
-      if (!messages) rendered.set(i, (messages = this.messagesOf(members[i] as Member)));
+      if (!messages) {
+        messages = this.messagesOf(members[i] as Member);
+        rendered.set(i, messages);
+      }
       return messages;
     };
     if (this.options.emit === 'sft') {

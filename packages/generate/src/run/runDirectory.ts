@@ -129,9 +129,9 @@ async function checkpointedRecords(path: string, lines: ReadonlyMap<string, numb
   if (validator('checkpoint')(checkpoint) !== null) return byFile;
   for (const [id, entry] of Object.entries((checkpoint as Checkpoint).done)) {
     if (entry.shard === undefined) continue;
-    let entries = byFile.get(entry.shard);
-    if (!entries) byFile.set(entry.shard, (entries = []));
-    entries.push([id, entry]);
+    const entries = byFile.get(entry.shard);
+    if (entries) entries.push([id, entry]);
+    else byFile.set(entry.shard, [[id, entry]]);
   }
   for (const [name, entries] of byFile) if (entries.length !== lines.get(name)) byFile.delete(name);
   return byFile;
