@@ -140,7 +140,7 @@ class TableRows {
       .int(typeof metadata.depth === 'number' ? metadata.depth : null)
       .text(JSON.stringify(metadata))
       .end();
-    t.conversations.forEach((turn, index) => this.turn(record, t.conversations, turn, index));
+    for (const [index, turn] of t.conversations.entries()) this.turn(record, t.conversations, turn, index);
     for (const [tool, stat] of Object.entries(t.tool_stats)) {
       if (stat.count === 0 && stat.success === 0 && stat.failure === 0) continue;
       this.toolStats.bigint(record).text(tool).bigint(stat.count).bigint(stat.success).bigint(stat.failure).end();
