@@ -4,17 +4,8 @@
 // record is at or under its target unless its reason says why. The same with adversarial text: think
 // bodies, tool arguments and results quoting </think>, <tool_call> and </tool_response>.
 import { describe, expect, it } from 'vitest';
-import {
-  createRng,
-  hermesSystemPrompt,
-  loadTokenCounter,
-  parseGptValue,
-  parseToolValue,
-  pythonJsonDumps,
-  validator,
-  type Trajectory,
-  type Turn,
-} from '@hermes-datagen/core';
+import { createRng, loadTokenCounter, parseGptValue, parseToolValue, pythonJsonDumps, validator, type Trajectory, type Turn } from '@hermes-datagen/core';
+import { hermesSystemPrompt } from '@hermes-datagen/core/internal/sharegpt.js';
 import { compressConversation } from '@hermes-datagen/compress/internal/compressRecord.js';
 import { REDUCERS, type CompressConfig } from '@hermes-datagen/compress/internal/config.js';
 import { outputRecord } from '@hermes-datagen/compress';

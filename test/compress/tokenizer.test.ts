@@ -4,7 +4,8 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { builtinTiktokenDefinition, createRng, jsPattern, loadTokenCounter, UsageError, type TokenEncoding } from '@hermes-datagen/core';
+import { createRng, loadTokenCounter, UsageError, type TokenEncoding } from '@hermes-datagen/core';
+import { builtinTiktokenDefinition, jsPattern } from '@hermes-datagen/core/internal/tokenizer.js';
 import { tempDir } from '../util/cli.js';
 
 const require = createRequire(import.meta.url);

@@ -1,6 +1,7 @@
 // --env-file lines: what Node's parseEnv would misread silently is a located usage error instead.
 import { describe, expect, it } from 'vitest';
-import { loadEnvFile, UsageError } from '@hermes-datagen/core';
+import { UsageError } from '@hermes-datagen/core';
+import { loadEnvFile } from '@hermes-datagen/core/internal/envFile.js';
 import { tempDir, writeFiles } from '../util/cli.js';
 
 function load(text: string): Readonly<Record<string, string>> {

@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { inputSources, readLines, type Line } from '@hermes-datagen/core';
+import { inputSources, readLines, type Line } from '@hermes-datagen/core/internal/lineReader.js';
 import { jsonl, parseJsonl, runInProcess, tempDir, writeFiles } from '../util/cli.js';
 // @ts-expect-error -- a plain .mjs test aid without type declarations
 import { spec } from '../util/passthrough-cli.mjs';

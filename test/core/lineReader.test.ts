@@ -4,7 +4,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { inputSources, readLines, type Line } from '@hermes-datagen/core';
+import { inputSources, readLines, type Line } from '@hermes-datagen/core/internal/lineReader.js';
 import { tempDir } from '../util/cli.js';
 
 /** About 3 MiB of JSONL whose lines mix 1-, 2-, 3- and 4-byte UTF-8 characters, of many lengths. */

@@ -1,6 +1,8 @@
 import { PassThrough, type Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { Counters, Logger, Progress, progressStyle, wantsColor } from '@hermes-datagen/core';
+import { Logger, wantsColor } from '@hermes-datagen/core';
+import { Counters } from '@hermes-datagen/core/internal/counters.js';
+import { Progress, progressStyle } from '@hermes-datagen/core/internal/progress.js';
 
 function sink(isTTY = false): { stream: Writable; text: () => string } {
   const stream = new PassThrough();

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { JsonNumber, parseJsonLossless, parseToolCallBlock, pythonFloat, pythonJsonDumps } from '@hermes-datagen/core';
+import { parseToolCallBlock, pythonJsonDumps } from '@hermes-datagen/core';
+import { JsonNumber, parseJsonLossless, pythonFloat } from '@hermes-datagen/core/internal/losslessJson.js';
 
 // Every expected text below is what Python 3 prints for json.dumps(json.loads(text), ensure_ascii=False).
 describe('parseJsonLossless + pythonJsonDumps', () => {

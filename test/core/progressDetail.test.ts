@@ -1,6 +1,6 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { Progress } from '@hermes-datagen/core';
+import { Progress } from '@hermes-datagen/core/internal/progress.js';
 
 describe('Progress detail', () => {
   it("adds the command's own detail to each line, read when the line is drawn", () => {

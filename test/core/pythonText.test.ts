@@ -1,15 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import {
-  gptTurnHasReasoning,
-  gptValueFromAssistant,
-  isPythonBlank,
-  isPythonSpace,
-  parseGptValue,
-  pythonStrip,
-  pythonStripEnd,
-  pythonStripStart,
-  toolCallSucceeded,
-} from '@hermes-datagen/core';
+import { gptTurnHasReasoning, parseGptValue, toolCallSucceeded } from '@hermes-datagen/core';
+import { isPythonBlank, isPythonSpace, pythonStrip, pythonStripEnd, pythonStripStart } from '@hermes-datagen/core/internal/pythonText.js';
+import { gptValueFromAssistant } from '@hermes-datagen/core/internal/think.js';
 
 // Expected values are what Python 3.11 gives for the same strings (checked by hand with python3).
 describe("Python's whitespace", () => {

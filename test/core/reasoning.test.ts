@@ -1,18 +1,17 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
-  assistantHasReasoning,
   conversationReasoningStats,
   gptTurnHasReasoning,
   parsedGptHasReasoning,
   parseGptValue,
-  reasoningStats,
   toShareGpt,
   type AssistantMessage,
   type ChatMessage,
   type ToolDefinition,
   type Trajectory,
 } from '@hermes-datagen/core';
+import { assistantHasReasoning, reasoningStats } from '@hermes-datagen/core/internal/reasoning.js';
 
 const fixture = (name: string): string => readFileSync(new URL(`../../fixtures/${name}`, import.meta.url), 'utf8');
 const example = JSON.parse(fixture('hermes-example-messages.json')) as { user_query: string; tools: ToolDefinition[]; messages: ChatMessage[] };

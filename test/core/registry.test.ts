@@ -1,7 +1,8 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createRng, DEFAULT_REGISTRY_FILE, loadToolRegistry, UsageError, type Rng } from '@hermes-datagen/core';
+import { createRng, loadToolRegistry, UsageError, type Rng } from '@hermes-datagen/core';
+import { DEFAULT_REGISTRY_FILE } from '@hermes-datagen/core/internal/registry.js';
 import { REPO_ROOT, tempDir } from '../util/cli.js';
 
 const constant =

@@ -2,7 +2,8 @@
 // and describe failures with a path into the record.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { SCHEMA_NAMES, validator, type Trajectory } from '@hermes-datagen/core';
+import { validator, type Trajectory } from '@hermes-datagen/core';
+import { SCHEMA_NAMES } from '@hermes-datagen/core/internal/schemas.js';
 import { REPO_ROOT } from '../util/cli.js';
 
 function trajectory(overrides: Partial<Trajectory> = {}): Trajectory {

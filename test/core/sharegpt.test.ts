@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { hermesSystemPrompt, pythonJsonDumps, toShareGpt, type ChatMessage, type ToolDefinition, type Trajectory, type Turn } from '@hermes-datagen/core';
+import { pythonJsonDumps, toShareGpt, type ChatMessage, type ToolDefinition, type Trajectory, type Turn } from '@hermes-datagen/core';
+import { hermesSystemPrompt } from '@hermes-datagen/core/internal/sharegpt.js';
 
 const fixture = (name: string): string => readFileSync(new URL(`../../fixtures/${name}`, import.meta.url), 'utf8');
 const example = JSON.parse(fixture('hermes-example-messages.json')) as { user_query: string; tools: ToolDefinition[]; messages: ChatMessage[] };

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { splitTagBlocks, type TagSegment } from '@hermes-datagen/core';
+import { splitTagBlocks } from '@hermes-datagen/core';
+import type { TagSegment } from '@hermes-datagen/core/internal/tagBlocks.js';
 
 const text = (t: string): TagSegment => ({ kind: 'text', text: t });
 const block = (tag: string, inner: string): TagSegment => ({ kind: 'block', tag, inner });

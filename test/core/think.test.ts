@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { convertScratchpadToThink, extractReasoning, gptValueFromAssistant, type AssistantMessage, type ExtractedReasoning } from '@hermes-datagen/core';
+import { extractReasoning, type AssistantMessage } from '@hermes-datagen/core';
+import { convertScratchpadToThink, gptValueFromAssistant, type ExtractedReasoning } from '@hermes-datagen/core/internal/think.js';
 
 const assistant = (fields: Partial<AssistantMessage>): AssistantMessage => ({ role: 'assistant', content: null, ...fields });
 const call = (id: string, name: string, args: string | Record<string, unknown>) => ({ id, type: 'function' as const, function: { name, arguments: args } });

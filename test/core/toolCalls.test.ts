@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { toolCallArguments, validToolCalls, type AssistantMessage, type ChatToolCall } from '@hermes-datagen/core';
+import type { AssistantMessage, ChatToolCall } from '@hermes-datagen/core';
+import { toolCallArguments, validToolCalls } from '@hermes-datagen/core/internal/toolCalls.js';
 
 const call = (name: string, args: ChatToolCall['function']['arguments']): ChatToolCall => ({
   id: `id_${name}`,

@@ -2,7 +2,7 @@
 // toolset and an include of it, an alias next to its target, `all` next to anything) is offered once,
 // and the list is sorted, whatever order the toolsets come in.
 import { describe, expect, it } from 'vitest';
-import { parseToolRegistry } from '@hermes-datagen/core';
+import { parseToolRegistry } from '@hermes-datagen/core/internal/registry.js';
 
 const registry = parseToolRegistry(
   {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { hermesSystemPrompt, offeredToolNames, parseGptValue, parseToolValue, type ParsedGptValue } from '@hermes-datagen/core';
+import { offeredToolNames, parseGptValue, parseToolValue, type ParsedGptValue } from '@hermes-datagen/core';
+import { hermesSystemPrompt } from '@hermes-datagen/core/internal/sharegpt.js';
 
 describe('parseGptValue', () => {
   it.each<[string, string, Partial<ParsedGptValue>]>([

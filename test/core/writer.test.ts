@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { BrokenPipe, createRng, JsonlWriter } from '@hermes-datagen/core';
+import { createRng, JsonlWriter } from '@hermes-datagen/core';
+import { BrokenPipe } from '@hermes-datagen/core/internal/errors.js';
 import { tempDir } from '../util/cli.js';
 
 function collected(): { stream: PassThrough; text: () => string } {

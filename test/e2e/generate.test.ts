@@ -3,7 +3,8 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { hermesSystemPrompt, loadToolRegistry, parseToolValue, pythonJsonDumps, validator, type Trajectory } from '@hermes-datagen/core';
+import { loadToolRegistry, parseToolValue, pythonJsonDumps, validator, type Trajectory } from '@hermes-datagen/core';
+import { hermesSystemPrompt } from '@hermes-datagen/core/internal/sharegpt.js';
 import { startScriptedEndpoint, type ReasoningField, type Script, type ScriptedEndpoint } from '@hermes-datagen/testkit';
 import { MAX_TURNS_MESSAGE } from '@hermes-datagen/generate/internal/maxTurns.js';
 import { offeredTools, toolDefinition } from '@hermes-datagen/generate/internal/tools/registry.js';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { hermesSystemPrompt, validator, type ChatMessage, type ToolDefinition } from '@hermes-datagen/core';
+import { validator, type ChatMessage, type ToolDefinition } from '@hermes-datagen/core';
+import { hermesSystemPrompt } from '@hermes-datagen/core/internal/sharegpt.js';
 import type { AgentRun } from '@hermes-datagen/generate/internal/agentLoop.js';
 import { buildTrajectory, type TrajectoryInput } from '@hermes-datagen/generate/internal/trajectory.js';
 

@@ -7,7 +7,8 @@ import { dirname, join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { afterEach } from 'vitest';
-import { runCli, type CliSpec } from '@hermes-datagen/core';
+import type { CliSpec } from '@hermes-datagen/core';
+import { runCli } from '@hermes-datagen/core/internal/cli.js';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 

@@ -1,7 +1,8 @@
 // Small builders for Hermes trajectory records in tests, in the shape upstream writes them
 // (docs/record-format.md#conversations): gpt values with a leading <think> block and <tool_call> blocks, tool
 // values with <tool_response> blocks, both in Python json.dumps style. Fields not given get defaults.
-import { hermesSystemPrompt, pythonJsonDumps, type Trajectory, type Turn } from '@hermes-datagen/core';
+import { pythonJsonDumps, type Trajectory, type Turn } from '@hermes-datagen/core';
+import { hermesSystemPrompt } from '@hermes-datagen/core/internal/sharegpt.js';
 
 /** The system turn offering these tools (upstream's fixed template). */
 export function system(toolNames: readonly string[] = ['terminal', 'read_file']): Turn {

@@ -1,52 +1,89 @@
-// The public surface of @hermes-datagen/core: the only way the CLIs reach it.
-export * from './model.js';
-export * from './pythonJson.js';
-export * from './losslessJson.js';
-export * from './pythonText.js';
-export * from './envFile.js';
-export * from './errors.js';
-export * from './schemas.js';
-export * from './lineReader.js';
-export * from './records.js';
-export * from './writer.js';
-export * from './atomicFile.js';
-export * from './forcedExit.js';
-export * from './counters.js';
-export * from './logger.js';
-export * from './progress.js';
-export * from './peakRss.js';
-export * from './cli.js';
-export * from './plainObject.js';
-export * from './tagBlocks.js';
-export * from './turns.js';
-export * from './toolCalls.js';
-export * from './think.js';
-export * from './sharegpt.js';
-export * from './ids.js';
-export * from './toolStats.js';
-export * from './reasoning.js';
-export * from './rng.js';
-export * from './registry.js';
-export * from './toolsRegistryOption.js';
-export * from './optionFile.js';
-export * from './tokenizer.js';
-export * from './secrets.js';
-export * from './secretPatterns.js';
-// statistics.json and hermes-stats' mergeable summary: written by generate's run directory and
-// hermes-stats, checked by hermes-verify, rendered by both generate's end summary and stats report.
+// The public surface of @hermes-datagen/core: every name a CLI uses, grouped by concern. The endpoint
+// configuration and model client are the '@hermes-datagen/core/endpoint' subpath (endpointIndex.ts); tests reach
+// the remaining helpers as '@hermes-datagen/core/internal/<module>.js'.
+
+// Records: the shapes the tools read and write, their schemas, ids, and the JSONL reader and writer.
+export type {
+  AssistantMessage,
+  ChatMessage,
+  ChatToolCall,
+  Checkpoint,
+  CheckpointEntry,
+  CompressionMetrics,
+  PromptRow,
+  ReasoningDetail,
+  Reject,
+  Tombstone,
+  ToolDefinition,
+  ToolStats,
+  Trajectory,
+  Turn,
+  Usage,
+} from './model.js';
+export { validator } from './schemas.js';
+export { readRecords, type InputRecord, type OnError } from './records.js';
+export { JsonlWriter } from './writer.js';
+export { derivedPromptId, promptId } from './ids.js';
+export { isPlainObject } from './plainObject.js';
+export { pythonJsonDumps } from './pythonJson.js';
+
+// Messages and ShareGPT: an OpenAI-style conversation turned into Hermes turns.
+export { toShareGpt } from './sharegpt.js';
+
+// Reading turns: the tagged blocks inside a gpt or tool turn, and the reasoning a reply carries.
+export {
+  THINK_TAG,
+  TOOL_CALL_TAG,
+  TOOL_RESPONSE_TAG,
+  offeredToolNames,
+  parseGptValue,
+  parseToolCallBlock,
+  parseToolValue,
+  type ParsedGptValue,
+  type ParsedToolCall,
+  type ParsedToolResponse,
+} from './turns.js';
+export { splitTagBlocks } from './tagBlocks.js';
+export { extractReasoning } from './think.js';
+
+// Rules: what counts as reasoning, and as a tool call that succeeded.
+export { conversationReasoningStats, gptTurnHasReasoning, parsedGptHasReasoning } from './reasoning.js';
+export { extractToolStats, normaliseToolStats, toolCallSucceeded, toolErrorCounts, toolStatsFromConversations, type ToolNames } from './toolStats.js';
+
+// Registry and toolsets: the tool definitions, the --tools-registry option, and seeded sampling.
+export { loadToolRegistry, type ToolRegistry } from './registry.js';
+export { toolsRegistryOption, type ToolsRegistryArgs } from './toolsRegistryOption.js';
+export { createRng, type Rng } from './rng.js';
+
+// CLI runner and errors: defineCommand/main, the run context, exit codes, logging and forced exit.
+export { VERSION, checkWritableTarget, defineCommand, main, type Argv, type CliCommand, type CliSpec, type RunContext, type StreamArgs } from './cli.js';
+export { ChecksFailedError, ExitCode, HermesError, InputError, RetryableError, UsageError, formatPlace, type Place } from './errors.js';
+export { Logger, wantsColor } from './logger.js';
+export { onForcedExit } from './forcedExit.js';
+
+// Files: files named by options, and files written whole or not at all.
+export { loadOptionFile, loadOptionFileIfPresent, optionFileError, parseOptionFile, type OptionFile } from './optionFile.js';
+export { writeFileAtomic, writeFileAtomicWith, writeJsonAtomic } from './atomicFile.js';
+
+// Text, tokens and secrets: token counting, the API key, and secrets found in text.
+export { DEFAULT_TOKEN_ENCODING, TOKEN_ENCODINGS, loadTokenCounter, type TokenCounter, type TokenEncoding } from './tokenizer.js';
+export { ApiKey, canBeSecret, keyFingerprint, redact } from './secrets.js';
+export { findSecrets } from './secretPatterns.js';
+
+// Statistics: statistics.json and hermes-stats' mergeable summary (written by generate's run directory and
+// hermes-stats, checked by hermes-verify) and the report both render.
 export {
   SUMMARY_FORMAT,
-  emptySummary,
-  addTrajectory,
   addTombstone,
-  mergeSummaries,
+  addTrajectory,
+  emptySummary,
   finaliseSummary,
+  mergeSummaries,
   summaryFromFile,
-  type Summary,
-  type StatisticsSummary,
-  type ToolStatistics,
-  type SummaryDistribution,
   type GroupStatistics,
+  type StatisticsSummary,
+  type SummaryDistribution,
+  type ToolStatistics,
   type UsageTotals,
 } from './statistics/summary.js';
 export { renderReportText, shortNumber } from './statistics/reportText.js';

@@ -1,4 +1,5 @@
-import { loadToolRegistry, parseToolRegistry, UsageError } from '@hermes-datagen/core';
+import { loadToolRegistry, UsageError } from '@hermes-datagen/core';
+import { parseToolRegistry } from '@hermes-datagen/core/internal/registry.js';
 import { describe, expect, it } from 'vitest';
 import { executeTool, IMPLEMENTED_TOOLS, offeredTools, toolDefinition } from '@hermes-datagen/generate/internal/tools/registry.js';
 import { ToolError } from '@hermes-datagen/generate/internal/tools/toolError.js';
