@@ -41,10 +41,21 @@ export function previousRun(value: Record<string, unknown>, configHash: string):
   };
 }
 
+/**
+ * The signal of one record: aborted when the run is stopped or `ms` after now. Not
+ * AbortSignal.any([run, AbortSignal.timeout(ms)]): Node 20's any() holds its sources only by weak
+ * reference (nodejs/node#57736), so a garbage collection while the record waited took the timeout
+ * signal, and its timer with it, and a record whose endpoint never answered was never timed out (the
+ * process then hung). Here the pending timer holds the deadline's controller, so its signal lives.
+ */
+function recordSignal(run: AbortSignal, ms: number): { signal: AbortSignal; clear(): void } {
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort(new DOMException(`no result within ${ms / 1000} s`, 'TimeoutError')), ms);
+  return { signal: AbortSignal.any([run, deadline.signal]), clear: () => clearTimeout(timer) };
+}
+
 async function processOne(record: InputRecord, env: CompressEnv, options: StreamOptions, timed: boolean): Promise<Processed> {
   const turns = record.value['conversations'] as Turn[];
-  // Only the summariser can wait; the deterministic strategies need no timer per record.
-  const signal = timed ? AbortSignal.any([options.signal, AbortSignal.timeout(options.timeoutMs)]) : options.signal;
   const previous = previousRun(record.value, options.configHash);
   if (previous.sameSettings) {
     const tokens = previous.tokensAfter;
@@ -53,6 +64,9 @@ async function processOne(record: InputRecord, env: CompressEnv, options: Stream
       outcome: { status: 'skipped', reason: 'already_compressed', strategy: null, target: previous.target, tokensBefore: tokens, tokensAfter: tokens },
     };
   }
+  // Only the summariser can wait; the deterministic strategies need no timer per record.
+  const deadline = timed ? recordSignal(options.signal, options.timeoutMs) : undefined;
+  const signal = deadline?.signal ?? options.signal;
   try {
     return { record, outcome: await compressConversation(turns, env, signal, previous.originalTokens) };
   } catch (err) {
@@ -63,6 +77,8 @@ async function processOne(record: InputRecord, env: CompressEnv, options: Stream
         ? `compression took longer than the per-record timeout (${options.timeoutMs / 1000} s)`
         : 'the run was stopped while this record was being compressed';
     return { record, outcome: { status: 'error', reason, strategy: null, target: null, tokensBefore: null, tokensAfter: null, message } };
+  } finally {
+    deadline?.clear();
   }
 }
 
