@@ -47,6 +47,7 @@ describe('hermes-stats sql: the tables', () => {
       total_tokens: 140,
       tokens_before: 900,
       tokens_after: 300,
+      compression_status: null,
       wall_time_s: 2.5,
       endpoint_host: '127.0.0.1:8080',
       run_name: null,

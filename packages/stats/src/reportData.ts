@@ -21,8 +21,21 @@ export interface ReportData {
   readonly summary: StatisticsSummary;
   /** metadata.usage.total_tokens per trajectory, in equal-width bins; empty when no record has usage. */
   readonly totalTokens: readonly Bin[];
-  /** Token totals before and after compression over the records with metadata.compression; null when none has it. */
-  readonly compression: { trajectories: number; tokens_before: number; tokens_after: number } | null;
+  /** What hermes-compress did, in the terms of its own summary line and --metrics-file; null when no record has metadata.compression. */
+  readonly compression: CompressionFigures | null;
+}
+
+export interface CompressionFigures {
+  /** Trajectories with metadata.compression. */
+  readonly trajectories: number;
+  /** Of them, the ones hermes-compress compressed (status compressed; a skipped or unchanged record carries token counts too). */
+  readonly compressed: number;
+  /** Trajectories by metadata.compression.status (a record without one is under its own key, none). */
+  readonly statuses: Readonly<Record<string, number>>;
+  /** Token totals over the records whose tokens were counted, errors left out, as hermes-compress totals them. */
+  readonly counted: number;
+  readonly tokens_before: number;
+  readonly tokens_after: number;
 }
 
 export async function queryReport(connection: DuckDBConnection): Promise<ReportData> {
@@ -180,14 +193,35 @@ async function queryTokenBins(connection: DuckDBConnection, column: 'total_token
   return Array.from({ length: bins }, (_, i) => ({ from: start + i * width, to: start + (i + 1) * width - 1, count: counts.get(i) ?? 0 }));
 }
 
+// A record with metadata.compression but no status (written by another tool) counts as compressed when it
+// lost tokens; hermes-compress's own records say what happened.
 async function queryCompression(connection: DuckDBConnection): Promise<ReportData['compression']> {
+  const compressed = `(compression_status = 'compressed' OR (compression_status IS NULL AND tokens_after < tokens_before))`;
+  const counted = `(tokens_before IS NOT NULL AND compression_status IS DISTINCT FROM 'error')`;
+  const withCompression = 'compression_status IS NOT NULL OR tokens_before IS NOT NULL OR tokens_after IS NOT NULL';
   const row = await queryRow(
     connection,
-    `SELECT count(*) AS trajectories, coalesce(sum(tokens_before), 0) AS tokens_before, coalesce(sum(tokens_after), 0) AS tokens_after
-     FROM trajectories WHERE tokens_before IS NOT NULL`,
+    `SELECT count(*) AS trajectories,
+            count(*) FILTER (WHERE ${compressed}) AS compressed,
+            count(*) FILTER (WHERE ${counted}) AS counted,
+            coalesce(sum(tokens_before) FILTER (WHERE ${counted}), 0) AS tokens_before,
+            coalesce(sum(tokens_after) FILTER (WHERE ${counted}), 0) AS tokens_after
+     FROM trajectories WHERE ${withCompression}`,
   );
   const trajectories = num(row, 'trajectories');
-  return trajectories === 0 ? null : { trajectories, tokens_before: num(row, 'tokens_before'), tokens_after: num(row, 'tokens_after') };
+  if (trajectories === 0) return null;
+  const statuses = await queryRows(
+    connection,
+    `SELECT coalesce(compression_status, 'none') AS status, count(*) AS n FROM trajectories WHERE ${withCompression} GROUP BY status`,
+  );
+  return {
+    trajectories,
+    compressed: num(row, 'compressed'),
+    statuses: byName(statuses.map((r) => [str(r, 'status'), num(r, 'n')] as const)),
+    counted: num(row, 'counted'),
+    tokens_before: num(row, 'tokens_before'),
+    tokens_after: num(row, 'tokens_after'),
+  };
 }
 
 // Names are data: sorted by code unit as the stream summary sorts them, and set with

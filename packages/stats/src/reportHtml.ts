@@ -232,9 +232,13 @@ function compression(data: ReportData): string {
       data: { tokens: c.tokens_after },
     },
   ]);
+  const others = Object.entries(c.statuses)
+    .filter(([status]) => status !== 'compressed')
+    .map(([status, n]) => `${grouped(n)} ${status}`);
   return section(
     'Compression',
-    `${grouped(c.trajectories)} compressed trajectories: ${grouped(c.tokens_before)} tokens before, ${grouped(c.tokens_after)} after (${saved.toFixed(1)}% saved).`,
+    `${grouped(c.compressed)} of ${grouped(c.trajectories)} trajectories compressed${others.length > 0 ? ` (${others.join(', ')})` : ''}; ` +
+      `over the ${grouped(c.counted)} whose tokens were counted, ${grouped(c.tokens_before)} tokens before, ${grouped(c.tokens_after)} after (${saved.toFixed(1)}% saved).`,
     chart,
   );
 }

@@ -111,7 +111,7 @@ class TableRows {
   public trajectory(record: number, t: Trajectory, place: Place, run: string | null): void {
     const { metadata } = t;
     const usage = metadata.usage;
-    const compression = metadata['compression'] as { tokens_before: number; tokens_after: number } | undefined;
+    const compression = metadata.compression;
     this.trajectories
       .bigint(record)
       .text(t.id ?? null)
@@ -132,6 +132,7 @@ class TableRows {
       .bigint(usage?.total_tokens ?? null)
       .bigint(compression?.tokens_before ?? null)
       .bigint(compression?.tokens_after ?? null)
+      .text(compression?.status ?? null)
       .double(metadata.wall_time_s ?? null)
       .text(metadata.endpoint_host ?? null)
       .text(typeof metadata.run_name === 'string' ? metadata.run_name : null)
