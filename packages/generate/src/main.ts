@@ -4,7 +4,7 @@
 import { defineCommand, main as runMain, toolsRegistryOption, type CliCommand, type CliSpec } from '@hermes-datagen/core';
 import { ENDPOINT_ENV_HELP, endpointOptions } from '@hermes-datagen/core/endpoint';
 import { DEFAULT_MAX_TURNS, DEFAULT_REQUEST_TIMEOUT_S, REASONING_EFFORTS } from './agentLoop.js';
-import { doctorCommand } from './doctor.js';
+import { doctorCommand } from './doctor/doctorCommand.js';
 import { failureKindsHelp } from './failureKinds.js';
 import { runGenerate, type GenerateArgs } from './generateCommand.js';
 import { listDistributionsCommand } from './run/listDistributions.js';

@@ -1,7 +1,7 @@
 // Why a prompt has no trajectory: its model calls finally failed (after the client's bounded
 // retries), the endpoint's answer was not a completion, or its row cannot be run as it is (a cwd
 // that is not a directory, no image for the docker sandbox). A failed model call is judged by
-// doctor's own diagnosis (diagnose.ts), so a run and doctor name it alike, and its id decides the
+// doctor's own diagnosis (doctor/judgeExchange.ts), so a run and doctor name it alike, and its id decides the
 // exit code (failureKinds.ts). A failed prompt is reported, counted and listed as a failure record
 // (schemas/failure.schema.json: in --rejects, and in a run directory's failures.jsonl), never written
 // as a trajectory.
@@ -9,7 +9,7 @@ import { STATUS_CODES } from 'node:http';
 import { redact, type ApiKey, type Place } from '@hermes-datagen/core';
 import { DEFAULT_RETRY_AFTER_CAP_MS, endpointUrl, REPLY_FAULT_HEADER, type Endpoint } from '@hermes-datagen/core/endpoint';
 import { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
-import { judgeChat, type ChatContext, type Exchange, type HttpExchange } from './diagnose.js';
+import { judgeChat, type ChatContext, type Exchange, type HttpExchange } from './doctor/judgeExchange.js';
 import { FAILURE_KINDS, type FailureKindId } from './failureKinds.js';
 import { InvalidReplyError } from './modelReply.js';
 import { WorkspaceError } from './tools/workspace.js';

@@ -2,7 +2,7 @@
 // proxy's address. Both bounded by the --timeout.
 import { connect } from 'node:net';
 import { describeProxy, proxyPort, type FetchLike, type ProxyVariable } from '@hermes-datagen/core/endpoint';
-import type { Exchange } from './diagnose.js';
+import type { Exchange } from './judgeExchange.js';
 
 export interface RequestParts {
   readonly headers: Record<string, string>;

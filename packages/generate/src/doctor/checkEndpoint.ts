@@ -16,7 +16,7 @@ import {
   type EndpointIo,
   type Origin,
 } from '@hermes-datagen/core/endpoint';
-import { failureExitCode } from './failureKinds.js';
+import { failureExitCode } from '../failureKinds.js';
 import {
   judgeChat,
   judgePathVariant,
@@ -27,8 +27,8 @@ import {
   type ChatContext,
   type ChatVerdict,
   type Check,
-} from './diagnose.js';
-import { exchange, probeProxy, proxyAddress, type RequestParts } from './probe.js';
+} from './judgeExchange.js';
+import { exchange, probeProxy, proxyAddress, type RequestParts } from './networkProbe.js';
 
 export interface EndpointCheckOptions {
   readonly timeoutMs: number;

@@ -3,8 +3,8 @@
 // and the fix of each failure. The key never appears in it: every line passes through redact().
 import { defineCommand, redact, UsageError } from '@hermes-datagen/core';
 import { describeProxy, endpointOptions, type EndpointArgs, type EndpointInspection, type Sourced } from '@hermes-datagen/core/endpoint';
-import type { Check } from './diagnose.js';
-import { checkEndpoint, originText, type EndpointCheckResult } from './endpointCheck.js';
+import type { Check } from './judgeExchange.js';
+import { checkEndpoint, originText, type EndpointCheckResult } from './checkEndpoint.js';
 
 export interface DoctorArgs extends EndpointArgs {
   timeout: number;

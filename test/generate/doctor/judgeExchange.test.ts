@@ -9,7 +9,7 @@ import {
   type ChatContext,
   type Exchange,
   type HttpExchange,
-} from '@hermes-datagen/generate/internal/diagnose.js';
+} from '@hermes-datagen/generate/internal/doctor/judgeExchange.js';
 
 const context: ChatContext = {
   model: 'gpt-4o',

@@ -6,9 +6,9 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { keyFingerprint, type CliSpec } from '@hermes-datagen/core';
 import { startScriptedEndpoint, type ScriptedEndpoint, type ScriptedEndpointOptions } from '@hermes-datagen/testkit';
-import { doctorCommand } from '@hermes-datagen/generate/internal/doctor.js';
-import { runInProcess, tempDir, writeFiles, type CliResult } from '../util/cli.js';
-import { TEST_API_KEY } from '../util/secrets.js';
+import { doctorCommand } from '@hermes-datagen/generate/internal/doctor/doctorCommand.js';
+import { runInProcess, tempDir, writeFiles, type CliResult } from '../../util/cli.js';
+import { TEST_API_KEY } from '../../util/secrets.js';
 
 const spec: CliSpec = { name: 'hermes-generate', summary: 'doctor under test', commands: [doctorCommand] };
 
