@@ -83,7 +83,7 @@ describe('runAgent', () => {
       expect(body['reasoning_effort']).toBe('high');
       expect((body['tools'] as { function: { name: string } }[]).map((t) => t.function.name)).toEqual(['read_file', 'terminal']);
     }
-    expect((bodies[1]?.['messages'] as { role: string }[]).map((m) => m.role)).toEqual(['user', 'assistant', 'tool']);
+    expect((bodies[1]!['messages'] as { role: string }[]).map((m) => m.role)).toEqual(['user', 'assistant', 'tool']);
   });
 
   it('sends no reasoning_effort when none is asked for', async () => {

@@ -105,7 +105,7 @@ describe('streaming (stream: true) through the openai client', () => {
       'reasoning_details',
       (chunks: ChatCompletionChunk[]) =>
         chunks
-          .flatMap((c) => (c.choices[0]?.delta as { reasoning_details?: { type: string; summary: string }[] }).reasoning_details ?? [])
+          .flatMap((c) => (c.choices[0]?.delta as { reasoning_details?: { type: string; summary: string }[] } | undefined)?.reasoning_details ?? [])
           .map((d) => {
             expect(d.type).toBe('reasoning.summary');
             return d.summary;

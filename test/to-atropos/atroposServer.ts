@@ -9,7 +9,6 @@
 //   GET /batch: whole groups adding up to exactly batch_size sequences, or {"batch": null}.
 // Faults for tests: failures (5xx) to answer before the next success, and registration after N polls.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { gunzipSync } from 'node:zlib';
 
 export interface Post {
@@ -38,7 +37,9 @@ export class AtroposServer {
   public constructor(private readonly options: AtroposServerOptions = {}) {}
 
   public get url(): string {
-    return `http://127.0.0.1:${(this.server?.address() as AddressInfo).port}`;
+    const address = this.server?.address();
+    if (!address || typeof address === 'string') throw new Error('the Atropos test server is not listening (call start() first)');
+    return `http://127.0.0.1:${address.port}`;
   }
 
   public async start(): Promise<this> {

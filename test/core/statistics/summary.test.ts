@@ -195,10 +195,18 @@ describe('finaliseSummary', () => {
   });
 });
 
+/** A seeded linear congruential generator: each call returns a whole number below k. */
+function lcg(seed: number): (k: number) => number {
+  let state = seed;
+  return (k) => {
+    state = (state * 1103515245 + 12345) % 2 ** 31;
+    return state % k;
+  };
+}
+
 /** A seeded mix of records: models, toolsets, usage or not, tools called or not, varied lengths. */
 function randomRecords(seed: number, n: number): { trajectories: Trajectory[]; tombstones: Tombstone[] } {
-  let state = seed;
-  const next = (k: number): number => (state = (state * 1103515245 + 12345) % 2 ** 31) % k;
+  const next = lcg(seed);
   const trajectories: Trajectory[] = [];
   for (let i = 0; i < n; i += 1) {
     const gptTurns = 1 + next(6);
@@ -233,8 +241,7 @@ describe('mergeSummaries', () => {
     for (const seed of [1, 2, 3, 4, 5, 6]) {
       const { trajectories, tombstones } = randomRecords(seed, 40);
       const onePass = JSON.stringify(finaliseSummary(summaryOf(trajectories, tombstones)));
-      let state = seed * 7919;
-      const pick = (k: number): number => (state = (state * 1103515245 + 12345) % 2 ** 31) % k;
+      const pick = lcg(seed * 7919);
       const shards = 2 + pick(3);
       const parts = Array.from({ length: shards }, () => ({ trajectories: [] as Trajectory[], tombstones: [] as Tombstone[] }));
       for (const record of trajectories) parts[pick(shards)]!.trajectories.push(record);
@@ -266,8 +273,7 @@ describe('summaryFromFile', () => {
   });
 
   it('refuses a summary that lost one of its parts, naming the file and the part', () => {
-    const file = finaliseSummary(summaryOf(records)) as unknown as Record<string, unknown>;
-    const { turns: _dropped, ...broken } = file;
+    const { turns: _dropped, ...broken } = finaliseSummary(summaryOf(records));
     expect(() => summaryFromFile(broken, 'shard-1.json')).toThrow(/shard-1.json .*turns/);
   });
 });

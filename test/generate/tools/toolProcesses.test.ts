@@ -37,7 +37,7 @@ describe('ToolProcesses', () => {
       while (Date.now() < until);
     }
     const results = await Promise.all(runs);
-    results.forEach((result, i) => expect(result).toEqual({ output: `token-${i}\n${'a'.repeat(1000 + i * 100)}`, exit_code: 0, error: null }));
+    expect(results).toEqual(Array.from({ length: 100 }, (_, i) => ({ output: `token-${i}\n${'a'.repeat(1000 + i * 100)}`, exit_code: 0, error: null })));
   });
 
   it('runs at most its limit of processes at once', async () => {
@@ -123,7 +123,7 @@ describe('ToolProcesses through the process helper', () => {
 
   it('gives the same results: output, exit code, timeout, a program not found', async () => {
     const results = await Promise.all(Array.from({ length: 40 }, (_, i) => run(`echo token-${i}; exit ${i % 3}`)));
-    results.forEach((result, i) => expect(result).toEqual({ output: `token-${i}`, exit_code: i % 3, error: null }));
+    expect(results).toEqual(Array.from({ length: 40 }, (_, i) => ({ output: `token-${i}`, exit_code: i % 3, error: null })));
     expect((await run('sleep 30', { ...ws.ctx, timeoutMs: 300 })).error).toMatch(/^timed out after 0\.3 s/);
     const missing = await processes.run({ file: 'no-such-program-here', args: [], cwd: ws.dir, env: ws.ctx.env, timeoutMs: 5000, maxOutputBytes: 100 });
     expect(missing).toMatchObject({ exitCode: null, spawnError: { code: 'ENOENT', path: 'no-such-program-here' } });
