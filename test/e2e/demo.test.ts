@@ -1,11 +1,23 @@
 // make demo's script as a user runs it: the scripted endpoint announced as a stand-in, the whole pipeline,
 // one console report, the SQL example and the checklist, every output it names present, and no process
-// left behind. It runs twice into the same directory, as a user re-running make demo does.
+// left behind. It runs twice into the same directory, as a user re-running make demo does, the first
+// time over an endpoint.url an earlier demo left, naming an endpoint long gone.
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT, tempDir } from '../util/cli.js';
+import { processesUnder } from '../util/processes.js';
+
+/** The URL of a loopback port nothing listens on any more. */
+async function goneUrl(): Promise<string> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return `http://127.0.0.1:${port}/v1`;
+}
 
 function runDemo(out: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
@@ -25,10 +37,16 @@ describe('make demo (fixtures/demo/run-demo.sh)', () => {
   it('runs the pipeline, prints the report once, the query and the checklist, names every output, and can run again', async () => {
     const out = tempDir('hermes-demo-');
     const prompts = readFileSync(join(REPO_ROOT, 'fixtures/prompts.jsonl'), 'utf8').trim().split('\n').length;
+    let stale = await goneUrl();
+    writeFileSync(join(out, 'endpoint.url'), `${stale}\n`);
     for (const run of [1, 2]) {
       const res = await runDemo(out);
       expect(res.code, `run ${run}: ${res.stderr}`).toBe(0);
       expect(res.stdout).toMatch(/SCRIPTED STAND-IN, not a model/);
+      // The endpoint this run started, not the one named by the file an earlier run left.
+      const announced = /hermes-testkit at (\S+) answers/.exec(res.stdout)?.[1];
+      expect(announced).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/);
+      expect(announced).not.toBe(stale);
       expect(res.stdout).toMatch(/make demo DEMO_BASE_URL=\S+ DEMO_MODEL=\S+/);
       expect(res.stdout.match(/HERMES-STATS REPORT/g)).toHaveLength(1);
       expect(res.stdout).toContain(`Trajectories: ${prompts}\n`);
@@ -49,7 +67,10 @@ describe('make demo (fixtures/demo/run-demo.sh)', () => {
       }
       expect(readFileSync(join(out, 'sft.jsonl'), 'utf8').trim().split('\n')).toHaveLength(prompts);
       const url = readFileSync(join(out, 'endpoint.url'), 'utf8').trim();
+      expect(url).toBe(announced);
       await expect(fetch(`${url}/models`)).rejects.toThrow();
+      expect(processesUnder(out)).toEqual([]);
+      stale = url;
     }
   }, 240_000);
 });

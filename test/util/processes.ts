@@ -1,0 +1,19 @@
+// Processes still running that belong to a directory a test made: their working directory is in it, or
+// their command line or environment names it (a pipeline's stages, an endpoint, the tools they ran).
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+
+export function processesUnder(dir: string): string[] {
+  const found: string[] = [];
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid) || Number(pid) === process.pid) continue;
+    try {
+      const cwd = readlinkSync(`/proc/${pid}/cwd`);
+      const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+      const environ = readFileSync(`/proc/${pid}/environ`, 'utf8');
+      if (cwd === dir || cwd.startsWith(`${dir}/`) || cmdline.includes(dir) || environ.includes(dir)) found.push(`${pid}: ${cmdline.replaceAll('\0', ' ')}`);
+    } catch {
+      // Exited meanwhile (or a zombie, which has no working directory): not running.
+    }
+  }
+  return found;
+}
