@@ -13,7 +13,7 @@ describe('toShareGpt on a worked example, written by hand as the upstream conver
 
   it('gives every conversations value byte for byte', () => {
     expect(turns.map((t) => t.from)).toEqual(record.conversations.map((t) => t.from));
-    turns.forEach((turn, i) => expect(turn.value).toBe(record.conversations[i]?.value));
+    expect(turns.map((t) => t.value)).toEqual(record.conversations.map((t) => t.value));
   });
 
   it('writes the conversations as upstream writes them on the record line', () => {
