@@ -7,7 +7,7 @@ import { loadToolRegistry, parseToolValue, pythonJsonDumps, validator, type Traj
 import { hermesSystemPrompt } from '@hermes-datagen/core/internal/sharegpt.js';
 import { startScriptedEndpoint, type ReasoningField, type Script, type ScriptedEndpoint } from '@hermes-datagen/testkit';
 import { MAX_TURNS_MESSAGE } from '@hermes-datagen/generate/internal/maxTurns.js';
-import { offeredTools, toolDefinition } from '@hermes-datagen/generate/internal/tools/registry.js';
+import { offeredTools, toolDefinition } from '@hermes-datagen/generate/internal/tools/toolRunner.js';
 import { runGenerate, TEST_MODEL } from '../util/generate.js';
 import { tempDir } from '../util/cli.js';
 import { TEST_API_KEY } from '../util/secrets.js';

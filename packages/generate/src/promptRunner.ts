@@ -8,7 +8,7 @@ import { runAgent, type ChatClient, type ReasoningEffort } from './agentLoop.js'
 import type { PromptJob, PromptRunner } from './generateStream.js';
 import { AgentRunError, PromptSetupError, type FailureContext } from './promptFailure.js';
 import { TOOLS_WITH_DELEGATION } from './run/delegation.js';
-import { executeTool, offeredTools, toolDefinition } from './tools/registry.js';
+import { executeTool, offeredTools, toolDefinition } from './tools/toolRunner.js';
 import type { SandboxMode } from './tools/sandbox.js';
 import type { ToolProcesses } from './tools/toolProcesses.js';
 import type { DockerSandbox, ToolContext } from './tools/types.js';

@@ -2,7 +2,7 @@ import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readFileTool } from '@hermes-datagen/generate/internal/tools/readFile.js';
-import { executeTool } from '@hermes-datagen/generate/internal/tools/registry.js';
+import { executeTool } from '@hermes-datagen/generate/internal/tools/toolRunner.js';
 import { testWorkspace, type TestWorkspace } from './context.js';
 
 describe('read_file', () => {

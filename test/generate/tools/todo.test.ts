@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { executeTool } from '@hermes-datagen/generate/internal/tools/registry.js';
+import { executeTool } from '@hermes-datagen/generate/internal/tools/toolRunner.js';
 import { ToolProcesses } from '@hermes-datagen/generate/internal/tools/toolProcesses.js';
 import type { ToolContext } from '@hermes-datagen/generate/internal/tools/types.js';
 

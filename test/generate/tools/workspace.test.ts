@@ -3,7 +3,7 @@ import { chmod, lstat, mkdir, mkdtemp, readFile, readdir, readlink, realpath, rm
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { executeTool } from '@hermes-datagen/generate/internal/tools/registry.js';
+import { executeTool } from '@hermes-datagen/generate/internal/tools/toolRunner.js';
 import { createWorkspace, defaultWorkspaceRoot, removeWorkspaceRoot, WorkspaceError } from '@hermes-datagen/generate/internal/tools/workspace.js';
 import { testWorkspace } from './context.js';
 

@@ -8,7 +8,7 @@
 import { parseGptValue, type Trajectory } from '@hermes-datagen/core';
 import type { PromptJob, PromptRunner } from '../generateStream.js';
 import { optionalString } from '../tools/args.js';
-import { IMPLEMENTED_TOOLS } from '../tools/registry.js';
+import { IMPLEMENTED_TOOLS } from '../tools/toolRunner.js';
 import { ToolError } from '../tools/toolError.js';
 import type { AgentTool } from '../tools/types.js';
 

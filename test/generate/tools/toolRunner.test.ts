@@ -1,7 +1,7 @@
 import { loadToolRegistry, UsageError } from '@hermes-datagen/core';
 import { parseToolRegistry } from '@hermes-datagen/core/internal/registry.js';
 import { describe, expect, it } from 'vitest';
-import { executeTool, IMPLEMENTED_TOOLS, offeredTools, toolDefinition } from '@hermes-datagen/generate/internal/tools/registry.js';
+import { executeTool, IMPLEMENTED_TOOLS, offeredTools, toolDefinition } from '@hermes-datagen/generate/internal/tools/toolRunner.js';
 import { ToolError } from '@hermes-datagen/generate/internal/tools/toolError.js';
 import { ToolProcesses } from '@hermes-datagen/generate/internal/tools/toolProcesses.js';
 import type { AgentTool, ToolContext } from '@hermes-datagen/generate/internal/tools/types.js';
@@ -17,7 +17,7 @@ const ctx: ToolContext = {
   todo: { items: [] },
 };
 
-describe('tool registry (generate side)', () => {
+describe('tool runner (the tools generate implements)', () => {
   it("implements only names core's registry knows, each under its registry toolset", () => {
     for (const tool of IMPLEMENTED_TOOLS.values()) {
       expect(catalog.toolsetOf(tool.name), tool.name).toBe(tool.toolset);

@@ -1,8 +1,8 @@
-// hermes-generate's side of the tool registry: which tools it can really run, which of them to offer
-// for the sampled toolsets, and the one funnel through which the agent loop runs them.
+// Runs the tools: which tools hermes-generate can really run, which of them to offer for the sampled
+// toolsets, and the one funnel through which the agent loop runs them.
 //
-// Core's registry (packages/core/src/registry.ts) knows every valid tool name and its toolset; this
-// file owns only implementations. A tool is offered when one of the sampled toolsets holds it in the
+// Core's registry (packages/core/src/registry.ts) is the tool data: every valid tool name and its
+// toolset; this file owns only implementations. A tool is offered when one of the sampled toolsets holds it in the
 // registry in use (so it is a valid name, which the hallucinated-name filter requires) and it is
 // implemented here. Tools that need the outside world (web_search, web_extract, browser_*,
 // vision_analyze, image_generate, text_to_speech, mixture_of_agents, ...) are valid names but are
