@@ -3,24 +3,15 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { validator, type Trajectory, type Turn } from '@hermes-datagen/core';
+import { validator, type Trajectory } from '@hermes-datagen/core';
 import { startScriptedEndpoint, type ScriptedEndpoint } from '@hermes-datagen/testkit';
 import { spec } from '@hermes-datagen/compress';
 import { binPath, jsonl, parseJsonl, runInProcess, runProcess, tempDir, writeFiles } from '../util/cli.js';
-import { gpt, human, system, tool, trajectory } from '../util/trajectories.js';
+import { human, system, tool, trajectory } from '../util/trajectories.js';
+import { longRun } from './helpers.js';
 
 const BIN = binPath('compress', 'hermes-compress');
 const KEY = 'sk-compress-test-key';
-
-function longRun(steps: number, marker = ''): Trajectory {
-  const conversations: Turn[] = [system(), human(`Fix the build ${marker}`)];
-  for (let i = 0; i < steps; i++) {
-    conversations.push(gpt({ think: `Think ${i} ${marker}`, text: `Step ${i}.`, calls: [{ name: 'terminal', arguments: { command: `make s${i}` } }] }));
-    conversations.push(tool({ name: 'terminal', content: `result ${i} ${marker} ${'words and more words '.repeat(120)}`, id: `c${i}` }));
-  }
-  conversations.push(gpt({ text: 'Done.' }));
-  return trajectory({ conversations });
-}
 
 describe('hermes-compress (built bin)', () => {
   it('compresses in a pipe, keeps input order and other fields, and writes the metrics file', async () => {

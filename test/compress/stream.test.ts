@@ -4,23 +4,16 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
-import type { InputRecord, Turn } from '@hermes-datagen/core';
+import type { InputRecord, Trajectory } from '@hermes-datagen/core';
 import { compressStream, type Processed } from '@hermes-datagen/compress/internal/stream.js';
 import type { Summarizer } from '@hermes-datagen/compress/internal/summarizer.js';
-import { gpt, human, system, tool, trajectory } from '../util/trajectories.js';
-import { quarterCounter, settings } from './helpers.js';
+import { longRun, quarterCounter, settings } from './helpers.js';
 
 setFlagsFromString('--expose-gc');
 const collectGarbage = runInNewContext('gc') as () => void;
 
-function longRecord(line: number): InputRecord {
-  const conversations: Turn[] = [system(), human('Fix the build')];
-  for (let i = 0; i < 12; i++) {
-    conversations.push(gpt({ text: `Step ${i}.`, calls: [{ name: 'terminal', arguments: { command: `make s${i}` } }] }));
-    conversations.push(tool({ name: 'terminal', content: `result ${i} ${'words and more words '.repeat(120)}`, id: `c${i}` }));
-  }
-  conversations.push(gpt({ text: 'Done.' }));
-  const raw = JSON.stringify(trajectory({ conversations }));
+function inputRecord(value: Trajectory, line: number): InputRecord {
+  const raw = JSON.stringify(value);
   return { value: JSON.parse(raw) as Record<string, unknown>, raw, bytes: Buffer.from(raw), place: { source: '<stdin>', line }, kind: 'record' };
 }
 
@@ -53,7 +46,7 @@ async function all(results: AsyncIterable<Processed>): Promise<Processed[]> {
 
 describe('compressStream with a summariser that never answers', () => {
   it('emits each record with status timeout once --timeout has passed, though memory was collected meanwhile', async () => {
-    const records = [longRecord(1), longRecord(2)];
+    const records = [inputRecord(longRun(12), 1), inputRecord(longRun(13), 2)];
     const summarizer = neverAnswers(records.length);
     const env = { config: settings({ strategy: 'llm', reducers: [], targetMaxTokens: 2000 }), counter: quarterCounter, summarizer };
     const run = new AbortController();
