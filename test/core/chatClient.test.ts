@@ -5,15 +5,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { APIError, RateLimitError } from 'openai';
-import {
-  cappedRetryHeaders,
-  createChatClient,
-  embeddedErrorStatus,
-  REPLY_FAULT_HEADER,
-  resolveEndpoint,
-  retryAfterMs,
-  type Endpoint,
-} from '@hermes-datagen/core/endpoint';
+import { createChatClient, embeddedErrorStatus, REPLY_FAULT_HEADER, resolveEndpoint, retryAfterMs, type Endpoint } from '@hermes-datagen/core/endpoint';
+import { cappedRetryHeaders } from '@hermes-datagen/core/internal/chatClient.js';
 
 const KEY = 'sk-hermes-FAKE-client-5555555555';
 

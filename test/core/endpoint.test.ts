@@ -7,11 +7,11 @@ import {
   endpointIdentity,
   endpointOptions,
   inspectEndpoint,
-  modelProcessEnv,
   resolveEndpoint,
   type EndpointArgs,
   type EndpointInspection,
 } from '@hermes-datagen/core/endpoint';
+import { modelProcessEnv } from '@hermes-datagen/core/internal/endpoint.js';
 import { runInProcess, tempDir, writeFiles } from '../util/cli.js';
 
 const KEY = 'sk-hermes-FAKE-endpoint-4242424242';

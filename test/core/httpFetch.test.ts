@@ -4,7 +4,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import OpenAI, { APIConnectionError, APIUserAbortError, RateLimitError } from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
-import { nodeHttpFetch } from '@hermes-datagen/core/endpoint';
+import { nodeHttpFetch } from '@hermes-datagen/core/internal/httpFetch.js';
 import { startScriptedEndpoint, type ScriptedEndpoint } from '@hermes-datagen/testkit';
 
 let server: Server | undefined;

@@ -1,6 +1,7 @@
 // Which proxy variable applies to a URL, as curl and Python decide it.
 import { describe, expect, it } from 'vitest';
-import { describeProxy, proxyFor, proxyPort, proxyVariables } from '@hermes-datagen/core/endpoint';
+import { describeProxy, proxyPort, proxyVariables } from '@hermes-datagen/core/endpoint';
+import { proxyFor } from '@hermes-datagen/core/internal/proxy.js';
 
 describe('proxyFor', () => {
   it('uses https_proxy for https and http_proxy for http', () => {

@@ -1,9 +1,30 @@
 // @hermes-datagen/core/endpoint: the one endpoint configuration (base URL, key, model) and the
-// model client. A subpath of its own because it loads openai, undici and yaml: CLIs that never
-// call a model start without them (pipelines start several processes, so start-up time counts).
-export * from './envFile.js';
-export * from './configFile.js';
-export * from './proxy.js';
-export * from './endpoint.js';
-export * from './chatClient.js';
-export * from './httpFetch.js';
+// model client, every name a CLI uses. A subpath of its own because it loads openai, undici and yaml: CLIs that
+// never call a model start without them (pipelines start several processes, so start-up time counts).
+
+// Endpoint: its flags and --help, its resolution (flag > environment > config file), and what logs may say of it.
+export { ENDPOINT_ENV_HELP, endpointOptions, type EndpointArgs } from './endpointOptions.js';
+export { inspectEndpoint, resolveEndpoint } from './resolveEndpoint.js';
+export {
+  describeEndpoint,
+  endpointIdentity,
+  type Endpoint,
+  type EndpointInspection,
+  type EndpointIo,
+  type Origin,
+  type Sourced,
+} from './endpoint.js';
+export { describeProxy, proxyPort, proxyVariables, type ProxyVariable } from './proxy.js';
+
+// Model client: chat completions with bounded retries, and what its replies and faults mean.
+export {
+  DEFAULT_CHAT_MAX_RETRIES,
+  DEFAULT_RETRY_AFTER_CAP_MS,
+  REPLY_FAULT_HEADER,
+  createChatClient,
+  embeddedErrorStatus,
+  endpointFetch,
+  endpointUrl,
+  retryAfterMs,
+} from './chatClient.js';
+export type { FetchLike } from './httpFetch.js';
