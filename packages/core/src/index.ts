@@ -43,7 +43,7 @@ export {
   type ParsedToolCall,
   type ParsedToolResponse,
 } from './turns.js';
-export { splitTagBlocks } from './tagBlocks.js';
+export { splitTagBlocks, tagTokens, type TagToken } from './tagBlocks.js';
 export { extractReasoning } from './think.js';
 
 // Rules: what counts as reasoning, and as a tool call that succeeded.

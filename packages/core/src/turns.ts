@@ -4,7 +4,7 @@
 // like the system prompt's own example) is malformed and says so in `error`.
 import { parseJsonLossless } from './losslessJson.js';
 import { isPlainObject } from './plainObject.js';
-import { splitTagBlocks } from './tagBlocks.js';
+import { splitTagBlocks, type TagToken } from './tagBlocks.js';
 import { pythonStrip } from './pythonText.js';
 
 export interface ParsedToolCall {
@@ -45,10 +45,14 @@ export const TOOL_RESPONSE_TAG = 'tool_response';
 const TOOLS_OPEN = '<tools>';
 const TOOLS_CLOSE = '</tools>';
 
-export function parseGptValue(value: string): ParsedGptValue {
+/** The blocks a gpt value is read into. */
+export const GPT_VALUE_TAGS: readonly string[] = [THINK_TAG, SCRATCHPAD_TAG, TOOL_CALL_TAG];
+
+/** `tokens`: the value's tagTokens for GPT_VALUE_TAGS (or more), when the caller has them already. */
+export function parseGptValue(value: string, tokens?: readonly TagToken[]): ParsedGptValue {
   const parsed: ParsedGptValue = { think: [], scratchpad: [], text: '', toolCalls: [] };
   let text = '';
-  for (const segment of splitTagBlocks(value, [THINK_TAG, SCRATCHPAD_TAG, TOOL_CALL_TAG])) {
+  for (const segment of splitTagBlocks(value, GPT_VALUE_TAGS, tokens)) {
     if (segment.kind === 'text') {
       text += segment.text;
     } else if (segment.kind === 'block') {

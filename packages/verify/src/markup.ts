@@ -4,12 +4,12 @@
 // its reasoning, or a tool whose output holds "</tool_response>", forges markup that every
 // regex-based Hermes parser (vLLM's, Atropos') then reads as real blocks. core's splitTagBlocks is
 // forgiving on purpose (it recovers the intended blocks); this scanner is strict on purpose (it
-// reports every token that is not part of a clean block).
+// reports every token that is not part of a clean block). Both read the same tagTokens, so a gpt turn is
+// scanned once for its blocks and its markup (observed.ts).
+import { tagTokens, type TagToken } from '@hermes-datagen/core';
 
 export const MARKUP_TAGS = ['think', 'REASONING_SCRATCHPAD', 'tool_call', 'tool_response'] as const;
 export type MarkupTag = (typeof MARKUP_TAGS)[number];
-
-const TOKEN = new RegExp(`<(/?)(${MARKUP_TAGS.join('|')})>`, 'g');
 
 export interface MarkupScan {
   /** Tags of the clean blocks, in order. */
@@ -26,20 +26,23 @@ export interface MarkupProblem {
 }
 
 export function scanMarkup(value: string, allowed: ReadonlySet<MarkupTag>): MarkupScan {
+  return scanMarkupTokens(tagTokens(value, MARKUP_TAGS), allowed);
+}
+
+/** The same scan of a value's tagTokens for MARKUP_TAGS. */
+export function scanMarkupTokens(tokens: readonly TagToken[], allowed: ReadonlySet<MarkupTag>): MarkupScan {
   const blocks: MarkupTag[] = [];
   const problems: MarkupProblem[] = [];
   let firstBlockAt = -1;
   let open: { tag: MarkupTag; at: number } | null = null;
-  TOKEN.lastIndex = 0;
-  for (let match = TOKEN.exec(value); match !== null; match = TOKEN.exec(value)) {
-    const closing = match[1] === '/';
-    const tag = match[2] as MarkupTag;
+  for (const token of tokens) {
+    const tag = token.tag as MarkupTag;
     if (open === null) {
-      if (closing) problems.push({ kind: 'forged_tag', detail: `stray </${tag}> with no <${tag}> before it (at character ${match.index})` });
-      else open = { tag, at: match.index };
+      if (token.closing) problems.push({ kind: 'forged_tag', detail: `stray </${tag}> with no <${tag}> before it (at character ${token.index})` });
+      else open = { tag, at: token.index };
       continue;
     }
-    if (closing && tag === open.tag) {
+    if (token.closing && tag === open.tag) {
       if (allowed.has(tag)) {
         if (firstBlockAt === -1) firstBlockAt = open.at;
         blocks.push(tag);
@@ -51,7 +54,7 @@ export function scanMarkup(value: string, allowed: ReadonlySet<MarkupTag>): Mark
     }
     problems.push({
       kind: 'forged_tag',
-      detail: `${match[0]} inside a <${open.tag}> block (at character ${match.index}): unescaped text that parsers read as markup`,
+      detail: `<${token.closing ? '/' : ''}${tag}> inside a <${open.tag}> block (at character ${token.index}): unescaped text that parsers read as markup`,
     });
   }
   if (open !== null) problems.push({ kind: 'unclosed_tag', detail: `<${open.tag}> at character ${open.at} is never closed` });

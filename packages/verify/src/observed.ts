@@ -1,13 +1,16 @@
 // One input line as the checks see it: a trajectory (valid against its schema, its gpt turns parsed
 // once for all checks), a tombstone, or an object that breaks the schema. Checks keep counts and ids
 // from these, never the records.
-import { parseGptValue, validator, type ParsedGptValue, type Place, type Tombstone, type Trajectory } from '@hermes-datagen/core';
+import { parseGptValue, tagTokens, validator, type ParsedGptValue, type Place, type TagToken, type Tombstone, type Trajectory } from '@hermes-datagen/core';
 import type { CheckResult } from './checkResult.js';
+import { MARKUP_TAGS } from './markup.js';
 
 export interface GptTurn {
   /** The turn's index in `conversations`. */
   readonly index: number;
   readonly parsed: ParsedGptValue;
+  /** Its tag tokens (MARKUP_TAGS), read once for both its blocks and the structure check's markup scan. */
+  readonly tokens: readonly TagToken[];
 }
 
 interface Common {
@@ -30,7 +33,9 @@ export function observe(value: Record<string, unknown>, raw: string, place: Plac
   const record = value as unknown as Trajectory;
   const gptTurns: GptTurn[] = [];
   record.conversations.forEach((turn, index) => {
-    if (turn.from === 'gpt') gptTurns.push({ index, parsed: parseGptValue(turn.value) });
+    if (turn.from !== 'gpt') return;
+    const tokens = tagTokens(turn.value, MARKUP_TAGS);
+    gptTurns.push({ index, parsed: parseGptValue(turn.value, tokens), tokens });
   });
   return { kind: 'trajectory', record, gptTurns, raw, place };
 }

@@ -4,7 +4,7 @@
 // by a <tool_response> block in the tool turn right after it, and no tag markup outside clean blocks.
 import type { Turn } from '@hermes-datagen/core';
 import { Examples, plural, worst, type CheckResult, type Status } from './checkResult.js';
-import { scanMarkup, type MarkupTag } from './markup.js';
+import { scanMarkup, scanMarkupTokens, type MarkupTag } from './markup.js';
 import { at, type GptTurn, type Observed, type StreamCheck } from './observed.js';
 
 export type StructureKind =
@@ -59,8 +59,9 @@ export function structureProblems(conversations: readonly Turn[], gptTurns: read
     if (pendingCalls > 0) add('unanswered_tool_call', index - 1, `${plural(pendingCalls, '<tool_call>')} but no tool turn after it`);
     pendingCalls = 0;
     if (turn.from !== 'gpt') return;
-    const calls = gptTurns[gpt++]?.parsed.toolCalls ?? [];
-    const scan = scanMarkup(turn.value, GPT_TAGS);
+    const read = gptTurns[gpt++];
+    const calls = read?.parsed.toolCalls ?? [];
+    const scan = read ? scanMarkupTokens(read.tokens, GPT_TAGS) : scanMarkup(turn.value, GPT_TAGS);
     for (const problem of scan.problems) add(problem.kind, index, problem.detail);
     if (scan.blocks[0] !== 'think' || turn.value.slice(0, scan.firstBlockAt).trim() !== '')
       add('no_leading_think', index, 'the gpt turn does not start with a <think> block');
