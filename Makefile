@@ -39,9 +39,9 @@ demo: setup
 # make dataset RUN=name PROMPTS=file [MODEL=id] [SHARDS=N]: the pipeline as resumable make targets.
 include scripts/dataset.mk
 
-# .ci/run's path on a fresh clone with an empty npm cache (make setup, then the tests that need what it
-# brings; FULL=1: .ci/run itself). Not in make test: the install downloads a few hundred MB.
-fresh-check:
+# A fresh clone with an empty npm cache needs nothing installed by hand: test/e2e/freshClone.test.ts alone
+# (part of make test; it clones the committed tree); FULL=1: .ci/run itself on such a clone.
+fresh-check: setup
 	bash scripts/fresh-check.sh
 
 clean:
