@@ -2,7 +2,7 @@
 // command, on the demo's prompts (fixtures/prompts.jsonl, with their workspaces) against the scripted
 // endpoint, tools executed for real. The outputs at the end of the pipe are checked against each other:
 // one record per prompt, every record valid, the checklist all PASS, the SFT lines well formed, and the
-// DuckDB report equal to the summary the stream stage wrote.
+// DuckDB report equal to the summary the stream stage wrote (and its compression figures to hermes-compress's).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -58,7 +58,11 @@ describe('the pipeline: generate | filter | compress | stats | verify | to-atrop
     expect(new Set(toolCalls)).toEqual(new Set(['terminal', 'read_file', 'write_file', 'patch', 'search_files']));
 
     // hermes-compress: every record counted by status, none grown.
-    const metrics = JSON.parse(readFileSync(o('compression.json'), 'utf8')) as { by_status: Record<string, number> };
+    const metrics = JSON.parse(readFileSync(o('compression.json'), 'utf8')) as {
+      by_status: Record<string, number>;
+      summary: { trajectories_compressed: number };
+      tokens: { total_before: number; total_after: number };
+    };
     expect(Object.values(metrics.by_status).reduce((a, b) => a + b, 0)).toBe(rows.length);
     for (const record of records) {
       const { tokens_before: before, tokens_after: after } = (
@@ -95,6 +99,19 @@ describe('the pipeline: generate | filter | compress | stats | verify | to-atrop
     const report = await runProcess(binPath('stats', 'hermes-stats'), ['report', '--json', o('trajectories.jsonl')]);
     expect(report.code, report.stderr).toBe(0);
     expect(JSON.parse(report.stdout)).toEqual(JSON.parse(readFileSync(o('statistics.json'), 'utf8')));
+    // And its compression figures = hermes-compress's metrics (most demo records are skipped, not compressed).
+    const html = await runProcess(binPath('stats', 'hermes-stats'), ['report', '--html', o('report.html'), o('trajectories.jsonl')]);
+    expect(html.code, html.stderr).toBe(0);
+    const extras = /<script type="application\/json" id="hermes-stats-extras">(.*?)<\/script>/s.exec(readFileSync(o('report.html'), 'utf8'))?.[1];
+    expect(JSON.parse(extras ?? 'null')).toMatchObject({
+      compression: {
+        trajectories: rows.length,
+        compressed: metrics.summary.trajectories_compressed,
+        statuses: metrics.by_status,
+        tokens_before: metrics.tokens.total_before,
+        tokens_after: metrics.tokens.total_after,
+      },
+    });
     expectNoSecret(out, result);
   }, 120_000);
 });
