@@ -51,7 +51,7 @@ export { conversationReasoningStats, gptTurnHasReasoning, parsedGptHasReasoning 
 export { extractToolStats, normaliseToolStats, toolCallSucceeded, toolErrorCounts, toolStatsFromConversations, type ToolNames } from './toolStats.js';
 
 // Registry and toolsets: the tool definitions, the --tools-registry option, and seeded sampling.
-export { loadToolRegistry, type ToolRegistry } from './registry.js';
+export { loadToolRegistry, type Distribution, type ToolRegistry } from './registry.js';
 export { toolsRegistryOption, type ToolsRegistryArgs } from './toolsRegistryOption.js';
 export { createRng, type Rng } from './rng.js';
 
@@ -67,7 +67,7 @@ export { writeFileAtomic, writeFileAtomicWith, writeJsonAtomic } from './atomicF
 
 // Text, tokens and secrets: token counting, the API key, and secrets found in text.
 export { DEFAULT_TOKEN_ENCODING, TOKEN_ENCODINGS, loadTokenCounter, type TokenCounter, type TokenEncoding } from './tokenizer.js';
-export { ApiKey, canBeSecret, keyFingerprint, redact } from './secrets.js';
+export { ApiKey, canBeSecret, keyFingerprint, keyForms, redact } from './secrets.js';
 export { findSecrets } from './secretPatterns.js';
 
 // Statistics: statistics.json and hermes-stats' mergeable summary (written by generate's run directory and

@@ -70,11 +70,21 @@ export function canBeSecret(value: string): boolean {
 export function redact(text: string, key: string | ApiKey | undefined): string {
   if (key === undefined) return text;
   const raw = typeof key === 'string' ? key : key.reveal();
-  if (!canBeSecret(raw)) return text;
-  const forms = new Set([raw, raw.trim(), encodeURIComponent(raw), JSON.stringify(raw).slice(1, -1)]);
+  const forms = keyForms(raw);
+  if (forms.length === 0) return text;
   const replacement = `[api key ${keyFingerprint(raw)}]`;
   let out = text;
-  // Longest first, so a shorter form inside a longer one does not leave the longer one's remainder.
-  for (const form of [...forms].filter((f) => f !== '').sort((a, b) => b.length - a.length)) out = out.replaceAll(form, replacement);
+  for (const form of forms) out = out.replaceAll(form, replacement);
   return out;
+}
+
+/**
+ * The forms of a key redact replaces (as given, trimmed, URL-encoded, JSON-escaped), longest first so
+ * that a shorter form inside a longer one does not leave the longer one's remainder; none for a key
+ * that cannot be a secret (canBeSecret). A text holds the key exactly when it holds one of them.
+ */
+export function keyForms(key: string): string[] {
+  if (!canBeSecret(key)) return [];
+  const forms = new Set([key, key.trim(), encodeURIComponent(key), JSON.stringify(key).slice(1, -1)]);
+  return [...forms].filter((form) => form !== '').sort((a, b) => b.length - a.length);
 }

@@ -5,7 +5,7 @@
 // A trajectory is scanned field by field rather than as its line: most of a line is the system turn
 // (the fixed template and the offered tools' schemas), which a run repeats in every record, so each
 // distinct system turn is scanned once. Other rows are scanned whole.
-import { findSecrets, keyFingerprint, redact } from '@hermes-datagen/core';
+import { findSecrets, keyFingerprint, keyForms, type Trajectory } from '@hermes-datagen/core';
 import { Examples, plural, type CheckResult } from './checkResult.js';
 import { at, type Observed, type StreamCheck } from './observed.js';
 
@@ -15,14 +15,28 @@ export const KEY_VARIABLES = ['HERMES_API_KEY', 'OPENAI_API_KEY'] as const;
 /** Distinct system turns remembered as scanned (a run has a handful of toolset combinations). */
 const SEEN_SYSTEM_TURNS = 256;
 
-/** A metadata value as text to scan: strings as they are (most are), anything else as JSON. */
-function text(value: unknown): string {
-  return typeof value === 'string' ? value : (JSON.stringify(value) ?? '');
+/**
+ * The free-form fields of a trajectory as one text (the rest is numbers and tool names): metadata
+ * values as they are (most are strings), anything else as JSON.
+ */
+function freeFormText(record: Trajectory): string {
+  let text = `${record.id ?? ''} ${record.toolsets_used.join(' ')} `;
+  let first = true;
+  for (const value of Object.values(record.metadata)) {
+    text += `${first ? '' : ' '}${typeof value === 'string' ? value : (JSON.stringify(value) ?? '')}`;
+    first = false;
+  }
+  return text;
 }
+
+/** Where a finding is: a turn's index, or the free-form fields. */
+const FREE_FORM = -1;
 
 interface KnownKey {
   readonly variable: string;
   readonly value: string;
+  /** What a text holding the key holds (keyForms). */
+  readonly forms: readonly string[];
 }
 
 export class SecretCheck implements StreamCheck {
@@ -34,24 +48,23 @@ export class SecretCheck implements StreamCheck {
 
   /** @param variables the environment variables whose values are the user's keys */
   public constructor(env: NodeJS.ProcessEnv, variables: readonly string[]) {
-    this.keys = [...new Set(variables)].map((variable) => ({ variable, value: (env[variable] ?? '').trim() })).filter((key) => key.value.length >= 8);
+    this.keys = [...new Set(variables)]
+      .map((variable) => ({ variable, value: (env[variable] ?? '').trim() }))
+      .filter((key) => key.value.length >= 8)
+      .map((key) => ({ ...key, forms: keyForms(key.value) }));
   }
 
   public observe(item: Observed): void {
     this.records += 1;
     const hits: string[] = [];
     if (item.kind === 'trajectory') {
-      const { record } = item;
-      record.conversations.forEach((turn, index) => {
-        if (turn.from === 'system' && this.scannedBefore(turn.value)) return;
-        this.scan(turn.value, `conversations[${index}]`, hits);
-      });
-      // The rest is numbers and tool names, except these free-form fields.
-      this.scan(
-        `${record.id ?? ''} ${record.toolsets_used.join(' ')} ${Object.values(record.metadata).map(text).join(' ')}`,
-        'id, toolsets_used or metadata',
-        hits,
-      );
+      const { conversations } = item.record;
+      for (let index = 0; index < conversations.length; index++) {
+        const turn = conversations[index] as (typeof conversations)[number];
+        if (turn.from === 'system' && this.scannedBefore(turn.value)) continue;
+        this.scan(turn.value, index, hits);
+      }
+      this.scan(freeFormText(item.record), FREE_FORM, hits);
     } else {
       this.scan(item.raw, 'the line', hits);
     }
@@ -79,12 +92,15 @@ export class SecretCheck implements StreamCheck {
     };
   }
 
-  private scan(text: string, where: string, hits: string[]): void {
+  /** `where`: a turn's index, FREE_FORM, or a name; made into words only for a finding. */
+  private scan(text: string, where: number | string, hits: string[]): void {
+    const label = (): string => (typeof where === 'string' ? where : where === FREE_FORM ? 'id, toolsets_used or metadata' : `conversations[${where}]`);
     for (const key of this.keys) {
-      if (redact(text, key.value) !== text) hits.push(`${where}: ${this.count(`the key in $${key.variable}`)} (fingerprint ${keyFingerprint(key.value)})`);
+      if (key.forms.some((form) => text.includes(form)))
+        hits.push(`${label()}: ${this.count(`the key in $${key.variable}`)} (fingerprint ${keyFingerprint(key.value)})`);
     }
     for (const match of findSecrets(text))
-      hits.push(`${where}: ${this.count(match.pattern)} "${match.prefix}…" (${match.length} characters, at character ${match.index})`);
+      hits.push(`${label()}: ${this.count(match.pattern)} "${match.prefix}…" (${match.length} characters, at character ${match.index})`);
   }
 
   private count(pattern: string): string {
