@@ -19,6 +19,7 @@ import { toolEnv } from './tools/toolEnv.js';
 import { PROCESS_HELPER_SCRIPT } from './tools/processHelperClient.js';
 import { ToolProcesses } from './tools/toolProcesses.js';
 import { defaultWorkspaceRoot, RunWorkspaces } from './tools/workspace.js';
+import { selectToolsets, toolsetSelectionName } from './toolsetSampling.js';
 
 /** A run's checkpoint is rewritten at most this often (and at its end). */
 const CHECKPOINT_INTERVAL_MS = 2_000;
@@ -52,13 +53,7 @@ export async function runGenerate(args: GenerateArgs & Pick<StreamArgs, 'files'>
   const settings = runSettings(args);
 
   const registry = loadToolRegistry(args.toolsRegistry, cwd);
-  const forced = args.toolsets
-    ?.split(',')
-    .map((name) => name.trim())
-    .filter((name) => name !== '');
-  // Both throw a UsageError that lists the valid names.
-  if (forced !== undefined) registry.toolsOf(forced);
-  else registry.distribution(args.distribution);
+  const toolsets = selectToolsets(registry, args);
 
   if (args.sandbox === 'docker') {
     const problem = await dockerUnavailable(env);
@@ -106,7 +101,7 @@ export async function runGenerate(args: GenerateArgs & Pick<StreamArgs, 'files'>
     registry,
     // Without --seed a seed is drawn, and recorded in every record, so any run can be repeated.
     // A resumed run keeps the seed its manifest recorded.
-    toolsets: { forced, distribution: args.distribution, seed: run?.seed ?? args.seed ?? randomInt(2 ** 31) },
+    toolsets: { ...toolsets, seed: run?.seed ?? args.seed ?? randomInt(2 ** 31) },
     maxTurns: args.maxTurns,
     reasoningEffort: args.reasoningEffort,
     workspaces,
@@ -127,7 +122,7 @@ export async function runGenerate(args: GenerateArgs & Pick<StreamArgs, 'files'>
       run,
       runName: run.manifest.run_name,
       discardNoReasoning: args.discardNoReasoning,
-      distribution: forced === undefined ? args.distribution : forced.join(','),
+      distribution: toolsetSelectionName(toolsets),
       model: identity.model,
       runPrompt,
       secret: endpoint.apiKey,
