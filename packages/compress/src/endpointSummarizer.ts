@@ -1,6 +1,6 @@
 // --strategy llm reaches the model through the one endpoint every hermes-* CLI resolves (flags >
 // environment > --config providers), so the summariser can never use another key or URL than the
-// generator (requirement A). The endpoint is resolved before any record is read.
+// generator. The endpoint is resolved before any record is read.
 import type { RunContext } from '@hermes-datagen/core';
 import { createChatClient, describeEndpoint, resolveEndpoint, type EndpointArgs } from '@hermes-datagen/core/endpoint';
 import type { CompressConfig } from './config.js';
