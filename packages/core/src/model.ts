@@ -126,6 +126,8 @@ export interface Checkpoint {
   dataset?: { path: string; valid_rows: number; sha256?: string };
   endpoint?: { host: string; model: string; key_fingerprint: string | null };
   done: Record<string, CheckpointEntry>;
+  /** Batch file name -> its size when every line of it had its entry in `done`. */
+  files?: Record<string, number>;
   last_updated: string;
 }
 

@@ -1612,7 +1612,7 @@ return errors === 0;
 validate24.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const checkpoint = validate25;
-const schema39 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://hermes-datagen.local/schemas/checkpoint.schema.json","title":"Checkpoint","description":"Resume state of a hermes-generate run, keyed by record id (not by prompt text, which collapses duplicate prompts: upstream Hermes #86523, #95322). Written atomically (temp file + rename). It can always be rebuilt from the run's output files; it only makes resume fast.","type":"object","required":["version","run_name","done","last_updated"],"properties":{"version":{"const":1},"run_name":{"type":"string","minLength":1},"dataset":{"type":"object","description":"Identity of the dataset the run started from, so resume can refuse a different one.","required":["path","valid_rows"],"properties":{"path":{"type":"string"},"valid_rows":{"type":"integer","minimum":0},"sha256":{"type":"string","pattern":"^[0-9a-f]{64}$"}},"additionalProperties":false},"endpoint":{"type":"object","description":"Where the run's model calls went; the key appears only as its fingerprint.","required":["host","model","key_fingerprint"],"properties":{"host":{"type":"string"},"model":{"type":"string"},"key_fingerprint":{"type":["string","null"],"pattern":"^[0-9a-f]{8}$"}},"additionalProperties":false},"done":{"type":"object","description":"Record id -> what became of it. Failed attempts are absent, so resume retries them.","additionalProperties":{"type":"object","required":["prompt_index","status"],"properties":{"prompt_index":{"type":"integer","minimum":0},"status":{"enum":["written","discarded"]},"reason":{"type":"string"},"shard":{"type":"string","description":"The output file that holds the row."},"sample":{"type":"integer","minimum":0,"description":"Which of the prompt's --samples this record is, from 0."},"row_hash":{"type":"string","pattern":"^[0-9a-f]{16}$","description":"First 16 hex of SHA-256 of the dataset row the record was made from."}},"additionalProperties":false}},"last_updated":{"type":"string","description":"ISO 8601 with time zone."}},"additionalProperties":false};
+const schema39 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://hermes-datagen.local/schemas/checkpoint.schema.json","title":"Checkpoint","description":"Resume state of a hermes-generate run, keyed by record id (not by prompt text, which collapses duplicate prompts: upstream Hermes #86523, #95322). Written atomically (temp file + rename). It can always be rebuilt from the run's output files; it only makes resume fast.","type":"object","required":["version","run_name","done","last_updated"],"properties":{"version":{"const":1},"run_name":{"type":"string","minLength":1},"dataset":{"type":"object","description":"Identity of the dataset the run started from, so resume can refuse a different one.","required":["path","valid_rows"],"properties":{"path":{"type":"string"},"valid_rows":{"type":"integer","minimum":0},"sha256":{"type":"string","pattern":"^[0-9a-f]{64}$"}},"additionalProperties":false},"endpoint":{"type":"object","description":"Where the run's model calls went; the key appears only as its fingerprint.","required":["host","model","key_fingerprint"],"properties":{"host":{"type":"string"},"model":{"type":"string"},"key_fingerprint":{"type":["string","null"],"pattern":"^[0-9a-f]{8}$"}},"additionalProperties":false},"done":{"type":"object","description":"Record id -> what became of it. Failed attempts are absent, so resume retries them.","additionalProperties":{"type":"object","required":["prompt_index","status"],"properties":{"prompt_index":{"type":"integer","minimum":0},"status":{"enum":["written","discarded"]},"reason":{"type":"string"},"shard":{"type":"string","description":"The output file that holds the row."},"sample":{"type":"integer","minimum":0,"description":"Which of the prompt's --samples this record is, from 0."},"row_hash":{"type":"string","pattern":"^[0-9a-f]{16}$","description":"First 16 hex of SHA-256 of the dataset row the record was made from."}},"additionalProperties":false}},"files":{"type":"object","description":"Batch file name -> its size in bytes when every line of it had its entry in done: a resume that finds the file at this size takes its records from done without opening it (a file that grew or was cut since is read back).","additionalProperties":{"type":"integer","minimum":0}},"last_updated":{"type":"string","description":"ISO 8601 with time zone."}},"additionalProperties":false};
 const pattern7 = new RegExp("^[0-9a-f]{64}$", "u");
 
 function validate25(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -1636,7 +1636,7 @@ return false;
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!((((((key0 === "version") || (key0 === "run_name")) || (key0 === "dataset")) || (key0 === "endpoint")) || (key0 === "done")) || (key0 === "last_updated"))){
+if(!(((((((key0 === "version") || (key0 === "run_name")) || (key0 === "dataset")) || (key0 === "endpoint")) || (key0 === "done")) || (key0 === "files")) || (key0 === "last_updated"))){
 validate25.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
@@ -1999,16 +1999,54 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.last_updated !== undefined){
+if(data.files !== undefined){
+let data18 = data.files;
 const _errs40 = errors;
-if(typeof data.last_updated !== "string"){
-validate25.errors = [{instancePath:instancePath+"/last_updated",schemaPath:"#/properties/last_updated/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(errors === _errs40){
+if(data18 && typeof data18 == "object" && !Array.isArray(data18)){
+for(const key5 in data18){
+let data19 = data18[key5];
+const _errs43 = errors;
+if(!(((typeof data19 == "number") && (!(data19 % 1) && !isNaN(data19))) && (isFinite(data19)))){
+validate25.errors = [{instancePath:instancePath+"/files/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/files/additionalProperties/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
+}
+if(errors === _errs43){
+if((typeof data19 == "number") && (isFinite(data19))){
+if(data19 < 0 || isNaN(data19)){
+validate25.errors = [{instancePath:instancePath+"/files/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/files/additionalProperties/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+var valid5 = _errs43 === errors;
+if(!valid5){
+break;
+}
+}
+}
+else {
+validate25.errors = [{instancePath:instancePath+"/files",schemaPath:"#/properties/files/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
 }
 var valid0 = _errs40 === errors;
 }
 else {
 var valid0 = true;
+}
+if(valid0){
+if(data.last_updated !== undefined){
+const _errs45 = errors;
+if(typeof data.last_updated !== "string"){
+validate25.errors = [{instancePath:instancePath+"/last_updated",schemaPath:"#/properties/last_updated/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs45 === errors;
+}
+else {
+var valid0 = true;
+}
 }
 }
 }

@@ -16,17 +16,29 @@ describe('batch files', () => {
     const dir = tempDir();
     writeFiles(dir, { 'batch_0.jsonl': '{"id":"a"}\n{"id":"b","conv' });
     const [file] = await listBatchFiles(dir);
-    expect(await repairTornTail(file!)).toEqual({ torn: { file, bytes: 15 }, lines: 1 });
+    expect(await repairTornTail(file!)).toEqual({ cut: { tornBytes: 15, orphans: [] }, bytes: 11 });
     expect(readFileSync(join(dir, 'batch_0.jsonl'), 'utf8')).toBe('{"id":"a"}\n');
-    expect(await repairTornTail(file!)).toEqual({ lines: 1 });
+    expect(await repairTornTail(file!)).toEqual({ bytes: 11 });
   });
 
   it('treat a whole JSON line without its newline as torn too: it was never counted as done', async () => {
     const dir = tempDir();
     writeFiles(dir, { 'batch_3.jsonl': '{"id":"a"}' });
     const [file] = await listBatchFiles(dir);
-    expect(await repairTornTail(file!)).toEqual({ torn: { file, bytes: 10 }, lines: 0 });
+    expect(await repairTornTail(file!)).toEqual({ cut: { tornBytes: 10, orphans: [] }, bytes: 0 });
     expect(await readBatchFile(file!)).toEqual([]);
+  });
+
+  it('cut the whole sub-agent records at the end with their torn root: one append wrote them, and the root runs again', async () => {
+    const dir = tempDir();
+    const sub = (id: string): string => JSON.stringify({ id, metadata: { parent_id: id.split('/')[0], depth: 1 } });
+    const kept = `${sub('a/d0.0')}\n{"id":"a","metadata":{}}\n`;
+    writeFiles(dir, { 'batch_0.jsonl': `${kept}${sub('b/d0.0')}\n${sub('b/d0.1')}\n{"id":"b","co`, 'batch_1.jsonl': `${kept}${sub('c/d0.0')}\n` });
+    const [torn, whole] = await listBatchFiles(dir);
+    expect(await repairTornTail(torn!)).toEqual({ cut: { tornBytes: 13, orphans: ['b/d0.0', 'b/d0.1'] }, bytes: kept.length });
+    // A kill can also stop the append right after a sub-agent's newline.
+    expect(await repairTornTail(whole!)).toEqual({ cut: { tornBytes: 0, orphans: ['c/d0.0'] }, bytes: kept.length });
+    for (const name of ['batch_0.jsonl', 'batch_1.jsonl']) expect(readFileSync(join(dir, name), 'utf8')).toBe(kept);
   });
 
   it('report a damaged line in the middle with its file and line', async () => {

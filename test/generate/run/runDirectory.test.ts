@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
@@ -50,22 +50,75 @@ describe('the run directory', () => {
     await expect(openRunDirectory(options(root), logger().log)).rejects.toThrow(/exists already: add --resume/);
   });
 
-  it("resumed: takes a batch file's entries from checkpoint.json when it accounts for every line, and reads a file it does not", async () => {
+  it("resumed: takes a batch file's entries from checkpoint.json, without opening it, when the file has the size recorded there; reads the others", async () => {
     const root = tempDir();
     const first = await openRunDirectory(options(root), logger().log);
     const line = (id: string, sample: number): string => JSON.stringify({ id, prompt_index: 0, metadata: { sample } });
-    writeFiles(first.dir, { 'batch_0.jsonl': `${line('a', 0)}\n`, 'batch_1.jsonl': `${line('b', 0)}\n${line('c', 0)}\n` });
-    // The checkpoint says sample 5 where the files say 0: which one a resume used shows.
+    // batch_0 is not JSON at all: were it opened, the resume would fail on it.
+    const unread = 'x'.repeat(Buffer.byteLength(`${line('a', 0)}\n`));
+    writeFiles(first.dir, { 'batch_0.jsonl': unread, 'batch_1.jsonl': `${line('b', 0)}\n${line('c', 0)}\n` });
+    // The checkpoint says sample 5 where the file says 0: which one a resume used shows.
     const entry = (shard: string) => ({ prompt_index: 0, status: 'written', shard, sample: 5 });
-    writeFileSync(
-      join(first.dir, 'checkpoint.json'),
-      JSON.stringify({ version: 1, run_name: 'run1', done: { a: entry('batch_0.jsonl'), b: entry('batch_1.jsonl') }, last_updated: new Date().toISOString() }),
-    );
+    const checkpoint = {
+      version: 1,
+      run_name: 'run1',
+      done: { a: entry('batch_0.jsonl'), b: entry('batch_1.jsonl') },
+      // batch_1 has grown since (c was written after this checkpoint).
+      files: { 'batch_0.jsonl': unread.length, 'batch_1.jsonl': Buffer.byteLength(`${line('b', 0)}\n`) },
+      last_updated: new Date().toISOString(),
+    };
+    writeFileSync(join(first.dir, 'checkpoint.json'), JSON.stringify(checkpoint));
     const again = await openRunDirectory(options(root, { resume: true }), logger().log);
     expect([...again.done.keys()]).toEqual(['a', 'b', 'c']);
     expect(again.done.get('a')?.sample).toBe(5);
     expect(again.done.get('b')?.sample).toBe(0);
     expect(again.done.get('c')?.sample).toBe(0);
+    expect(Object.fromEntries(again.sizes)).toEqual({ 'batch_0.jsonl': unread.length, 'batch_1.jsonl': statSync(join(first.dir, 'batch_1.jsonl')).size });
+    // It no longer holds what is done: it is written again at the end.
+    expect(again.checkpoint).toBeUndefined();
+  });
+
+  it('resumed: keeps checkpoint.json as read when it accounts for every batch file to the byte', async () => {
+    const root = tempDir();
+    const first = await openRunDirectory(options(root), logger().log);
+    const text = `${JSON.stringify({ id: 'a', prompt_index: 0 })}\n`;
+    writeFiles(first.dir, { 'batch_0.jsonl': text });
+    const checkpoint = {
+      version: 1,
+      run_name: 'run1',
+      done: { a: { prompt_index: 0, status: 'written', shard: 'batch_0.jsonl' } },
+      files: { 'batch_0.jsonl': text.length },
+      last_updated: new Date().toISOString(),
+    };
+    writeFileSync(join(first.dir, 'checkpoint.json'), JSON.stringify(checkpoint));
+    expect((await openRunDirectory(options(root, { resume: true }), logger().log)).checkpoint).toEqual(checkpoint);
+    // A file the checkpoint does not know of: it is read, and the checkpoint is out of date.
+    writeFiles(first.dir, { 'batch_1.jsonl': `${JSON.stringify({ id: 'b', prompt_index: 1 })}\n` });
+    const later = await openRunDirectory(options(root, { resume: true }), logger().log);
+    expect([...later.done.keys()]).toEqual(['a', 'b']);
+    expect(later.checkpoint).toBeUndefined();
+  });
+
+  it("resumed: cuts a torn root line together with its sub-agents' whole lines before it, which were written in the same append", async () => {
+    const root = tempDir();
+    const first = await openRunDirectory(options(root), logger().log);
+    const record = (id: string, parent?: string): string => JSON.stringify({ id, prompt_index: 0, metadata: parent ? { parent_id: parent, depth: 1 } : {} });
+    const kept = `${record('a/d0.0', 'a')}\n${record('a')}\n`;
+    writeFiles(first.dir, {
+      'batch_0.jsonl': `${kept}${record('b/d0.0', 'b')}\n${record('b/d0.1', 'b')}\n{"id":"b","conv`,
+      // A cut that fell right after a sub-agent's newline leaves no torn line, and the same orphan.
+      'batch_1.jsonl': `${record('c')}\n${record('d/d0.0', 'd')}\n`,
+    });
+    const { log, text } = logger();
+    const again = await openRunDirectory(options(root, { resume: true }), log);
+    expect([...again.done.keys()]).toEqual(['a/d0.0', 'a', 'c']);
+    expect(readFileSync(join(first.dir, 'batch_0.jsonl'), 'utf8')).toBe(kept);
+    expect(readFileSync(join(first.dir, 'batch_1.jsonl'), 'utf8')).toBe(`${record('c')}\n`);
+    expect(again.repaired).toBe(true);
+    expect(text()).toMatch(
+      /batch_0.jsonl: its last line was cut off \(15 bytes, a run killed mid-write\); removed with the 2 sub-agent records before it \(b\/d0.0, b\/d0.1\)/,
+    );
+    expect(text()).toMatch(/batch_1.jsonl: 1 sub-agent record at its end without its root record \(d\/d0.0\), a run killed mid-write; removed/);
   });
 
   it('resumed: appends an invocation, keeps the first one and the seed, and reads what is done from the batch files', async () => {
@@ -139,24 +192,56 @@ describe('datasetHash', () => {
 });
 
 describe('the checkpoint', () => {
+  const entry = (prompt_index: number, shard = 'batch_0.jsonl') => [{ prompt_index, status: 'written' as const, shard }] as const;
+  const ids = (path: string): string[] => Object.keys((JSON.parse(readFileSync(path, 'utf8')) as { done: object }).done);
+
   it('is written whole (temp + rename), at most once per interval, and always when asked', async () => {
     const dir = tempDir();
     let now = 10_000;
     const path = join(dir, 'checkpoint.json');
     const state = new CheckpointState(path, { run_name: 'r' }, 5_000, () => now);
-    state.set('a', { prompt_index: 0, status: 'written', shard: 'batch_0.jsonl' });
+    state.add([['a', entry(0)[0]]], 'batch_0.jsonl', 10);
     await state.maybeWrite();
-    expect(JSON.parse(readFileSync(path, 'utf8'))).toMatchObject({ version: 1, run_name: 'r', done: { a: { status: 'written' } } });
-    state.set('b', { prompt_index: 1, status: 'discarded', reason: 'no_reasoning' });
+    expect(JSON.parse(readFileSync(path, 'utf8'))).toMatchObject({
+      version: 1,
+      run_name: 'r',
+      done: { a: { status: 'written' } },
+      files: { 'batch_0.jsonl': 10 },
+    });
+    state.add([['b', { prompt_index: 1, status: 'discarded', reason: 'no_reasoning', shard: 'batch_0.jsonl' }]], 'batch_0.jsonl', 7);
     now += 1_000;
     await state.maybeWrite();
-    expect(Object.keys((JSON.parse(readFileSync(path, 'utf8')) as { done: object }).done)).toEqual(['a']);
+    expect(ids(path)).toEqual(['a']);
     now += 5_000;
     await state.maybeWrite();
-    expect(Object.keys((JSON.parse(readFileSync(path, 'utf8')) as { done: object }).done)).toEqual(['a', 'b']);
-    state.set('c', { prompt_index: 2, status: 'written' });
+    expect(ids(path)).toEqual(['a', 'b']);
+    expect(JSON.parse(readFileSync(path, 'utf8'))).toMatchObject({ files: { 'batch_0.jsonl': 17 } });
+    state.add([['c', entry(2, 'batch_1.jsonl')[0]]], 'batch_1.jsonl', 5);
     await state.write();
-    expect(Object.keys((JSON.parse(readFileSync(path, 'utf8')) as { done: object }).done)).toEqual(['a', 'b', 'c']);
+    expect(ids(path)).toEqual(['a', 'b', 'c']);
+  });
+
+  it('is not written again when it holds the state already: restored as read, or written since with no change', async () => {
+    const dir = tempDir();
+    const path = join(dir, 'checkpoint.json');
+    const stored = { version: 1 as const, run_name: 'r', done: { a: entry(0)[0] }, files: { 'batch_0.jsonl': 10 }, last_updated: 't' };
+    const state = new CheckpointState(path, { run_name: 'r' }, 5_000);
+    state.restore(new Map(Object.entries(stored.done)), new Map(Object.entries(stored.files)), stored);
+    await state.write();
+    expect(existsSync(path)).toBe(false);
+    state.add([['b', entry(1)[0]]], 'batch_0.jsonl', 5);
+    await state.write();
+    expect(ids(path)).toEqual(['a', 'b']);
+    rmSync(path);
+    await state.write();
+    expect(existsSync(path)).toBe(false);
+    // Another head (more valid rows read) is a change too.
+    const head = { run_name: 'r', dataset: { path: 'p', valid_rows: 1 } };
+    const other = new CheckpointState(path, head, 5_000);
+    other.restore(new Map(), new Map(), { ...stored, dataset: { path: 'p', valid_rows: 1 } });
+    head.dataset.valid_rows = 2;
+    await other.write();
+    expect(JSON.parse(readFileSync(path, 'utf8'))).toMatchObject({ dataset: { valid_rows: 2 } });
   });
 });
 
@@ -190,6 +275,24 @@ describe('failures.jsonl', () => {
         .split('\n')
         .map((l) => (JSON.parse(l) as FailureRecord).id),
     ).toEqual(['a']);
+  });
+
+  it('is left as it is when it already lists exactly the prompts still failed', async () => {
+    const dir = tempDir();
+    const log = new FailureLog(dir);
+    await log.add(failure('a', 'first'));
+    await log.settle(() => false);
+    const path = join(dir, 'failures.jsonl');
+    const written = statSync(path).ino;
+    const again = new FailureLog(dir);
+    await again.load();
+    expect((await again.settle(() => false)).map((f) => f.id)).toEqual(['a']);
+    expect(statSync(path).ino).toBe(written);
+    // Once its prompt is done, it is rewritten without it.
+    const later = new FailureLog(dir);
+    await later.load();
+    expect(await later.settle(() => true)).toEqual([]);
+    expect(readFileSync(path, 'utf8')).toBe('');
   });
 
   it('is not created by loading', async () => {

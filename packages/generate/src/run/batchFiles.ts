@@ -1,6 +1,6 @@
 // The batch_N.jsonl files of a run directory: found by number (batch_10 after batch_9, not after
-// batch_1 as upstream's lexicographic glob), read back line by line, repaired when the last line
-// was cut by a kill, and appended to with fsync so that a record counts as done only once it is on disk.
+// batch_1 as upstream's lexicographic glob), read back line by line, repaired when the last prompt's
+// records were cut by a kill, and appended to with fsync so that a record counts as done only once it is on disk.
 // Each invocation writes new numbers only, after the highest one present, so no file is ever
 // reopened for writing (upstream #95322: renumbered batches appended into old files).
 import { open, readdir, readFile, truncate, type FileHandle } from 'node:fs/promises';
@@ -32,25 +32,45 @@ export interface BatchLine {
   readonly place: Place;
 }
 
-export interface TornLine {
-  readonly file: BatchFile;
-  /** Bytes after the last newline, which were removed. */
-  readonly bytes: number;
+/** What a resume cut off the end of a batch file: the records of a prompt whose append a kill interrupted. */
+export interface TailCut {
+  /** Bytes after the last newline: the line the kill cut. */
+  readonly tornBytes: number;
+  /** Ids of the whole sub-agent records before it, whose root record was not written with them. */
+  readonly orphans: readonly string[];
 }
 
 /**
- * Cuts a file back to its last newline: a record is written in one piece ending in `\n`, so bytes
- * after the last one are a record a kill interrupted, which was never counted as done.
+ * Cuts a file back to its last whole prompt. A prompt's records (its sub-agents' and then its own
+ * root record) are written in one append ending in `\n`, so bytes after the last newline are a
+ * record a kill interrupted, which was never counted as done, and whole sub-agent records at the end
+ * were cut from their root by the same kill: left there, they would stay as records of a prompt
+ * that runs again. Returns what was cut, if anything, and the size left.
  */
-export async function repairTornTail(file: BatchFile): Promise<{ readonly torn?: TornLine; readonly lines: number }> {
+export async function repairTornTail(file: BatchFile): Promise<{ readonly cut?: TailCut; readonly bytes: number }> {
   const content = await readFile(file.path);
-  const end = content.lastIndexOf(0x0a) + 1;
-  // Whole lines left, so a resume can tell whether checkpoint.json accounts for every one of them.
-  let lines = 0;
-  for (let at = content.indexOf(0x0a); at !== -1 && at < end; at = content.indexOf(0x0a, at + 1)) lines += 1;
-  if (end === content.length) return { lines };
+  const whole = content.lastIndexOf(0x0a) + 1;
+  let end = whole;
+  const orphans: string[] = [];
+  for (let id = lastSubAgent(content, end); id !== undefined; id = lastSubAgent(content, end)) {
+    orphans.unshift(id.id);
+    end = id.start;
+  }
+  if (end === content.length) return { bytes: end };
   await truncate(file.path, end);
-  return { torn: { file, bytes: content.length - end }, lines };
+  return { cut: { tornBytes: content.length - whole, orphans }, bytes: end };
+}
+
+/** The last line before `end`, when it is a sub-agent's record (one with metadata.parent_id): its id and where it starts. */
+function lastSubAgent(content: Buffer, end: number): { readonly id: string; readonly start: number } | undefined {
+  if (end === 0) return undefined;
+  const start = content.lastIndexOf(0x0a, end - 2) + 1;
+  try {
+    const value = JSON.parse(content.toString('utf8', start, end - 1)) as { id?: unknown; metadata?: { parent_id?: unknown } } | null;
+    return typeof value?.id === 'string' && typeof value.metadata?.parent_id === 'string' ? { id: value.id, start } : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**

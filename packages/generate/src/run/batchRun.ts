@@ -104,7 +104,7 @@ export async function runBatch(ctx: RunContext, options: BatchRunOptions): Promi
     { run_name: options.runName, endpoint, dataset: datasetFacts },
     options.checkpointIntervalMs,
   );
-  for (const [id, entry] of run.done) checkpoint.set(id, entry);
+  checkpoint.restore(run.done, run.sizes, run.checkpoint);
   const batches = new Batches(run.dir, (run.files.at(-1)?.num ?? -1) + 1, options.batchSize);
   const tally = { written: 0, subAgents: 0, tombstones: 0, skipped: 0, interrupted: 0, records: 0 };
   const failedKinds = new Map<string, number>();
@@ -244,10 +244,17 @@ export async function runBatch(ctx: RunContext, options: BatchRunOptions): Promi
     // Last line of defence: a key the agent read from a file (a copied .env) never reaches the output.
     const lines = [...subAgents, root].map((record) => redact(JSON.stringify(record), options.secret));
     const file = await batches.appender(job.batch);
-    await file.append(lines.join('\n'));
+    const text = lines.join('\n');
+    await file.append(text);
     const entry = { prompt_index: job.promptIndex, shard: file.file.name, sample: job.sample, row_hash: job.rowHash };
-    for (const sub of subAgents) checkpoint.set(sub.id ?? '', { ...entry, status: 'written' });
-    checkpoint.set(job.id, { ...entry, status: discard ? 'discarded' : 'written', ...(discard ? { reason: 'no_reasoning' } : {}) });
+    checkpoint.add(
+      [
+        ...subAgents.map((sub) => [sub.id ?? '', { ...entry, status: 'written' as const }] as const),
+        [job.id, { ...entry, status: discard ? 'discarded' : 'written', ...(discard ? { reason: 'no_reasoning' } : {}) }] as const,
+      ],
+      file.file.name,
+      Buffer.byteLength(text) + 1,
+    );
     tally.written += subAgents.length;
     tally.subAgents += subAgents.length;
     const streamed = discard ? lines.slice(0, -1) : lines;

@@ -1,24 +1,38 @@
-// checkpoint.json (schemas/checkpoint.schema.json): record id -> what became of it, written
-// atomically. The batch files are the truth (a record is done once its line is fsynced there), and
-// a resume trusts the checkpoint only for the batch files whose line counts its entries match
-// (runDirectory.ts) and reads the others back from the records; it is written at most once per interval
-// during a run and once at its end, so a run of a million prompts does not rewrite a growing file
-// after every record.
+// checkpoint.json (schemas/checkpoint.schema.json): record id -> what became of it, and each batch
+// file's size when all its lines had their entries, written atomically. The batch files are the
+// truth (a record is done once its line is fsynced there): a resume takes a file's records from the
+// checkpoint only when the file has exactly the size recorded (runDirectory.ts), and reads the others
+// back. It is written at most once per interval during a run and once at its end (not at all when
+// nothing changed), so a run of a million prompts does not rewrite a growing file after every record.
 import { writeJsonAtomic, type Checkpoint, type CheckpointEntry } from '@hermes-datagen/core';
 
 export const CHECKPOINT_FILE = 'checkpoint.json';
 
+type Head = Pick<Checkpoint, 'run_name' | 'dataset' | 'endpoint'>;
+
 export class CheckpointState {
   private readonly done = new Map<string, CheckpointEntry>();
+  private readonly files = new Map<string, number>();
   private lastWrite = 0;
   private writing: Promise<void> | undefined;
+  /** Calls of add() so far. */
+  private changes = 0;
+  /** What checkpoint.json holds: the state after that many changes, with that head. */
+  private stored: { readonly changes: number; readonly head: string } | undefined;
 
   public constructor(
     private readonly path: string,
-    private readonly head: Pick<Checkpoint, 'run_name' | 'dataset' | 'endpoint'>,
+    private readonly head: Head,
     private readonly intervalMs: number,
     private readonly now: () => number = Date.now,
   ) {}
+
+  /** What a resume read back; `stored` when checkpoint.json already holds exactly that. */
+  public restore(done: ReadonlyMap<string, CheckpointEntry>, files: ReadonlyMap<string, number>, stored?: Checkpoint): void {
+    for (const [id, entry] of done) this.done.set(id, entry);
+    for (const [name, bytes] of files) this.files.set(name, bytes);
+    this.stored = stored === undefined ? undefined : { changes: this.changes, head: headKey(stored) };
+  }
 
   public get size(): number {
     return this.done.size;
@@ -28,8 +42,15 @@ export class CheckpointState {
     return this.done.get(id);
   }
 
-  public set(id: string, entry: CheckpointEntry): void {
-    this.done.set(id, entry);
+  /**
+   * The records of one append, once it is on disk: their entries, and `bytes` more of `file`
+   * accounted for. Appends of one file settle in any order, so a file's recorded size equals its
+   * real size only when every line in it has its entry.
+   */
+  public add(records: readonly (readonly [string, CheckpointEntry])[], file: string, bytes: number): void {
+    for (const [id, entry] of records) this.done.set(id, entry);
+    this.files.set(file, (this.files.get(file) ?? 0) + bytes);
+    this.changes += 1;
   }
 
   public toJSON(): Checkpoint {
@@ -39,6 +60,7 @@ export class CheckpointState {
       ...(this.head.dataset ? { dataset: this.head.dataset } : {}),
       ...(this.head.endpoint ? { endpoint: this.head.endpoint } : {}),
       done: Object.fromEntries(this.done),
+      files: Object.fromEntries(this.files),
       last_updated: new Date(this.now()).toISOString(),
     };
   }
@@ -49,12 +71,23 @@ export class CheckpointState {
     await this.write();
   }
 
+  /** Writes unless checkpoint.json holds this state already (a resume that found everything done). */
   public async write(): Promise<void> {
     while (this.writing) await this.writing;
+    const stored = { changes: this.changes, head: headKey(this.head) };
+    if (this.stored?.changes === stored.changes && this.stored.head === stored.head) return;
     this.lastWrite = this.now();
-    this.writing = writeJsonAtomic(this.path, this.toJSON()).finally(() => {
-      this.writing = undefined;
-    });
+    this.writing = writeJsonAtomic(this.path, this.toJSON())
+      .then(() => {
+        this.stored = stored;
+      })
+      .finally(() => {
+        this.writing = undefined;
+      });
     await this.writing;
   }
+}
+
+function headKey(head: Head): string {
+  return JSON.stringify([head.run_name, head.dataset ?? null, head.endpoint ?? null]);
 }

@@ -1,7 +1,7 @@
 // failures.jsonl: every prompt that failed after the client's retries, as its failure record
 // (schemas/failure.schema.json: place, id, class, diagnosis). Appended (and fsynced) as failures happen, so a killed run still shows them; at the
 // end of an invocation it is rewritten to the prompts that still have no record (the latest failure
-// of each), which are exactly what the next --resume runs again.
+// of each), which are exactly what the next --resume runs again; not when it holds that already.
 import { open, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomic } from '@hermes-datagen/core';
@@ -13,6 +13,8 @@ export class FailureLog {
   private readonly path: string;
   private readonly latest = new Map<string, FailureRecord>();
   private chain: Promise<void> = Promise.resolve();
+  /** The file as load() read it, while it still holds exactly that; undefined once appended to (or when there was none). */
+  private loaded: string | undefined;
 
   public constructor(dir: string) {
     this.path = join(dir, FAILURES_FILE);
@@ -27,6 +29,7 @@ export class FailureLog {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 0;
       throw error;
     }
+    this.loaded = text;
     for (const line of text.split('\n')) {
       try {
         const record = JSON.parse(line) as FailureRecord;
@@ -44,6 +47,7 @@ export class FailureLog {
 
   public async add(record: FailureRecord): Promise<void> {
     this.latest.set(record.id, record);
+    this.loaded = undefined;
     const appended = this.chain.then(() => appendLine(this.path, JSON.stringify(record)));
     this.chain = appended.catch(() => undefined);
     await appended;
@@ -54,7 +58,9 @@ export class FailureLog {
     await this.chain;
     for (const id of [...this.latest.keys()]) if (isDone(id)) this.latest.delete(id);
     const unresolved = [...this.latest.values()].sort((a, b) => a.prompt_index - b.prompt_index || (a.sample ?? 0) - (b.sample ?? 0));
-    await writeFileAtomic(this.path, unresolved.map((record) => `${JSON.stringify(record)}\n`).join(''));
+    const text = unresolved.map((record) => `${JSON.stringify(record)}\n`).join('');
+    // A resume that changed nothing leaves the file as it was.
+    if (text !== this.loaded) await writeFileAtomic(this.path, text);
     return unresolved;
   }
 }

@@ -1,14 +1,15 @@
 // Opening `<output-root>/<run-name>/` for an invocation: a new run creates it and its manifest; an
 // existing one is an error without --resume (never a silent mix of two runs), and with --resume its
 // manifest is compared with this invocation (a different dataset, model, endpoint or key is refused
-// unless --force-resume), its batch files' torn last lines are cut off, and what is done is read back
-// from the batch files themselves, keyed by record id.
+// unless --force-resume), its batch files' torn last lines are cut off, and what is done is read back,
+// keyed by record id: from checkpoint.json for the files it accounts for to the byte (which are only
+// stat'ed), from the batch files themselves for the others.
 import { randomInt } from 'node:crypto';
 import { mkdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { UsageError, validator, type Checkpoint, type CheckpointEntry, type Logger } from '@hermes-datagen/core';
 import { CHECKPOINT_FILE } from './checkpoint.js';
-import { listBatchFiles, readBatchFile, repairTornTail, type BatchFile } from './batchFiles.js';
+import { listBatchFiles, readBatchFile, repairTornTail, type BatchFile, type BatchLine, type TailCut } from './batchFiles.js';
 import {
   MANIFEST_FILE,
   manifestDifferences,
@@ -49,6 +50,10 @@ export interface RunDirectory {
   readonly repaired: boolean;
   /** Record id -> its entry, from the batch files. */
   readonly done: Map<string, CheckpointEntry>;
+  /** Batch file name -> its size, for each file every line of which has its entry in `done`. */
+  readonly sizes: Map<string, number>;
+  /** checkpoint.json as read, when it holds exactly `done` and `sizes` (it need not be written again). */
+  readonly checkpoint?: Checkpoint | undefined;
 }
 
 const NAME = /^[A-Za-z0-9._-]+$/;
@@ -100,77 +105,104 @@ export async function openRunDirectory(options: OpenRunOptions, log: Logger): Pr
   await writeManifest(manifestPath, manifest);
 
   const files = await listBatchFiles(dir);
-  let repaired = false;
-  const lines = new Map<string, number>();
-  for (const file of files) {
-    const { torn, lines: whole } = await repairTornTail(file);
-    lines.set(file.name, whole);
-    repaired ||= torn !== undefined;
-    if (torn) log.warn(`${file.path}: its last line was cut off (${torn.bytes} bytes, a run killed mid-write); removed, that prompt runs again`);
+  return { dir, manifest, invocation, seed: manifest.seed, files, ...(await readBack(files, await readCheckpoint(join(dir, CHECKPOINT_FILE)), log)) };
+}
+
+/** checkpoint.json, or undefined when it is missing or not valid (the batch files are read instead). */
+async function readCheckpoint(path: string): Promise<Checkpoint | undefined> {
+  try {
+    const checkpoint: unknown = JSON.parse(await readFile(path, 'utf8'));
+    return validator('checkpoint')(checkpoint) === null ? (checkpoint as Checkpoint) : undefined;
+  } catch {
+    return undefined;
   }
-  const checkpointed = await checkpointedRecords(join(dir, CHECKPOINT_FILE), lines);
-  return { dir, manifest, invocation, seed: manifest.seed, files, repaired, done: await doneRecords(files, checkpointed, log) };
 }
 
 /**
- * checkpoint.json's entries of each batch file whose lines it accounts for exactly: an entry is set
- * only after its line is fsynced, so as many entries as the file has lines are those lines, and the
- * file need not be parsed again. A file with more lines (written after the last checkpoint), or a
- * missing or invalid checkpoint, is read from the file itself.
+ * What is done, file by file. A file whose size is the one checkpoint.json recorded for it holds
+ * exactly the lines the checkpoint's entries for it describe (a size is recorded only when every
+ * line of the file had its entry, each entry set only after its line was fsynced): those entries
+ * are taken and the file is not opened. Any other file (written after the last checkpoint, cut by
+ * a kill, or with no checkpoint) has its torn tail cut off and is read record by record.
  */
-async function checkpointedRecords(path: string, lines: ReadonlyMap<string, number>): Promise<Map<string, [string, CheckpointEntry][]>> {
-  const byFile = new Map<string, [string, CheckpointEntry][]>();
-  let checkpoint: unknown;
-  try {
-    checkpoint = JSON.parse(await readFile(path, 'utf8'));
-  } catch {
-    return byFile;
-  }
-  if (validator('checkpoint')(checkpoint) !== null) return byFile;
-  for (const [id, entry] of Object.entries((checkpoint as Checkpoint).done)) {
-    if (entry.shard === undefined) continue;
-    const entries = byFile.get(entry.shard);
-    if (entries) entries.push([id, entry]);
-    else byFile.set(entry.shard, [[id, entry]]);
-  }
-  for (const [name, entries] of byFile) if (entries.length !== lines.get(name)) byFile.delete(name);
-  return byFile;
-}
-
-/** Every record and tombstone with an id in the batch files. */
-async function doneRecords(
+async function readBack(
   files: readonly BatchFile[],
-  checkpointed: ReadonlyMap<string, [string, CheckpointEntry][]>,
+  checkpoint: Checkpoint | undefined,
   log: Logger,
-): Promise<Map<string, CheckpointEntry>> {
-  const done = new Map<string, CheckpointEntry>();
-  for (const file of files) {
-    const known = checkpointed.get(file.name);
-    if (known) {
-      for (const [id, entry] of known) if (!done.has(id)) done.set(id, entry);
+): Promise<Pick<RunDirectory, 'done' | 'sizes' | 'checkpoint' | 'repaired'>> {
+  // Whether checkpoint.json holds exactly what is read back, so that it need not be written again.
+  let current = checkpoint !== undefined;
+  const recorded = new Map<string, [string, CheckpointEntry][]>();
+  for (const [id, entry] of Object.entries(checkpoint?.done ?? {})) {
+    if (entry.shard === undefined) {
+      current = false;
       continue;
     }
-    for (const { value, place } of await readBatchFile(file)) {
-      const id = value['id'];
-      if (typeof id !== 'string') continue;
-      const earlier = done.get(id);
-      if (earlier) {
-        log.warn(`record id ${id} is in ${earlier.shard ?? '?'} and again here; the first is kept as done`, place, 'duplicate-id');
-        continue;
-      }
-      const metadata = (value['metadata'] ?? {}) as Record<string, unknown>;
-      const discarded = value['discarded'];
-      done.set(id, {
-        prompt_index: typeof value['prompt_index'] === 'number' ? value['prompt_index'] : 0,
-        status: typeof discarded === 'string' ? 'discarded' : 'written',
-        ...(typeof discarded === 'string' ? { reason: discarded } : {}),
-        shard: file.name,
-        ...(typeof metadata['sample'] === 'number' ? { sample: metadata['sample'] } : {}),
-        ...(typeof metadata['row_hash'] === 'string' ? { row_hash: metadata['row_hash'] } : {}),
-      });
-    }
+    const entries = recorded.get(entry.shard);
+    if (entries) entries.push([id, entry]);
+    else recorded.set(entry.shard, [[id, entry]]);
   }
-  return done;
+  const done = new Map<string, CheckpointEntry>();
+  const sizes = new Map<string, number>();
+  let repaired = false;
+  for (const file of files) {
+    const bytes = (await stat(file.path)).size;
+    const known = checkpoint?.files?.[file.name] === bytes ? (recorded.get(file.name) ?? []) : undefined;
+    if (known) {
+      sizes.set(file.name, bytes);
+      for (const [id, entry] of known) {
+        if (done.has(id)) current = false;
+        else done.set(id, entry);
+      }
+      continue;
+    }
+    current = false;
+    const { cut, bytes: whole } = await repairTornTail(file);
+    if (cut) {
+      repaired = true;
+      log.warn(`${file.path}: ${cutMessage(cut)}, that prompt runs again`);
+    }
+    if (readRecords(file, await readBatchFile(file), done, log)) sizes.set(file.name, whole);
+  }
+  // Entries of files that are gone (moved away by the user) are dropped from the next checkpoint.
+  current &&= [...recorded.keys(), ...Object.keys(checkpoint?.files ?? {})].every((name) => sizes.has(name));
+  return { done, sizes, repaired, ...(current ? { checkpoint } : {}) };
+}
+
+function cutMessage(cut: TailCut): string {
+  const records = `${cut.orphans.length} sub-agent record${cut.orphans.length === 1 ? '' : 's'}`;
+  const ids = cut.orphans.join(', ');
+  if (cut.tornBytes === 0) return `${records} at its end without its root record (${ids}), a run killed mid-write; removed`;
+  return `its last line was cut off (${cut.tornBytes} bytes, a run killed mid-write); removed${cut.orphans.length === 0 ? '' : ` with the ${records} before it (${ids})`}`;
+}
+
+/** Adds the records and tombstones of one file's lines to `done`; true when every line gave one. */
+function readRecords(file: BatchFile, lines: readonly BatchLine[], done: Map<string, CheckpointEntry>, log: Logger): boolean {
+  let all = true;
+  for (const { value, place } of lines) {
+    const id = value['id'];
+    if (typeof id !== 'string') {
+      all = false;
+      continue;
+    }
+    const earlier = done.get(id);
+    if (earlier) {
+      log.warn(`record id ${id} is in ${earlier.shard ?? '?'} and again here; the first is kept as done`, place, 'duplicate-id');
+      all = false;
+      continue;
+    }
+    const metadata = (value['metadata'] ?? {}) as Record<string, unknown>;
+    const discarded = value['discarded'];
+    done.set(id, {
+      prompt_index: typeof value['prompt_index'] === 'number' ? value['prompt_index'] : 0,
+      status: typeof discarded === 'string' ? 'discarded' : 'written',
+      ...(typeof discarded === 'string' ? { reason: discarded } : {}),
+      shard: file.name,
+      ...(typeof metadata['sample'] === 'number' ? { sample: metadata['sample'] } : {}),
+      ...(typeof metadata['row_hash'] === 'string' ? { row_hash: metadata['row_hash'] } : {}),
+    });
+  }
+  return all;
 }
 
 async function isDirectory(path: string): Promise<boolean> {
