@@ -22,7 +22,7 @@ import {
 } from '@hermes-datagen/core';
 import { runBounded } from './boundedPool.js';
 import type { ChatClient } from './agentLoop.js';
-import type { Delegate } from './run/delegation.js';
+import type { Delegate } from './tools/types.js';
 import { failureExitCode } from './failureKinds.js';
 import { failureRecord, internalFailure, promptFailure } from './promptFailure.js';
 

@@ -10,31 +10,11 @@ import type { PromptJob, PromptRunner } from '../generateStream.js';
 import { optionalString } from '../tools/args.js';
 import { IMPLEMENTED_TOOLS } from '../tools/toolRunner.js';
 import { ToolError } from '../tools/toolError.js';
-import type { AgentTool } from '../tools/types.js';
+import type { AgentTool, Delegate, DelegatedResult, DelegatedTask } from '../tools/types.js';
 
 export const DELEGATE_TASK = 'delegate_task';
 /** Tasks one delegate_task call may hand over. */
 export const MAX_TASKS = 8;
-
-export interface DelegatedTask {
-  readonly prompt: string;
-  /** The sub-agent's toolsets; the delegating agent's when absent. */
-  readonly toolsets?: readonly string[] | undefined;
-}
-
-export interface DelegatedResult {
-  readonly task: number;
-  readonly id: string;
-  readonly status: 'completed' | 'incomplete' | 'failed';
-  /** The sub-agent's final answer (its last reply's text, without reasoning), or why it failed. */
-  readonly summary: string;
-}
-
-/** Runs the tasks as sub-agents of the calling agent, whose toolsets are `toolsets`. */
-export type Delegate = (tasks: readonly DelegatedTask[], toolsets: readonly string[], signal: AbortSignal) => Promise<DelegatedResult[]>;
-
-/** A Delegate bound to the calling agent's toolsets: what the tool context holds. */
-export type BoundDelegate = (tasks: readonly DelegatedTask[], signal: AbortSignal) => Promise<DelegatedResult[]>;
 
 export const delegateTaskTool: AgentTool = {
   name: DELEGATE_TASK,

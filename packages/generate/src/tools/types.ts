@@ -1,7 +1,27 @@
 // The contract between hermes-generate's agent loop and the tools it offers the model.
-import type { BoundDelegate } from '../run/delegation.js';
 import type { ToolArgs } from './args.js';
 import type { ToolProcesses } from './toolProcesses.js';
+
+// delegate_task (run/delegation.ts): what a sub-agent is handed and what comes back to the delegating agent.
+export interface DelegatedTask {
+  readonly prompt: string;
+  /** The sub-agent's toolsets; the delegating agent's when absent. */
+  readonly toolsets?: readonly string[] | undefined;
+}
+
+export interface DelegatedResult {
+  readonly task: number;
+  readonly id: string;
+  readonly status: 'completed' | 'incomplete' | 'failed';
+  /** The sub-agent's final answer (its last reply's text, without reasoning), or why it failed. */
+  readonly summary: string;
+}
+
+/** Runs the tasks as sub-agents of the calling agent, whose toolsets are `toolsets`. */
+export type Delegate = (tasks: readonly DelegatedTask[], toolsets: readonly string[], signal: AbortSignal) => Promise<DelegatedResult[]>;
+
+/** A Delegate bound to the calling agent's toolsets: what the tool context holds. */
+export type BoundDelegate = (tasks: readonly DelegatedTask[], signal: AbortSignal) => Promise<DelegatedResult[]>;
 
 /** A JSON Schema object as offered to the model in the tool definition. */
 export type JsonSchema = Readonly<Record<string, unknown>>;
