@@ -89,7 +89,9 @@ describe('a fresh clone (the committed tree) needs nothing installed by hand', (
       );
     }
 
-    const head = (await step(REPO_ROOT, env, 'git', 'rev-parse', 'HEAD')).output.trim();
+    const revParse = await step(REPO_ROOT, env, 'git', 'rev-parse', 'HEAD');
+    expectOk(revParse, `git rev-parse HEAD in ${REPO_ROOT} (this test clones the repository, so it needs one)`);
+    const head = revParse.output.trim();
     expectOk(await step(work, env, 'git', 'clone', '--quiet', REPO_ROOT, clone), 'git clone');
     expect((await step(clone, env, 'git', 'rev-parse', 'HEAD')).output.trim()).toBe(head);
     expect(existsSync(join(clone, 'node_modules'))).toBe(false);
