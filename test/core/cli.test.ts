@@ -36,9 +36,10 @@ const multi: CliSpec = {
         ctx.io.stdout.write(`${n}\n`);
       },
     }),
-    defineCommand<{ word: string }>({
+    defineCommand({
       command: 'echo <word>',
       describe: 'print a word',
+      options: (y) => y.positional('word', { type: 'string', demandOption: true }),
       run: async (args, ctx) => {
         ctx.io.stdout.write(`${args.word}\n`);
         return 1;

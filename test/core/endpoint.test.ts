@@ -425,7 +425,7 @@ describe('endpointOptions', () => {
       name: 'hermes-endpoint-test',
       summary: 'prints the resolved endpoint',
       commands: [
-        defineCommand<EndpointArgs>({
+        defineCommand({
           command: '$0',
           describe: 'resolve',
           options: (y) => endpointOptions(y),

@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { defineCommand, validator, type CliSpec, type StreamArgs, type Trajectory } from '@hermes-datagen/core';
+import { defineCommand, validator, type CliSpec, type Trajectory } from '@hermes-datagen/core';
 import { generateStream, type PromptRunner } from '@hermes-datagen/generate/internal/generateStream.js';
 import { parseJsonl, runInProcess, tempDir } from '../util/cli.js';
 import { trajectory } from '../util/trajectories.js';
@@ -14,7 +14,7 @@ function specWith(runPrompt: PromptRunner): CliSpec {
     name: 'hermes-generate',
     summary: 'test',
     commands: [
-      defineCommand<StreamArgs>({
+      defineCommand({
         command: '$0 [files..]',
         describe: 'test',
         stream: true,

@@ -9,7 +9,6 @@ import {
   main as runMain,
   TOKEN_ENCODINGS,
   writeJsonAtomic,
-  type CliCommand,
   type CliSpec,
   type InputRecord,
   type RunContext,
@@ -49,8 +48,6 @@ interface CompressArgs extends EndpointArgs {
   timeout?: number;
   metricsFile?: string;
 }
-
-type CompressArgv = ReturnType<NonNullable<CliCommand<CompressArgs>['options']>>;
 
 const BUDGET = 'Budget:';
 const PROTECT = 'Protected turns:';
@@ -94,7 +91,7 @@ min_tokens_after|max_tokens_after|force_above_tokens, protected_turns.final_acti
 reducers.enabled|dedup_window|tool_output_max_tokens, strategy.name), and the endpoint's providers:
 and default_model:. Flags win over the file. Unknown keys are warned about; a wrong type exits 2.`;
 
-const compress = defineCommand<CompressArgs>({
+const compress = defineCommand({
   command: '$0 [files..]',
   describe: 'Bring trajectories under a token budget; each record says how (metadata.compression).',
   stream: true,
@@ -149,7 +146,7 @@ const compress = defineCommand<CompressArgs>({
           describe: "write upstream's aggregate metrics here (JSON), with counts by status and reason",
           group: OUTPUT,
         }),
-    ) as unknown as CompressArgv,
+    ),
   examples: [
     ['$0 run.jsonl > compressed.jsonl', 'Hermes defaults: 15,250-token budget, deterministic summaries'],
     ['$0 --ratio 0.15 --min-tokens-after 800 --max-tokens-after 6000 --force-above-tokens 50000 run.jsonl', "the requirements' settings"],

@@ -1,10 +1,10 @@
 // The one runner behind every hermes-* bin: parses argv (yargs), gives the command a context with the
 // shared stream conventions, and is the single funnel from errors to messages and exit codes.
 // runCli never exits the process, so tests drive CLIs in-process; main() is the bins' thin wrapper.
-import { accessSync, constants, readFileSync, statSync } from 'node:fs';
+import { accessSync, constants, readFileSync, type Stats, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
-import yargs, { type Argv } from 'yargs';
+import yargs, { type ArgumentsCamelCase, type Argv } from 'yargs';
 import { writeJsonAtomic, writeJsonAtomicSync } from './atomicFile.js';
 import { Counters } from './counters.js';
 import { BrokenPipe, EXIT_CODES_HELP, ExitCode, HermesError, InputError, UsageError } from './errors.js';
@@ -36,7 +36,7 @@ export interface CliIo {
 
 /** Options every command has. */
 export interface GlobalArgs {
-  color?: boolean;
+  color: boolean | undefined;
 }
 
 /** The shared stream options, added to commands that read and write JSONL. */
@@ -84,29 +84,79 @@ export interface OutputOptions {
   readonly keepOnError?: boolean;
 }
 
-export interface CliCommand<A> {
+/** A command's exit code; none is 0 (or the signal's code when the run was stopped). */
+// biome-ignore lint/suspicious/noConfusingVoidType: an async run without a return statement is a Promise<void>, which Promise<number | undefined> does not accept
+type RunResult = Promise<number | void>;
+
+interface CommandText {
   /** yargs command syntax: '$0 [files..]' for the default command, 'merge <summaries..>' for a subcommand. */
   readonly command: string;
   readonly describe: string;
-  /** Adds the shared stream options (-o, --on-error, --rejects, --stats-out, --progress, --max-line-bytes). */
-  readonly stream?: boolean;
-  readonly options?: (y: Argv<GlobalArgs & StreamArgs>) => Argv<A>;
   readonly examples?: readonly (readonly [string, string])[];
-  run(args: A & StreamArgs, ctx: RunContext): Promise<number | void>;
 }
 
-/** A command with its argument type erased, so commands of different shapes share one list. */
+/**
+ * A command that reads and writes JSONL: its options start from the shared stream options (-o,
+ * --on-error, --rejects, --stats-out, --progress, --max-line-bytes). yargs types each option under its
+ * declared kebab-case name and sets it under the camelCase name too, so run reads both, typed.
+ */
+export interface StreamCommand<B> extends CommandText {
+  readonly stream: true;
+  readonly options?: (y: StreamArgv) => Argv<B>;
+  run(args: ArgumentsCamelCase<B>, ctx: RunContext): RunResult;
+}
+
+/** A command without the stream options (doctor, merge, serve). */
+export interface PlainCommand<B> extends CommandText {
+  readonly stream?: false;
+  readonly options?: (y: Argv<GlobalArgs>) => Argv<B>;
+  run(args: ArgumentsCamelCase<B>, ctx: RunContext): RunResult;
+}
+
+export type CliCommand<B> = StreamCommand<B> | PlainCommand<B>;
+
+/** A command that registers itself with the parser; its argument types stay inside, so commands of different shapes share one list. */
 export interface AnyCliCommand {
-  readonly command: string;
-  readonly describe: string;
-  readonly stream?: boolean;
-  readonly options?: (y: Argv<GlobalArgs & StreamArgs>) => Argv<unknown>;
-  readonly examples?: readonly (readonly [string, string])[];
-  run(args: StreamArgs, ctx: RunContext): Promise<number | void>;
+  register(parser: Argv<GlobalArgs>, select: (selected: Selected) => void): Argv<GlobalArgs>;
 }
 
-export function defineCommand<A>(command: CliCommand<A>): AnyCliCommand {
-  return command as unknown as AnyCliCommand;
+/** The options addStreamOptions declares, as yargs types them. */
+type StreamOptionTypes = StreamArgv extends Argv<infer T> ? T : never;
+type StreamArgv = ReturnType<typeof addStreamOptions<GlobalArgs>>;
+
+export function defineCommand<B extends StreamOptionTypes = StreamOptionTypes>(command: StreamCommand<B>): AnyCliCommand;
+export function defineCommand<B extends GlobalArgs = GlobalArgs>(command: PlainCommand<B>): AnyCliCommand;
+export function defineCommand(command: StreamCommand<StreamOptionTypes> | PlainCommand<GlobalArgs>): AnyCliCommand {
+  const withExamples = <T>(built: Argv<T>): Argv<T> => {
+    for (const [example, what] of command.examples ?? []) built.example(example, what);
+    return built;
+  };
+  if (command.stream) {
+    return {
+      register: (parser, select) =>
+        parser.command(
+          command.command,
+          command.describe,
+          (y) => withExamples(command.options ? command.options(addStreamOptions(y)) : addStreamOptions(y)),
+          (args) => {
+            restoreDashes(args);
+            select({ args, streamArgs: args, run: (ctx) => command.run(args, ctx) });
+          },
+        ),
+    };
+  }
+  return {
+    register: (parser, select) =>
+      parser.command(
+        command.command,
+        command.describe,
+        (y) => withExamples(command.options ? command.options(y) : y),
+        (args) => {
+          restoreDashes(args);
+          select({ args, streamArgs: undefined, run: (ctx) => command.run(args, ctx) });
+        },
+      ),
+  };
 }
 
 export interface CliSpec {
@@ -121,7 +171,7 @@ export interface CliSpec {
   readonly epilog?: string;
 }
 
-function addStreamOptions<T>(y: Argv<T>): Argv<T & StreamArgs> {
+function addStreamOptions<T>(y: Argv<T>) {
   return y
     .positional('files', { describe: 'JSONL inputs (gzip detected); - or none reads stdin', type: 'string', array: true, default: [] })
     .option('output', {
@@ -144,7 +194,7 @@ function addStreamOptions<T>(y: Argv<T>): Argv<T & StreamArgs> {
       default: DEFAULT_MAX_LINE_BYTES,
       describe: 'longer lines are rejected without being read whole',
       group: 'Stream options:',
-    }) as unknown as Argv<T & StreamArgs>;
+    });
 }
 
 /**
@@ -169,7 +219,7 @@ function checkStreamArgs(args: StreamArgs, cwd: string): void {
 export function checkWritableTarget(option: string, path: string, cwd: string): void {
   const target = resolve(cwd, path);
   const dir = dirname(target);
-  let dirStat;
+  let dirStat: Stats;
   try {
     dirStat = statSync(dir);
   } catch {
@@ -206,8 +256,11 @@ function restoreDashes(args: Record<string, unknown>): void {
 }
 
 interface Selected {
-  readonly command: AnyCliCommand;
-  readonly args: StreamArgs;
+  /** The shared options; a command without the stream options has only --color of them. */
+  readonly args: GlobalArgs & Partial<StreamArgs>;
+  /** The same arguments, when the command has the stream options. */
+  readonly streamArgs: StreamArgs | undefined;
+  run(ctx: RunContext): RunResult;
 }
 
 /** Runs one CLI invocation and returns its exit code; never calls process.exit. */
@@ -237,20 +290,9 @@ export async function runCli(spec: CliSpec, argv: readonly string[], partialIo: 
       throw err ?? new UsageError(message);
     });
   for (const command of spec.commands) {
-    parser = parser.command(
-      command.command,
-      command.describe,
-      (y) => {
-        const withStream = command.stream ? addStreamOptions(y) : (y as unknown as Argv<GlobalArgs & StreamArgs>);
-        const built = command.options ? command.options(withStream) : withStream;
-        for (const [example, what] of command.examples ?? []) built.example(example, what);
-        return built;
-      },
-      (args) => {
-        restoreDashes(args as Record<string, unknown>);
-        selected = { command, args: args as unknown as StreamArgs };
-      },
-    ) as typeof parser;
+    parser = command.register(parser, (chosen) => {
+      selected = chosen;
+    });
   }
   if (spec.commands.length > 1) parser = parser.demandCommand(1, `${spec.name}: name a command (see --help)`);
 
@@ -271,7 +313,7 @@ export async function runCli(spec: CliSpec, argv: readonly string[], partialIo: 
   return execute(spec, selected, io);
 }
 
-async function execute(spec: CliSpec, { command, args }: Selected, io: CliIo): Promise<number> {
+async function execute(spec: CliSpec, { args, streamArgs, run }: Selected, io: CliIo): Promise<number> {
   const started = Date.now();
   const log = new Logger(spec.name, io.stderr, { color: wantsColor(io.stderr, io.env, args.color) });
   const stats = new Counters();
@@ -322,9 +364,9 @@ async function execute(spec: CliSpec, { command, args }: Selected, io: CliIo): P
   // False when the options were refused: nothing ran, so no --rejects or --stats-out is written.
   let ran = false;
   try {
-    if (command.stream) checkStreamArgs(args, io.cwd);
+    if (streamArgs) checkStreamArgs(streamArgs, io.cwd);
     ran = true;
-    code = (await command.run(args, ctx)) ?? ExitCode.ok;
+    code = (await run(ctx)) ?? ExitCode.ok;
   } catch (err) {
     code = exitCodeFor(err, log, spec.name);
   }
@@ -359,7 +401,7 @@ async function execute(spec: CliSpec, { command, args }: Selected, io: CliIo): P
   return code;
 }
 
-async function* countedRecords(ctx: RunContext, args: StreamArgs, options: ReadOptions): AsyncGenerator<InputRecord[]> {
+async function* countedRecords(ctx: RunContext, args: Partial<StreamArgs>, options: ReadOptions): AsyncGenerator<InputRecord[]> {
   // Present even when 0, so every --stats-out file of a command has the same keys.
   for (const counter of ['records_in', 'rejected_lines', 'blank_lines']) ctx.stats.add(counter, 0);
   const batches = readRecords(args.files ?? [], ctx.io.stdin, ctx.io.cwd, {
@@ -385,7 +427,7 @@ async function skipBadInput(ctx: RunContext, reject: Reject): Promise<void> {
   await (await ctx.rejects())?.write(reject);
 }
 
-function summarise(ctx: RunContext, args: StreamArgs): void {
+function summarise(ctx: RunContext, args: Partial<StreamArgs>): void {
   const rejected = ctx.stats.get('rejected_lines');
   if (rejected > 0) {
     const where = args.rejects ? ` (written to ${args.rejects})` : ' (use --rejects FILE to keep them)';

@@ -15,7 +15,7 @@ export const DEFAULT_API_KEY_ENV = 'HERMES_API_KEY';
 const ENDPOINT_GROUP = 'Endpoint options:';
 
 /** The endpoint flags, defined once: every command that calls a model adds them with this. */
-export function endpointOptions<T>(y: Argv<T>): Argv<T & EndpointArgs> {
+export function endpointOptions<T>(y: Argv<T>) {
   return y
     .option('base-url', {
       type: 'string',
@@ -41,7 +41,7 @@ export function endpointOptions<T>(y: Argv<T>): Argv<T & EndpointArgs> {
       type: 'string',
       describe: 'read variables from this .env file (never read unless named; exported variables win)',
       group: ENDPOINT_GROUP,
-    }) as unknown as Argv<T & EndpointArgs>;
+    });
 }
 
 /** Environment entries for the --help of a CLI that calls a model. */

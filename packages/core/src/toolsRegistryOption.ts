@@ -6,10 +6,10 @@ export interface ToolsRegistryArgs {
   toolsRegistry?: string | undefined;
 }
 
-export function toolsRegistryOption<T>(y: Argv<T>, group: string): Argv<T & ToolsRegistryArgs> {
+export function toolsRegistryOption<T>(y: Argv<T>, group: string) {
   return y.option('tools-registry', {
     type: 'string',
     describe: 'tool registry JSON (schemas/tool-registry.schema.json) instead of the default one',
     group,
-  }) as unknown as Argv<T & ToolsRegistryArgs>;
+  });
 }

@@ -1,16 +1,13 @@
 // hermes-filter: trajectories in, kept trajectories out, byte for byte. Each rule is a small function
 // (rules.ts, hallucinatedTools.ts, traceRules.ts); ruleSet.ts picks and orders them from the options;
 // judge.ts applies them to one record. This file declares the CLI and runs the stream.
-import { defineCommand, main as runMain, toolsRegistryOption, type CliCommand, type CliSpec, type RunContext } from '@hermes-datagen/core';
+import { defineCommand, main as runMain, toolsRegistryOption, type CliSpec, type RunContext } from '@hermes-datagen/core';
 import { judge, withVerdict } from './judge.js';
 import { selectRules, type FilterOptions } from './ruleSet.js';
 
 interface FilterArgs extends FilterOptions {
   invert: boolean;
 }
-
-// yargs types options under their kebab-case names only; the camelCase names FilterArgs reads are set too.
-type FilterArgv = ReturnType<NonNullable<CliCommand<FilterArgs>['options']>>;
 
 const RULES_HELP = `Rules, in the order they are applied. A record is dropped by the first that fails, counted under
 the reason in brackets. A turn is a gpt (assistant) turn.
@@ -43,7 +40,7 @@ Schema failures and bad lines follow --on-error like every hermes-* stage.
 --invert writes the dropped records, in the same form, to stdout instead of the kept ones.
 Counts per reason go to stderr at the end and to --stats-out (counters kept, dropped, dropped.<reason>).`;
 
-const filter = defineCommand<FilterArgs>({
+const filter = defineCommand({
   command: '$0 [files..]',
   describe: 'Keep the trajectories that pass the quality rules; write them unchanged (byte for byte).',
   stream: true,
@@ -104,7 +101,7 @@ const filter = defineCommand<FilterArgs>({
         type: 'boolean',
         default: false,
         describe: 'write the dropped records (with reason and detail) to stdout instead of the kept ones',
-      }) as unknown as FilterArgv,
+      }),
   examples: [
     ['$0 run/trajectories.jsonl > kept.jsonl', 'the default rules: reasoning present, only known tools'],
     ['$0 --rejects dropped.jsonl --stats-out filter.json batch_*.jsonl.gz -o kept.jsonl', 'keep the drops and the counts'],

@@ -1,19 +1,16 @@
 // hermes-generate: prompts JSONL in, Hermes trajectories JSONL out. Each prompt runs through the agent
 // loop against one OpenAI-compatible endpoint, with real tools in a workspace of its own; each
 // trajectory is written as soon as its prompt is done.
-import { defineCommand, main as runMain, toolsRegistryOption, type CliCommand, type CliSpec } from '@hermes-datagen/core';
+import { defineCommand, main as runMain, toolsRegistryOption, type CliSpec } from '@hermes-datagen/core';
 import { ENDPOINT_ENV_HELP, endpointOptions } from '@hermes-datagen/core/endpoint';
 import { DEFAULT_MAX_TURNS, DEFAULT_REQUEST_TIMEOUT_S, REASONING_EFFORTS } from './agentLoop.js';
 import { doctorCommand } from './doctor/doctorCommand.js';
 import { failureKindsHelp } from './failureKinds.js';
-import { runGenerate, type GenerateArgs } from './generateCommand.js';
+import { runGenerate } from './generateCommand.js';
 import { listDistributionsCommand } from './run/listDistributions.js';
 import { runOptions } from './run/runMode.js';
 import { SANDBOX_HELP, SANDBOX_MODES } from './tools/sandbox.js';
 import { defaultToolConcurrency } from './tools/toolProcesses.js';
-
-// yargs types its options under their kebab-case names; GenerateArgs uses the camelCase ones it also sets.
-type GenerateArgv = ReturnType<NonNullable<CliCommand<GenerateArgs>['options']>>;
 
 const GENERATION = 'Generation:';
 const TOOLS = 'Tools:';
@@ -44,7 +41,7 @@ export const spec: CliSpec = {
     'ones get --grace seconds, and the run ends resumably (130/143); a second signal exits at once, still resumable.',
   ].join('\n'),
   commands: [
-    defineCommand<GenerateArgs>({
+    defineCommand({
       command: '$0 [files..]',
       describe: 'run every prompt and write its trajectory when it finishes',
       stream: true,
@@ -104,7 +101,7 @@ export const spec: CliSpec = {
             default: 120,
             describe: 'seconds one command or code run may take before its processes are killed',
             group: TOOLS,
-          }) as unknown as GenerateArgv,
+          }),
       examples: [
         ['cat prompts.jsonl | $0 --model my-model > trajectories.jsonl', 'generate with the endpoint from HERMES_BASE_URL / HERMES_API_KEY'],
         ['$0 prompts.jsonl -o out.jsonl --toolsets terminal,file --seed 7 -c 8', 'fixed toolsets, 8 prompts at a time'],
@@ -112,7 +109,7 @@ export const spec: CliSpec = {
         ['$0 prompts.jsonl --run-name rl_coding_20250612 --batch-size 10 --num-workers 4 > /dev/null', 'a resumable run in data/rl_coding_20250612/'],
         ['$0 prompts.jsonl --run-name rl_coding_20250612 --resume', 'continue it after a crash or Ctrl-C: finished records are never run again'],
       ],
-      run: runGenerate,
+      run: (args, ctx) => runGenerate(args, ctx),
     }),
     doctorCommand,
     listDistributionsCommand,

@@ -17,7 +17,6 @@ import {
   writeJsonAtomic,
   type Argv,
   type CliSpec,
-  type ToolsRegistryArgs,
 } from '@hermes-datagen/core';
 import { DEFAULT_MEMORY_LIMIT, DEFAULT_THREADS } from './duckdb/database.js';
 import { withAnalysisDatabase } from './duckdb/session.js';
@@ -26,15 +25,10 @@ import { exportParquet } from './exportParquet.js';
 import { mergeSummaryFiles } from './merge.js';
 import { ToolStatsNormaliser } from './normalise.js';
 import { writeReport } from './report.js';
-import { printQuery, SQL_FORMATS, type SqlFormat } from './sqlCommand.js';
+import { printQuery, SQL_FORMATS } from './sqlCommand.js';
 import { normaliseStream } from './stream.js';
 
-interface StreamStageArgs extends ToolsRegistryArgs {
-  recompute: boolean;
-  summary?: string;
-}
-
-const streamStage = defineCommand<StreamStageArgs>({
+const streamStage = defineCommand({
   command: '$0 [files..]',
   describe:
     'Pass trajectories through with tool_stats and tool_error_counts normalised over the tool registry (every registry ' +
@@ -68,12 +62,7 @@ const streamStage = defineCommand<StreamStageArgs>({
   },
 });
 
-interface MergeArgs {
-  summaries: string[];
-  output?: string;
-}
-
-const merge = defineCommand<MergeArgs>({
+const merge = defineCommand({
   command: 'merge <summaries..>',
   describe: 'Merge summaries written by --summary (e.g. one per shard) into the summary one pass over all the shards would give.',
   options: (y) =>
@@ -91,13 +80,7 @@ const merge = defineCommand<MergeArgs>({
 // ---- Analysis: the inputs (files, or run directories: their *.jsonl / *.jsonl.gz files and run.json)
 // loaded into DuckDB tables with a fixed schema (duckdb/tables.ts), then queried.
 
-interface DatabaseArgs {
-  db?: string;
-  memoryLimit: string;
-  threads: number;
-}
-
-function databaseOptions<T>(y: Argv<T>): Argv<T & DatabaseArgs> {
+function databaseOptions<T>(y: Argv<T>) {
   return y
     .option('db', {
       type: 'string',
@@ -110,9 +93,7 @@ function databaseOptions<T>(y: Argv<T>): Argv<T & DatabaseArgs> {
       group: 'Database:',
       describe: "DuckDB's memory limit; past it DuckDB spills to a temporary directory",
     })
-    .option('threads', { type: 'number', default: DEFAULT_THREADS, group: 'Database:', describe: 'DuckDB worker threads' }) as unknown as Argv<
-    T & DatabaseArgs
-  >;
+    .option('threads', { type: 'number', default: DEFAULT_THREADS, group: 'Database:', describe: 'DuckDB worker threads' });
 }
 
 const TABLES_HELP = [
@@ -120,12 +101,7 @@ const TABLES_HELP = [
   ...TABLES.map((t) => `  ${t.name.padEnd(13)}${t.columns.map((c) => c.name).join(', ')}`),
 ].join('\n');
 
-interface SqlArgs extends DatabaseArgs {
-  query: string;
-  format?: SqlFormat;
-}
-
-const sql = defineCommand<SqlArgs>({
+const sql = defineCommand({
   command: 'sql <query> [files..]',
   describe:
     'Run SQL over the inputs, loaded as the tables listed below. Inputs are JSONL files or run directories; none reads ' +
@@ -149,12 +125,7 @@ const sql = defineCommand<SqlArgs>({
     }),
 });
 
-interface ReportArgs extends DatabaseArgs {
-  json: boolean;
-  html?: string;
-}
-
-const report = defineCommand<ReportArgs>({
+const report = defineCommand({
   command: 'report [files..]',
   describe:
     "The standard report of a run, computed by SQL over the same tables: upstream Hermes' end-of-run summary (tool usage " +
@@ -181,11 +152,7 @@ const report = defineCommand<ReportArgs>({
   },
 });
 
-interface ExportArgs extends DatabaseArgs {
-  parquet: string;
-}
-
-const exportTables = defineCommand<ExportArgs>({
+const exportTables = defineCommand({
   command: 'export [files..]',
   describe: 'Write the tables (see hermes-stats sql --help) as Parquet files, one per table with its fixed schema, for pandas, Polars, Spark or DuckDB itself.',
   stream: true,

@@ -3,7 +3,7 @@
 // and rewardRules.ts score each trajectory, exporter.ts applies Atropos's checks and writes the chosen
 // output (select.ts for SFT/DPO; messages.ts, chatTokenizer.ts and trainerTokens.ts for scored groups),
 // atroposClient.ts posts. This file declares the CLI and runs the stream.
-import { defineCommand, main as runMain, UsageError, type CliCommand, type CliSpec, type RunContext } from '@hermes-datagen/core';
+import { defineCommand, main as runMain, UsageError, type CliSpec, type RunContext } from '@hermes-datagen/core';
 import { AtroposClient } from './atroposClient.js';
 import { loadChatTokenizer } from './chatTokenizer.js';
 import { Exporter, type Emit } from './exporter.js';
@@ -37,9 +37,6 @@ interface ToAtroposArgs extends ScoreOptions {
   postRetries: number;
   postRetryMs: number;
 }
-
-// yargs types options under their kebab-case names only; the camelCase names the args interface reads are set too.
-type ToAtroposArgv = ReturnType<NonNullable<CliCommand<ToAtroposArgs>['options']>>;
 
 const EPILOG = `Output (--emit):
   sft     {"messages": [...], "score": s} per selected sequence: atropos-sft-gen --save-messages lines.
@@ -90,7 +87,7 @@ lists of groups, one trainer batch at a time, to /scored_data_list. 5xx and conn
 retried (--post-retries, doubling from --post-retry-ms); a 4xx stops the run with the server's message
 (exit 1); giving up on a 5xx exits 4. --max-token-len defaults to /info's max_token_len there.`;
 
-const toAtropos = defineCommand<ToAtroposArgs>({
+const toAtropos = defineCommand({
   command: '$0 [files..]',
   describe: 'Group trajectories by prompt, score them, and write SFT examples, DPO pairs or Atropos ScoredDataGroups.',
   stream: true,
@@ -160,7 +157,7 @@ const toAtropos = defineCommand<ToAtroposArgs>({
         default: 1000,
         describe: 'first retry delay (doubled each time); also the /info polling interval',
         group: 'Scored groups:',
-      }) as unknown as ToAtroposArgv,
+      }),
   examples: [
     ['$0 --score completed run/trajectories.jsonl > sft.jsonl', 'SFT examples of the best sequences per prompt'],
     ['$0 --reward-rules default --emit dpo --seed 7 run.jsonl > dpo.jsonl', 'DPO pairs scored by the reward rules'],

@@ -2,12 +2,10 @@
 // unchanged while each check sees them once; the checklist goes to stderr, --json writes it for
 // machines, and the exit code is 1 when a check failed. The checks live in their own modules;
 // verification.ts runs them.
-import { defineCommand, main as runMain, toolsRegistryOption, type CliCommand, type CliSpec } from '@hermes-datagen/core';
+import { defineCommand, main as runMain, toolsRegistryOption, type CliSpec } from '@hermes-datagen/core';
 import { MIN_CALLS_FOR_TOOL_RATE } from './toolFailures.js';
 import { MIN_RECORDS_FOR_DISTRIBUTION } from './toolDistribution.js';
-import { verify, type VerifyOptions } from './verification.js';
-
-type VerifyArgv = ReturnType<NonNullable<CliCommand<VerifyOptions>['options']>>;
+import { verify } from './verification.js';
 
 const CHECKS_HELP = `Checks, each PASS, WARN or FAIL with the numbers behind it ([id] as in --json):
   [schema]             every line a trajectory or tombstone of schemas/; a line that is not JSON is bad
@@ -40,7 +38,7 @@ With --run-dir DIR (a hermes-generate --run-name directory, or upstream's data/<
   Without FILES, the stream checked is DIR/trajectories.jsonl (its batch files before a merge exists).
 Missing run files (no statistics.json before a run ends, no run.json in an upstream run) are WARN.`;
 
-const verifyCommand = defineCommand<VerifyOptions>({
+const verifyCommand = defineCommand({
   command: '$0 [files..]',
   describe: 'Check trajectories against the result checklist; pass them through unchanged (byte for byte).',
   stream: true,
@@ -71,7 +69,7 @@ const verifyCommand = defineCommand<VerifyOptions>({
         default: false,
         describe: 'do not pass the records through: only check',
         group: 'Report:',
-      }) as unknown as VerifyArgv,
+      }),
   examples: [
     ['hermes-generate prompts.jsonl | $0 --dataset prompts.jsonl | hermes-to-atropos > sft.jsonl', 'a stage in a pipeline'],
     ['$0 --run-dir data/rl_coding_20250612 --dataset prompts.jsonl --quiet --json verify.json', 'check a whole run directory'],

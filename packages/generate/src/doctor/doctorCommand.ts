@@ -2,18 +2,13 @@
 // exactly as a run would, makes one minimal request, and prints a report (not JSONL) naming the cause
 // and the fix of each failure. The key never appears in it: every line passes through redact().
 import { defineCommand, redact, UsageError } from '@hermes-datagen/core';
-import { describeProxy, endpointOptions, type EndpointArgs, type EndpointInspection, type Sourced } from '@hermes-datagen/core/endpoint';
+import { describeProxy, endpointOptions, type EndpointInspection, type Sourced } from '@hermes-datagen/core/endpoint';
 import type { Check } from './judgeExchange.js';
 import { checkEndpoint, originText, type EndpointCheckResult } from './checkEndpoint.js';
 
-export interface DoctorArgs extends EndpointArgs {
-  timeout: number;
-  json?: boolean;
-}
-
 const DEFAULT_TIMEOUT_S = 15;
 
-export const doctorCommand = defineCommand<DoctorArgs>({
+export const doctorCommand = defineCommand({
   command: 'doctor',
   describe:
     'check the endpoint configuration and one minimal request; print the cause and fix of any failure (exit 0 healthy, 1 needs a fix, 2 configuration wrong, 4 worth retrying later)',

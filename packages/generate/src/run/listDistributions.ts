@@ -1,9 +1,9 @@
 // hermes-generate list-distributions: the toolset distributions of the tool registry with each
 // toolset's probability (upstream's --list_distributions, which crashed in B1-B3 by shadowing its own
 // function; docs/upstream-differences.md#smaller-fixes).
-import { defineCommand, loadToolRegistry, toolsRegistryOption, type ToolsRegistryArgs } from '@hermes-datagen/core';
+import { defineCommand, loadToolRegistry, toolsRegistryOption } from '@hermes-datagen/core';
 
-export const listDistributionsCommand = defineCommand<ToolsRegistryArgs>({
+export const listDistributionsCommand = defineCommand({
   command: 'list-distributions',
   describe: 'print the toolset distributions (--distribution) of the tool registry and their probabilities',
   options: (y) => toolsRegistryOption(y, 'Options:'),

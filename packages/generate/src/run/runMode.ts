@@ -33,7 +33,7 @@ export interface RunArgs {
   maxDepth: number;
 }
 
-export function runOptions<T>(y: Argv<T>): Argv<T & RunArgs> {
+export function runOptions<T>(y: Argv<T>) {
   return y
     .option('run-name', {
       alias: 'run_name',
@@ -126,7 +126,7 @@ export function runOptions<T>(y: Argv<T>): Argv<T & RunArgs> {
       describe:
         'a trajectory without any reasoning becomes a tombstone (done, not re-run, left out of trajectories.jsonl; the trajectory is kept inside it), as upstream',
       group: RUN,
-    }) as unknown as Argv<T & RunArgs>;
+    });
 }
 
 export interface RunSettings {
