@@ -2,7 +2,7 @@
 // sample number, never the prompt text alone, so duplicate prompts are separate records (upstream
 // #86523). The row's content hash travels with each record, so a resume can tell that the row
 // behind a finished record has changed.
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { PromptRow } from '@hermes-datagen/core';
 
 /** Hex digits of sha256 kept: enough to tell an edited row from the original. */
@@ -10,7 +10,7 @@ const ROW_HASH_CHARS = 16;
 
 /** Hash of the row as parsed (key order as written), so any edit to any field changes it. */
 export function rowHash(row: PromptRow): string {
-  return createHash('sha256').update(JSON.stringify(row), 'utf8').digest('hex').slice(0, ROW_HASH_CHARS);
+  return hash('sha256', JSON.stringify(row), 'hex').slice(0, ROW_HASH_CHARS);
 }
 
 /**
