@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { InputError } from '@hermes-datagen/core';
-import { BatchAppender, listBatchFiles, readBatchFile, repairTornTail } from '@hermes-datagen/generate/internal/run/batchFiles.js';
+import { listBatchFiles, readBatchFile, repairTornTail } from '@hermes-datagen/generate/internal/run/batchFiles.js';
 import { tempDir, writeFiles } from '../../util/cli.js';
 
 describe('batch files', () => {
@@ -48,29 +48,6 @@ describe('batch files', () => {
     const error = await readBatchFile(file!).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(InputError);
     expect((error as InputError).place).toEqual({ source: join(dir, 'batch_0.jsonl'), line: 2 });
-  });
-
-  it('are created new: an existing number is never opened for writing', async () => {
-    const dir = tempDir();
-    writeFiles(dir, { 'batch_0.jsonl': 'old\n' });
-    await expect(BatchAppender.create(dir, 0)).rejects.toMatchObject({ code: 'EEXIST' });
-    expect(readFileSync(join(dir, 'batch_0.jsonl'), 'utf8')).toBe('old\n');
-  });
-
-  it('take many concurrent appends as whole lines, each on disk when its append resolves', async () => {
-    const dir = tempDir();
-    const file = await BatchAppender.create(dir, 4);
-    const lines = Array.from({ length: 200 }, (_, i) => JSON.stringify({ id: `r${i}`, pad: 'x'.repeat(i * 37) }));
-    await Promise.all(
-      lines.map(async (line) => {
-        await file.append(line);
-        // Resolved means written: the line is in the file now.
-        expect(readFileSync(join(dir, 'batch_4.jsonl'), 'utf8')).toContain(line);
-      }),
-    );
-    await file.close();
-    const read = await readBatchFile({ num: 4, name: 'batch_4.jsonl', path: join(dir, 'batch_4.jsonl') });
-    expect(read.map((line) => line.text).sort()).toEqual([...lines].sort());
   });
 
   it('keep blank lines out of what is read', async () => {

@@ -1,9 +1,9 @@
 // The batch_N.jsonl files of a run directory: found by number (batch_10 after batch_9, not after
 // batch_1 as upstream's lexicographic glob), read back line by line, repaired when the last prompt's
-// records were cut by a kill, and appended to with fsync so that a record counts as done only once it is on disk.
+// records were cut by a kill (batchAppender.ts appends to them, with fsync, so that a record counts as done only once it is on disk).
 // Each invocation writes new numbers only, after the highest one present, so no file is ever
 // reopened for writing (upstream #95322: renumbered batches appended into old files).
-import { open, readdir, readFile, truncate, type FileHandle } from 'node:fs/promises';
+import { readdir, readFile, truncate } from 'node:fs/promises';
 import { join } from 'node:path';
 import { InputError, type Place } from '@hermes-datagen/core';
 
@@ -102,65 +102,4 @@ export async function readBatchFile(file: BatchFile): Promise<BatchLine[]> {
     lines.push({ value: value as Record<string, unknown>, text: line, place });
   }
   return lines;
-}
-
-/**
- * One new batch file, appended to by many prompts at once. Lines are written in order, one write
- * each; concurrent appends share one fsync (group commit), and append resolves only when its line is
- * on disk.
- */
-export class BatchAppender {
-  private chain: Promise<void> = Promise.resolve();
-  private syncing: Promise<void> | undefined;
-  /** Lines written, and how many of them the last finished fsync covers. */
-  private written = 0;
-  private synced = 0;
-
-  private constructor(
-    public readonly file: BatchFile,
-    private readonly handle: FileHandle,
-  ) {}
-
-  /** Creates the file; fails if it exists, so nothing is ever overwritten or mixed. */
-  public static async create(dir: string, num: number): Promise<BatchAppender> {
-    const name = `batch_${num}.jsonl`;
-    const path = join(dir, name);
-    return new BatchAppender({ num, name, path }, await open(path, 'ax'));
-  }
-
-  public async append(line: string): Promise<void> {
-    const written = this.chain.then(async () => {
-      await this.handle.write(`${line}\n`);
-      this.written += 1;
-      return this.written;
-    });
-    this.chain = written.then(
-      () => undefined,
-      () => undefined,
-    );
-    await this.syncUpTo(await written);
-  }
-
-  public async close(): Promise<void> {
-    await this.chain;
-    await this.syncUpTo(this.written);
-    await this.handle.close();
-  }
-
-  private async syncUpTo(line: number): Promise<void> {
-    while (this.synced < line) {
-      if (!this.syncing) {
-        const covers = this.written;
-        this.syncing = this.handle
-          .sync()
-          .then(() => {
-            this.synced = Math.max(this.synced, covers);
-          })
-          .finally(() => {
-            this.syncing = undefined;
-          });
-      }
-      await this.syncing;
-    }
-  }
 }

@@ -29,12 +29,14 @@ import type { ChatClient } from '../agentLoop.js';
 import { indexedPrompts, type PromptRunner } from '../generateStream.js';
 import { failureExitCode } from '../failureKinds.js';
 import { failureRecord, internalFailure, promptFailure, type PromptFailure } from '../promptFailure.js';
-import { BatchAppender, listBatchFiles } from './batchFiles.js';
+import { BatchAppender } from './batchAppender.js';
+import { listBatchFiles } from './batchFiles.js';
 import { delegateFor, type DelegationSettings } from './delegation.js';
 import { CHECKPOINT_FILE, CheckpointState } from './checkpoint.js';
 import { FailureLog } from './failureLog.js';
 import { MANIFEST_FILE, writeManifest } from './manifest.js';
 import { recordId, rowHash } from './recordId.js';
+import { PendingWork } from './pendingWork.js';
 import type { RunDirectory } from './runDirectory.js';
 import { unchangedRunOutputs, writeRunOutputs } from './runOutputs.js';
 import type { RateLimiter } from './rateLimiter.js';
@@ -137,6 +139,8 @@ export async function runBatch(ctx: RunContext, options: BatchRunOptions): Promi
     stop.abort(options.quotaExhausted?.reason);
   };
   options.quotaExhausted?.addEventListener('abort', onQuota, { once: true });
+  // A record that cannot be written (a full disk) stops the intake, as a task that throws does.
+  const writes = new PendingWork(options.concurrency, (error) => intake.abort(error));
 
   /** Every (row, sample) not done yet; rows as stream mode reads them (a repeated row id is a bad line). */
   async function* jobs(): AsyncGenerator<Job> {
@@ -213,11 +217,10 @@ export async function runBatch(ctx: RunContext, options: BatchRunOptions): Promi
       clearTimeout(timer);
       running.delete(prompt);
     }
-    try {
-      if (trajectory) await write(job, trajectory, subAgents);
-    } finally {
-      await batches.settle(job.batch);
-    }
+    if (!trajectory) return batches.settle(job.batch);
+    // The slot is free for the next prompt while the record waits for its group's fsync (batchAppender.ts).
+    const done = trajectory;
+    await writes.add(write(job, done, subAgents).finally(() => batches.settle(job.batch)));
   };
 
   const recordFailure = async (job: Job, error: unknown): Promise<void> => {
@@ -269,15 +272,24 @@ export async function runBatch(ctx: RunContext, options: BatchRunOptions): Promi
       ctx.stats.add('api_calls', (i < subAgents.length ? subAgents[i]! : trajectory).api_calls);
       await out.writeLine(line);
     }
-    // Each record goes out when it is done, not when the writer's buffer fills.
-    await out.flush();
+    await flushSoon();
     await checkpoint.maybeWrite();
     ctx.progress.tick(0);
   };
 
+  // Each record goes out when it is done, not when the writer's buffer fills; the records of one
+  // group commit come out of one fsync together and share one flush.
+  let flushing: Promise<void> | undefined;
+  const flushSoon = (): Promise<void> =>
+    (flushing ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+      flushing = undefined;
+      return out.flush();
+    }));
+
   let code: number = ExitCode.internal;
   try {
     await runBounded(jobs(), options.concurrency, runOne, intake.signal);
+    await writes.settled();
     code = exitCode();
   } catch (error) {
     code = error instanceof HermesError ? error.exitCode : ExitCode.internal;
@@ -286,6 +298,8 @@ export async function runBatch(ctx: RunContext, options: BatchRunOptions): Promi
     clearTimeout(grace);
     ctx.signal.removeEventListener('abort', onSignal);
     options.quotaExhausted?.removeEventListener('abort', onQuota);
+    // Also after a failure: every finished record still gets written.
+    await writes.settled().catch(() => undefined);
     await batches.closeAll();
     await finish(code);
   }

@@ -1,0 +1,103 @@
+// One new batch_N.jsonl of a run, appended to by many prompts at once, with group commit: the lines
+// that arrive within `groupMs` of a group's first line go out in one write and one fsync, and each
+// append resolves only once its line is on disk. An fsync costs about as much CPU as a whole model
+// turn, so one per record would be most of the run directory's overhead; the wait is a bounded
+// delay before a finished record counts as done (a kill in it loses only records that --resume runs again).
+import { open, type FileHandle } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { BatchFile } from './batchFiles.js';
+
+export interface GroupCommit {
+  /** How long a group's first line waits for others to share its write and fsync. */
+  readonly groupMs: number;
+  /** A group this large is written at once, without waiting out groupMs. */
+  readonly maxGroupBytes: number;
+}
+
+export const DEFAULT_GROUP_COMMIT: GroupCommit = { groupMs: 50, maxGroupBytes: 4 * 1024 * 1024 };
+
+interface Group {
+  readonly lines: string[];
+  bytes: number;
+  readonly timer: NodeJS.Timeout;
+  readonly committed: Promise<void>;
+  readonly resolve: () => void;
+  readonly reject: (error: unknown) => void;
+}
+
+export class BatchAppender {
+  private group: Group | undefined;
+  /** The groups' writes, one after another, so lines keep their order. */
+  private chain: Promise<void> = Promise.resolve();
+  /** After a failed write the file's end is unknown: nothing more is appended to it. */
+  private failure: { readonly error: unknown } | undefined;
+
+  private constructor(
+    public readonly file: BatchFile,
+    private readonly handle: FileHandle,
+    private readonly commit: GroupCommit,
+  ) {}
+
+  /** Creates the file; fails if it exists, so nothing is ever overwritten or mixed. */
+  public static async create(dir: string, num: number, commit: GroupCommit = DEFAULT_GROUP_COMMIT): Promise<BatchAppender> {
+    const name = `batch_${num}.jsonl`;
+    const path = join(dir, name);
+    return new BatchAppender({ num, name, path }, await open(path, 'ax'), commit);
+  }
+
+  /** Resolves once `text` (one or more whole lines, without the last newline) is fsynced. */
+  public append(text: string): Promise<void> {
+    if (this.failure) return Promise.reject(this.failure.error);
+    const group = this.group ?? this.openGroup();
+    group.lines.push(text);
+    group.bytes += text.length;
+    if (group.bytes >= this.commit.maxGroupBytes) this.writeGroup();
+    return group.committed;
+  }
+
+  /** Writes what is waiting at once, then closes the file. */
+  public async close(): Promise<void> {
+    this.writeGroup();
+    await this.chain;
+    await this.handle.close();
+  }
+
+  private openGroup(): Group {
+    const { promise: committed, resolve, reject } = withResolvers();
+    // Nobody may be awaiting yet when a write fails; the rejection still reaches every append's caller.
+    committed.catch(() => undefined);
+    const group: Group = { lines: [], bytes: 0, timer: setTimeout(() => this.writeGroup(), this.commit.groupMs), committed, resolve, reject };
+    this.group = group;
+    return group;
+  }
+
+  private writeGroup(): void {
+    const group = this.group;
+    if (!group) return;
+    this.group = undefined;
+    clearTimeout(group.timer);
+    this.chain = this.chain.then(async () => {
+      try {
+        if (this.failure) throw this.failure.error;
+        // appendFile writes every byte (a plain write may stop short).
+        await this.handle.appendFile(`${group.lines.join('\n')}\n`);
+        await this.handle.sync();
+        group.resolve();
+      } catch (error) {
+        this.failure ??= { error };
+        group.reject(error);
+      }
+    });
+  }
+}
+
+/** Promise.withResolvers, which Node 20 lacks. */
+function withResolvers(): { promise: Promise<void>; resolve: () => void; reject: (error: unknown) => void } {
+  let resolve!: () => void;
+  let reject!: (error: unknown) => void;
+  const promise = new Promise<void>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { promise, resolve, reject };
+}

@@ -1,0 +1,140 @@
+// Group commit, driven by the test: the group's wait is a long timer that the test fires (fake
+// timers for setTimeout only, so the file system's own callbacks run as usual), and the writes and
+// fsyncs are counted on the file handle, so nothing depends on how fast this machine is.
+import { readFileSync } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { BatchAppender } from '@hermes-datagen/generate/internal/run/batchAppender.js';
+import { readBatchFile } from '@hermes-datagen/generate/internal/run/batchFiles.js';
+import { tempDir, writeFiles } from '../../util/cli.js';
+
+const GROUP_MS = 60_000;
+const settle = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/** The prototype of fs/promises' FileHandle, whose calls the appender makes. */
+async function fileHandlePrototype(): Promise<{ appendFile: () => Promise<void>; sync: () => Promise<void> }> {
+  const handle = await open(join(tempDir(), 'probe'), 'w');
+  await handle.close();
+  return Object.getPrototypeOf(handle);
+}
+
+/** Whether `promise` has settled, without waiting for it. */
+function state(promise: Promise<unknown>): () => string {
+  let now = 'pending';
+  promise.then(
+    () => (now = 'fulfilled'),
+    () => (now = 'rejected'),
+  );
+  return () => now;
+}
+
+describe('batch appender', () => {
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+    vi.restoreAllMocks();
+  });
+
+  it('writes the lines of one group in one write and one fsync, and resolves no append before it', async () => {
+    const proto = await fileHandlePrototype();
+    const writes = vi.spyOn(proto, 'appendFile');
+    const syncs = vi.spyOn(proto, 'sync');
+    const dir = tempDir();
+    const file = await BatchAppender.create(dir, 0, { groupMs: GROUP_MS, maxGroupBytes: 1 << 20 });
+    const appends = ['{"id":"a"}', '{"id":"b"}\n{"id":"c"}', '{"id":"d"}'].map((text) => file.append(text));
+    const states = appends.map(state);
+    await settle();
+    expect(states.map((s) => s())).toEqual(['pending', 'pending', 'pending']);
+    expect(readFileSync(join(dir, 'batch_0.jsonl'), 'utf8')).toBe('');
+    vi.advanceTimersByTime(GROUP_MS);
+    await Promise.all(appends);
+    expect(readFileSync(join(dir, 'batch_0.jsonl'), 'utf8')).toBe('{"id":"a"}\n{"id":"b"}\n{"id":"c"}\n{"id":"d"}\n');
+    expect(writes).toHaveBeenCalledTimes(1);
+    expect(syncs).toHaveBeenCalledTimes(1);
+    await file.close();
+  });
+
+  it('starts a new group for a line that arrives while the last one is being written, keeping the order', async () => {
+    const dir = tempDir();
+    const file = await BatchAppender.create(dir, 1, { groupMs: GROUP_MS, maxGroupBytes: 1 << 20 });
+    const first = file.append('{"id":"a"}');
+    vi.advanceTimersByTime(GROUP_MS);
+    const second = state(file.append('{"id":"b"}'));
+    await first;
+    await settle();
+    expect(second()).toBe('pending');
+    expect(readFileSync(join(dir, 'batch_1.jsonl'), 'utf8')).toBe('{"id":"a"}\n');
+    vi.advanceTimersByTime(GROUP_MS);
+    await vi.waitFor(() => expect(second()).toBe('fulfilled'));
+    expect(readFileSync(join(dir, 'batch_1.jsonl'), 'utf8')).toBe('{"id":"a"}\n{"id":"b"}\n');
+    await file.close();
+  });
+
+  it('writes a group that reached its size at once, without waiting out the time', async () => {
+    const dir = tempDir();
+    const file = await BatchAppender.create(dir, 2, { groupMs: GROUP_MS, maxGroupBytes: 25 });
+    const small = state(file.append('{"id":"a"}'));
+    await settle();
+    expect(small()).toBe('pending');
+    await file.append(`{"id":"b","pad":"${'x'.repeat(20)}"}`);
+    expect(small()).toBe('fulfilled');
+    expect(readBatchFileIds(dir, 'batch_2.jsonl')).toEqual(['a', 'b']);
+    await file.close();
+  });
+
+  it('writes what waits when closed', async () => {
+    const dir = tempDir();
+    const file = await BatchAppender.create(dir, 3, { groupMs: GROUP_MS, maxGroupBytes: 1 << 20 });
+    const append = file.append('{"id":"a"}');
+    await file.close();
+    await append;
+    expect(readFileSync(join(dir, 'batch_3.jsonl'), 'utf8')).toBe('{"id":"a"}\n');
+  });
+
+  it('fails every append of a group whose write failed, and every later one (the end of the file is unknown)', async () => {
+    const proto = await fileHandlePrototype();
+    vi.spyOn(proto, 'appendFile').mockRejectedValueOnce(Object.assign(new Error('no space left on device'), { code: 'ENOSPC' }));
+    const dir = tempDir();
+    const file = await BatchAppender.create(dir, 4, { groupMs: GROUP_MS, maxGroupBytes: 1 << 20 });
+    const appends = [file.append('{"id":"a"}'), file.append('{"id":"b"}')];
+    vi.advanceTimersByTime(GROUP_MS);
+    for (const append of appends) await expect(append).rejects.toMatchObject({ code: 'ENOSPC' });
+    await expect(file.append('{"id":"c"}')).rejects.toMatchObject({ code: 'ENOSPC' });
+    await file.close();
+    expect(readFileSync(join(dir, 'batch_4.jsonl'), 'utf8')).toBe('');
+  });
+
+  it('are created new: an existing number is never opened for writing', async () => {
+    const dir = tempDir();
+    writeFiles(dir, { 'batch_0.jsonl': 'old\n' });
+    await expect(BatchAppender.create(dir, 0)).rejects.toMatchObject({ code: 'EEXIST' });
+    expect(readFileSync(join(dir, 'batch_0.jsonl'), 'utf8')).toBe('old\n');
+  });
+
+  it('take many concurrent appends as whole lines, each on disk when its append resolves', async () => {
+    vi.useRealTimers();
+    const dir = tempDir();
+    const file = await BatchAppender.create(dir, 5, { groupMs: 1, maxGroupBytes: 64 * 1024 });
+    const lines = Array.from({ length: 200 }, (_, i) => JSON.stringify({ id: `r${i}`, pad: 'x'.repeat(i * 37) }));
+    await Promise.all(
+      lines.map(async (line) => {
+        await file.append(line);
+        // Resolved means written: the line is in the file now.
+        expect(readFileSync(join(dir, 'batch_5.jsonl'), 'utf8')).toContain(line);
+      }),
+    );
+    await file.close();
+    const read = await readBatchFile({ num: 5, name: 'batch_5.jsonl', path: join(dir, 'batch_5.jsonl') });
+    expect(read.map((line) => line.text).sort()).toEqual([...lines].sort());
+  });
+});
+
+function readBatchFileIds(dir: string, name: string): unknown[] {
+  return readFileSync(join(dir, name), 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => (JSON.parse(line) as { id: unknown }).id);
+}
