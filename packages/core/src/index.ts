@@ -56,7 +56,7 @@ export { toolsRegistryOption, type ToolsRegistryArgs } from './toolsRegistryOpti
 export { createRng, type Rng } from './rng.js';
 
 // CLI runner and errors: defineCommand/main, the run context, exit codes, logging and forced exit.
-export { VERSION, checkWritableTarget, defineCommand, main, type Argv, type CliCommand, type CliSpec, type RunContext, type StreamArgs } from './cli.js';
+export { VERSION, checkWritableTarget, defineCommand, main, type Argv, type CliSpec, type RunContext, type StreamArgs } from './cli.js';
 export { ChecksFailedError, ExitCode, HermesError, InputError, RetryableError, UsageError, formatPlace, type Place } from './errors.js';
 export { Logger, wantsColor } from './logger.js';
 export { onForcedExit } from './forcedExit.js';
