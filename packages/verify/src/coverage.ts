@@ -3,9 +3,12 @@
 // cancel out: every prompt_index of the dataset has exactly `samples` rows (trajectories, or
 // tombstones for intentional discards), none is out of range, no id appears twice, and a record's id
 // belongs to the dataset row at its prompt_index (a changed dataset shows here). State: one counter
-// per dataset row and the set of ids seen.
+// per dataset row and the set of ids seen. Rows named in --dropped files (what a stage before this one
+// dropped on purpose, dropped.ts) are accounted for by their reason, so only truly missing, duplicated or
+// extra rows fail.
 import type { Place } from '@hermes-datagen/core';
 import { Examples, plural, shortList, type CheckResult, type Status } from './checkResult.js';
+import type { DroppedFile } from './dropped.js';
 import { at, rowKey, type Observed, type StreamCheck } from './observed.js';
 
 export interface Expectation {
@@ -32,6 +35,12 @@ export class CoverageCheck implements StreamCheck {
   private readonly outOfRange = new Examples();
   private readonly foreignIds = new Examples();
   private readonly noIndex = new Examples();
+  private dropped = 0;
+  private droppedUnkeyed = 0;
+  /** Per --dropped file, its rows by reason. */
+  private readonly droppedBy = new Map<string, Map<string, number>>();
+  /** Where each dropped row's key was dropped, for a record that turns up again. */
+  private readonly droppedKeys = new Map<string, string>();
 
   public constructor(private readonly expect: Expectation) {
     this.perRow = expect.rows === undefined ? undefined : new Uint32Array(expect.rows);
@@ -48,10 +57,23 @@ export class CoverageCheck implements StreamCheck {
     this.count(value, item.place);
   }
 
-  /** A tombstone of the run directory's batch files that the stream did not hold (trajectories.jsonl has none). */
+  /** The rows a --dropped file accounts for (after the stream: a row both there and here is a duplicate). */
+  public addDropped(file: DroppedFile): void {
+    const reasons = this.droppedBy.get(file.path) ?? new Map<string, number>();
+    this.droppedBy.set(file.path, reasons);
+    this.droppedUnkeyed += file.unkeyed;
+    for (const row of file.rows) {
+      this.dropped += 1;
+      reasons.set(row.reason, (reasons.get(row.reason) ?? 0) + 1);
+      this.count({ id: row.id, prompt_index: row.promptIndex }, row.place, row.reason);
+      if (row.key !== undefined) this.droppedKeys.set(row.key, `${at(row.place)} (${row.reason})`);
+    }
+  }
+
+  /** A tombstone of the run directory's batch files that the stream and the --dropped files did not hold (trajectories.jsonl has none). */
   public addRunTombstone(value: { id?: unknown; prompt_index?: unknown }, place: Place): void {
     const key = rowKey(value);
-    if (key !== undefined && (this.ids.has(key) || this.streamTombstones.has(key))) return;
+    if (key !== undefined && (this.ids.has(key) || this.streamTombstones.has(key) || this.droppedKeys.has(key))) return;
     this.runTombstones += 1;
     this.count(value, place);
   }
@@ -80,17 +102,19 @@ export class CoverageCheck implements StreamCheck {
     });
     const bad = missing.length + over.length + this.outOfRange.count + this.duplicates.count + this.foreignIds.count + this.noIndex.count;
     const status: Status = bad > 0 ? 'FAIL' : 'PASS';
-    const found = this.trajectories + this.tombstones + this.runTombstones;
     const discarded = this.tombstones + this.runTombstones;
+    const present = this.trajectories + discarded;
+    const found = present + this.dropped;
+    let accounted = `${this.trajectories} trajectories, ${discarded} discarded`;
+    if (this.droppedBy.size > 0) {
+      const byFile = [...this.droppedBy].map(([path, reasons]) => `${path}: ${reasonList(reasons)}`).join('; ');
+      accounted = `${present} present (${accounted}), ${this.dropped} dropped (${byFile})${rows === undefined ? '' : `, ${missingRecords} missing`}`;
+    }
     const parts: string[] = [];
-    if (rows === undefined)
-      parts.push(
-        `${plural(found, 'row')} (${this.trajectories} trajectories, ${discarded} discarded); dataset rows unknown, give --dataset to find missing prompts`,
-      );
-    else
-      parts.push(
-        `${found} of ${rows * samples} expected (${rows} rows x ${samples} samples${rowsSource ? `, rows from ${rowsSource}` : ''}): ${this.trajectories} trajectories, ${discarded} discarded`,
-      );
+    const rowsText = this.droppedBy.size > 0 ? `${plural(found, 'row')}: ${accounted}` : `${plural(found, 'row')} (${accounted})`;
+    if (rows === undefined) parts.push(`${rowsText}; dataset rows unknown, give --dataset to find missing prompts`);
+    else parts.push(`${found} of ${rows * samples} expected (${rows} rows x ${samples} samples${rowsSource ? `, rows from ${rowsSource}` : ''}): ${accounted}`);
+    if (this.droppedUnkeyed > 0) parts.push(`${plural(this.droppedUnkeyed, 'line')} of --dropped files name no prompt_index (not counted)`);
     if (missing.length > 0) parts.push(`missing ${plural(missingRecords, 'record')} of prompt_index ${shortList(missing, missing.length, LISTED_INDICES)}`);
     if (over.length > 0) parts.push(`too many records for prompt_index ${shortList(over, over.length, LISTED_INDICES)}`);
     if (this.outOfRange.count > 0) parts.push(`${this.outOfRange.count} with a prompt_index outside the dataset`);
@@ -108,6 +132,9 @@ export class CoverageCheck implements StreamCheck {
         expected: rows === undefined ? null : rows * samples,
         trajectories: this.trajectories,
         tombstones: discarded,
+        dropped: this.dropped,
+        dropped_by_file: Object.fromEntries([...this.droppedBy].map(([path, reasons]) => [path, Object.fromEntries(reasons)])),
+        dropped_unkeyed: this.droppedUnkeyed,
         missing_records: missingRecords,
         missing_prompt_indices: missing.slice(0, LISTED_INDICES),
         missing_prompts: missing.length,
@@ -121,7 +148,8 @@ export class CoverageCheck implements StreamCheck {
     };
   }
 
-  private count(value: { id?: unknown; prompt_index?: unknown }, place: Place): void {
+  /** `dropped`: the reason, for a row of a --dropped file. */
+  private count(value: { id?: unknown; prompt_index?: unknown }, place: Place, dropped?: string): void {
     const index = value.prompt_index;
     if (typeof index !== 'number' || !Number.isInteger(index) || index < 0) {
       this.noIndex.add(at(place, 'no integer prompt_index'));
@@ -129,7 +157,11 @@ export class CoverageCheck implements StreamCheck {
     }
     const key = rowKey(value);
     if (key !== undefined && typeof value.id === 'string') {
-      if (this.ids.has(key)) this.duplicates.add(at(place, `id ${JSON.stringify(key)} appeared before`));
+      if (this.ids.has(key)) {
+        const earlier = this.droppedKeys.get(key);
+        const what = dropped === undefined ? '' : ` (dropped: ${dropped})`;
+        this.duplicates.add(at(place, `id ${JSON.stringify(key)}${what} appeared before${earlier === undefined ? '' : `, dropped at ${earlier}`}`));
+      }
       this.ids.add(key);
       const rowId = this.expect.rowIds?.[index];
       if (rowId !== undefined && !belongsTo(key, rowId, this.expect.samples)) {
@@ -140,6 +172,15 @@ export class CoverageCheck implements StreamCheck {
     if (index >= this.perRow.length) this.outOfRange.add(at(place, `prompt_index ${index} is outside the dataset's ${this.perRow.length} rows`));
     else this.perRow[index] = (this.perRow[index] ?? 0) + 1;
   }
+}
+
+/** `zero_reasoning 3, hallucinated_tool 2`, most first. */
+function reasonList(reasons: ReadonlyMap<string, number>): string {
+  if (reasons.size === 0) return 'none';
+  return [...reasons]
+    .sort(([a, m], [b, n]) => n - m || a.localeCompare(b))
+    .map(([reason, n]) => `${reason} ${n}`)
+    .join(', ');
 }
 
 /** hermes-generate's record ids: the prompt id, or `<prompt id>#s<k>` for sample k of several. */

@@ -12,7 +12,15 @@ const CHECKS_HELP = `Checks, each PASS, WARN or FAIL with the numbers behind it 
                        input (exit 3, or skipped and counted here under --on-error skip)
   [count]              per prompt_index exactly --samples rows (trajectories, or tombstones of discards),
                        none outside the dataset, no id twice, each id of the dataset row at its index;
-                       rows from --dataset (else the run's checkpoint); missing and extra indices listed
+                       rows from --dataset (else the run's checkpoint); missing and extra indices listed.
+                       --dropped FILE (repeatable): rows a stage before this one dropped on purpose are
+                       accounted for, counted by file and reason: hermes-filter --rejects (the record
+                       and its "reason"), hermes-generate's failures (--rejects, or a run's
+                       failures.jsonl: "failed: <error_class>"), tombstones ("discarded: <reason>"),
+                       a stage's --on-error skip rejects whose "raw" is a record ("rejected"). A row
+                       both dropped and in the stream is a duplicate; only missing, extra and
+                       duplicated rows fail. The files are read when the stream ends, so an earlier
+                       stage of the same pipeline has finished writing them
   [completed]          completed: true and not partial (WARN; FAIL with --require-completed)
   [tool_failures]      failed / answered tool calls (tool_stats) at most --max-failure-rate, overall and per
                        tool (a tool with fewer than ${MIN_CALLS_FOR_TOOL_RATE} answered calls over the limit only warns)
@@ -46,6 +54,14 @@ const verifyCommand = defineCommand({
     toolsRegistryOption(
       y
         .option('dataset', { type: 'string', describe: 'the prompts JSONL the records were made from: rows, ids and hash', group: 'Checks:' })
+        .option('dropped', {
+          type: 'string',
+          array: true,
+          // One file per --dropped, so a FILES operand after it is not taken for one.
+          nargs: 1,
+          describe: 'rows a stage before dropped on purpose (filter --rejects, generate failures, tombstones): counted as accounted for; repeatable',
+          group: 'Checks:',
+        })
         .option('run-dir', {
           type: 'string',
           describe: 'also check this run directory (batch files, checkpoint, merge, statistics, run.json)',

@@ -17,13 +17,14 @@ const SEEN_SYSTEM_TURNS = 256;
 
 /**
  * The free-form fields of a trajectory as one text (the rest is numbers and tool names): metadata
- * values as they are (most are strings), anything else as JSON.
+ * values as JSON, strings as they are. A value read from JSON that is not an object or array is written
+ * by String() exactly as by JSON.stringify (numbers are finite), without its cost.
  */
 function freeFormText(record: Trajectory): string {
   let text = `${record.id ?? ''} ${record.toolsets_used.join(' ')} `;
   let first = true;
   for (const value of Object.values(record.metadata)) {
-    text += `${first ? '' : ' '}${typeof value === 'string' ? value : (JSON.stringify(value) ?? '')}`;
+    text += `${first ? '' : ' '}${typeof value === 'object' && value !== null ? JSON.stringify(value) : String(value)}`;
     first = false;
   }
   return text;

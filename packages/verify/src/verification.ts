@@ -18,6 +18,7 @@ import { checkpointCheck } from './checkpointCheck.js';
 import { CompletionCheck } from './completion.js';
 import { CoverageCheck } from './coverage.js';
 import { readDataset, type Dataset } from './dataset.js';
+import { readDroppedFile } from './dropped.js';
 import { failuresCheck, manifestCheck } from './manifestCheck.js';
 import { MergedFileCheck } from './mergedFile.js';
 import { observe, type StreamCheck } from './observed.js';
@@ -35,6 +36,8 @@ import { UnknownToolsCheck } from './unknownTools.js';
 
 export interface VerifyOptions extends ToolsRegistryArgs {
   dataset?: string | undefined;
+  /** Files of rows a stage before this one dropped on purpose (dropped.ts). */
+  dropped?: string[] | undefined;
   runDir?: string | undefined;
   samples: number;
   maxFailureRate: number;
@@ -94,6 +97,19 @@ export async function verify(args: VerifyOptions & StreamArgs, ctx: RunContext):
     }
   }
   if (ctx.signal.aborted) return 0;
+  // Read once the stream has ended: a stage before this one in the same pipeline has then exited, and
+  // its --rejects file is complete (written to a temp file and renamed when that stage ends).
+  const droppedFiles = new Map((args.dropped ?? []).map((path) => [resolve(cwd, path), path]));
+  for (const path of droppedFiles.values()) {
+    coverage.addDropped(
+      await readDroppedFile(path, cwd, {
+        onError: args.onError,
+        maxLineBytes: args.maxLineBytes,
+        signal: ctx.signal,
+        onReject: (reject) => ctx.log.warn(`--dropped: ${reject.reason}; not counted`, { source: reject.source, line: reject.line }, 'dropped-bad-line'),
+      }),
+    );
+  }
 
   if (run && merged && mergedPath) {
     if (mergedPresent && !streamIsMerged) await compareMerged(mergedPath, merged, args, ctx);
