@@ -50,10 +50,10 @@ $(D)/compressed.jsonl: $(D)/filtered.jsonl
 $(D)/stats.jsonl: $(D)/compressed.jsonl
 	$(call hermes,stats) --summary $(D)/statistics.json $< -o $@
 
-# The records left after filtering are checked without --dataset: the filter's drops are not lost prompts
-# (generated.jsonl was checked against the dataset above).
+# The records left after filtering are checked against the dataset too: the filter's drops (its --rejects
+# file) are accounted for by reason, so only a prompt lost on the way fails.
 $(D)/verified.jsonl: $(D)/stats.jsonl
-	$(call hermes,verify) --json $(D)/verify.json $(VERIFY_FLAGS) $< -o $@
+	$(call hermes,verify) --dataset $(PROMPTS) --dropped $(D)/rejected.jsonl --json $(D)/verify.json $(VERIFY_FLAGS) $< -o $@
 
 $(D)/sft.jsonl: $(D)/verified.jsonl
 	$(call hermes,to-atropos) --emit sft $(ATROPOS_FLAGS) $< -o $@
