@@ -6,7 +6,8 @@ import { connect, type AddressInfo, type Socket } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { APIError, RateLimitError } from 'openai';
 import { createChatClient, embeddedErrorStatus, REPLY_FAULT_HEADER, resolveEndpoint, retryAfterMs, type Endpoint } from '@hermes-datagen/core/endpoint';
-import { cappedRetryHeaders } from '@hermes-datagen/core/internal/chatClient.js';
+import { cappedRetryHeaders, surfaceReplyFaults } from '@hermes-datagen/core/internal/chatClient.js';
+import { nodeHttpFetch, type FetchLike } from '@hermes-datagen/core/internal/httpFetch.js';
 
 const KEY = 'sk-hermes-FAKE-client-5555555555';
 
@@ -271,5 +272,43 @@ describe('createChatClient, a 200 that is no completion', () => {
     });
     const url = `http://127.0.0.1:${await listen(server)}/v1`;
     expect(await ping(await endpointAt(url), { maxRetries: 2 })).toBe('<!DOCTYPE html><html></html>');
+  });
+});
+
+describe('surfaceReplyFaults over nodeHttpFetch', () => {
+  /** The wrapped fetch, and the last response the inner fetch gave it. */
+  function wrapped(): { fetch: FetchLike; inner: () => Response | undefined } {
+    const base = nodeHttpFetch();
+    let last: Response | undefined;
+    return {
+      fetch: surfaceReplyFaults(async (input, init) => (last = await base(input, init))),
+      inner: () => last,
+    };
+  }
+
+  it('passes a completion on as the very response that came, its body unread (no second response is built)', async () => {
+    const { url } = await bodiesServer([JSON.stringify(COMPLETION)]);
+    const { fetch, inner } = wrapped();
+    const response = await fetch(`${url}/chat/completions`, { method: 'POST', body: '{}' });
+    expect(response).toBe(inner());
+    expect(response.bodyUsed).toBe(false);
+    expect(await response.json()).toEqual(COMPLETION);
+  });
+
+  it('reads the held bytes as Response.text() would: a leading byte order mark is no fault', async () => {
+    const { url } = await bodiesServer([`\ufeff${JSON.stringify(COMPLETION)}`]);
+    const { fetch } = wrapped();
+    const response = await fetch(`${url}/chat/completions`, { method: 'POST', body: '{}' });
+    expect(response.status).toBe(200);
+    expect(response.headers.get(REPLY_FAULT_HEADER)).toBeNull();
+  });
+
+  it('still turns a body cut short into a 502 from the held bytes', async () => {
+    const { url } = await bodiesServer([JSON.stringify(COMPLETION).slice(0, 40)]);
+    const { fetch, inner } = wrapped();
+    const response = await fetch(`${url}/chat/completions`, { method: 'POST', body: '{}' });
+    expect(response).not.toBe(inner());
+    expect(response.status).toBe(502);
+    expect(response.headers.get(REPLY_FAULT_HEADER)).toBe('malformed');
   });
 });

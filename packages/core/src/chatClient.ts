@@ -4,7 +4,7 @@
 // a 200 that is no completion is turned into the failure it stands for (surfaceReplyFaults), so the
 // client's one retry policy covers it.
 import OpenAI from 'openai';
-import { nodeHttpFetch, type FetchLike, type HttpFetchOptions } from './httpFetch.js';
+import { bufferedBody, nodeHttpFetch, type FetchLike, type HttpFetchOptions } from './httpFetch.js';
 import { isPlainObject } from './plainObject.js';
 import type { Endpoint } from './endpoint.js';
 
@@ -106,7 +106,10 @@ export function surfaceReplyFaults(inner: FetchLike): FetchLike {
   return async (input, init) => {
     const response = await inner(input, init);
     if (response.status !== 200) return response;
-    const text = await response.text();
+    // A body nodeHttpFetch holds is read without consuming it: a completion then goes on as it came.
+    const buffered = bufferedBody(response);
+    const text = buffered === undefined ? await response.text() : withoutBom(buffered.toString('utf8'));
+    const unchanged = (): Response => (buffered === undefined ? rebuilt(text, 200) : response);
     const rebuilt = (body: string, status: number, fault?: string): Response => {
       const headers = new Headers(response.headers);
       if (fault !== undefined) {
@@ -118,7 +121,7 @@ export function surfaceReplyFaults(inner: FetchLike): FetchLike {
       }
       return new Response(body, { status, statusText: fault === undefined ? response.statusText : '', headers });
     };
-    if (!/^\s*[[{]/.test(text)) return rebuilt(text, 200);
+    if (!/^\s*[[{]/.test(text)) return unchanged();
     let value: unknown;
     try {
       value = JSON.parse(text) as unknown;
@@ -127,9 +130,14 @@ export function surfaceReplyFaults(inner: FetchLike): FetchLike {
       return rebuilt(JSON.stringify({ error: { message, type: 'malformed_reply', body: text.slice(0, 200) } }), 502, 'malformed');
     }
     const status = embeddedErrorStatus(value);
-    if (status === undefined) return rebuilt(text, 200);
+    if (status === undefined) return unchanged();
     return rebuilt(text, status, 'error-in-200');
   };
+}
+
+/** The text as Response.text() decodes it: UTF-8 without a leading byte order mark. */
+function withoutBom(text: string): string {
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }
 
 /**
