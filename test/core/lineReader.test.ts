@@ -65,3 +65,25 @@ describe('readLines across chunk boundaries', () => {
     expect(lines.filter((l) => l.kind === 'text')).toHaveLength(lines.length - 1);
   });
 });
+
+describe('readLines --max-line-bytes', () => {
+  async function linesOf(bytes: string, maxLineBytes: number): Promise<Line[]> {
+    const [source] = inputSources(['-'], Readable.from([Buffer.from(bytes)]));
+    const out: Line[] = [];
+    for await (const batch of readLines(source!, { maxLineBytes })) out.push(...batch);
+    return out;
+  }
+
+  it('limits the content of a line, so a CRLF line of exactly the limit is kept and one byte more is rejected', async () => {
+    const exact = `"${'x'.repeat(8)}"`; // 10 bytes
+    for (const newline of ['\n', '\r\n']) {
+      const kept = await linesOf(`${exact}${newline}${exact}`, 10);
+      expect(kept.map((l) => l.kind)).toEqual(['text', 'text']);
+      const over = await linesOf(`${exact}x${newline}${exact}x`, 10);
+      expect(over.map((l) => [l.kind, l.place.line])).toEqual([
+        ['bad', 1],
+        ['bad', 2],
+      ]);
+    }
+  });
+});

@@ -224,6 +224,8 @@ function readError(name: string, err: unknown): InputError {
  */
 export async function* readLines(source: InputSource, options: LineReaderOptions = {}): AsyncGenerator<Line[]> {
   const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
+  // The limit is on a line's content: a CRLF file's lines may hold one byte more, the CR, until it is cut.
+  const rawLimit = maxLineBytes + 1;
   let lineNo = 0;
   let pending: Buffer[] = [];
   let pendingBytes = 0;
@@ -244,6 +246,10 @@ export async function* readLines(source: InputSource, options: LineReaderOptions
       }
     }
     if (body.length > 0 && body[body.length - 1] === 0x0d) body = body.subarray(0, body.length - 1);
+    if (body.length > maxLineBytes) {
+      out.push(overLimit(body.subarray(0, REJECT_RAW_LIMIT)));
+      return;
+    }
     pushDecoded(body, out, lastWithoutNewline, knownUtf8);
   };
 
@@ -260,17 +266,19 @@ export async function* readLines(source: InputSource, options: LineReaderOptions
     out.push({ kind: 'text', text, bytes: body, place: place(), lastWithoutNewline });
   };
 
+  const overLimit = (head: Buffer): Line => ({
+    kind: 'bad',
+    reason: `line is longer than the limit of ${maxLineBytes} bytes (--max-line-bytes); it was skipped without being read whole`,
+    raw: head.toString('utf8'),
+    truncated: true,
+    place: place(),
+  });
+
   const finishOversized = (out: Line[]): void => {
     if (!oversized) return;
     lineNo += 1;
     atStart = false;
-    out.push({
-      kind: 'bad',
-      reason: `line is longer than the limit of ${maxLineBytes} bytes (--max-line-bytes); it was skipped without being read whole`,
-      raw: oversized.head.toString('utf8'),
-      truncated: true,
-      place: place(),
-    });
+    out.push(overLimit(oversized.head));
     oversized = undefined;
   };
 
@@ -289,7 +297,7 @@ export async function* readLines(source: InputSource, options: LineReaderOptions
         const rest = chunk.subarray(pos);
         if (oversized) {
           oversized.bytes += rest.length;
-        } else if (pendingBytes + rest.length > maxLineBytes) {
+        } else if (pendingBytes + rest.length > rawLimit) {
           oversized = { head: headOf([...pending, rest]), bytes: pendingBytes + rest.length };
           pending = [];
           pendingBytes = 0;
@@ -304,7 +312,7 @@ export async function* readLines(source: InputSource, options: LineReaderOptions
         finishOversized(out);
       } else if (pendingBytes > 0) {
         const tail = chunk.subarray(pos, nl);
-        if (pendingBytes + tail.length > maxLineBytes) {
+        if (pendingBytes + tail.length > rawLimit) {
           oversized = { head: headOf([...pending, tail]), bytes: 0 };
           finishOversized(out);
         } else {
@@ -312,7 +320,7 @@ export async function* readLines(source: InputSource, options: LineReaderOptions
         }
         pending = [];
         pendingBytes = 0;
-      } else if (nl - pos > maxLineBytes) {
+      } else if (nl - pos > rawLimit) {
         oversized = { head: Buffer.from(chunk.subarray(pos, pos + REJECT_RAW_LIMIT)), bytes: nl - pos };
         finishOversized(out);
       } else {
