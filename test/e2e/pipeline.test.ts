@@ -37,7 +37,7 @@ describe('the pipeline: generate | filter | compress | stats | verify | to-atrop
         `  | ${bin('filter')} --rejects ${o('rejected.jsonl')}`,
         `  | ${bin('compress')} --ratio 0.15 --min-tokens-after 800 --max-tokens-after 6000 --metrics-file ${o('compression.json')}`,
         `  | ${bin('stats')} --summary ${o('statistics.json')} | tee ${o('trajectories.jsonl')}`,
-        `  | ${bin('verify')} --dataset ${PROMPTS} --json ${o('verify.json')}`,
+        `  | ${bin('verify')} --dataset ${PROMPTS} --dropped ${o('rejected.jsonl')} --dropped ${o('runs/pipe/failures.jsonl')} --json ${o('verify.json')}`,
         `  | ${bin('to-atropos')} --emit sft --reward-rules default --keep-uniform > ${o('sft.jsonl')}`,
       ].join(' \\\n')}`,
       { HERMES_API_KEY: TEST_API_KEY },
