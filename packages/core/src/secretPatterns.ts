@@ -46,9 +46,14 @@ export const SECRET_PATTERNS: readonly SecretPattern[] = [
 
 const ANY_PREFIX = /sk-|AKIA|ASIA|gh[pousr]_|github_pat_|glpat-|xox|AIza|hf_|k_live_|PRIVATE KEY|Bearer/;
 
+/** False when no pattern can match in `text` (findSecrets would find nothing): one pass of one regex. */
+export function mayHoldSecret(text: string): boolean {
+  return ANY_PREFIX.test(text);
+}
+
 /** Every secret-looking string in `text`, pattern by pattern, each in text order. */
 export function findSecrets(text: string): SecretMatch[] {
-  if (!ANY_PREFIX.test(text)) return [];
+  if (!mayHoldSecret(text)) return [];
   const found: SecretMatch[] = [];
   for (const pattern of SECRET_PATTERNS) {
     for (const match of text.matchAll(pattern.regex)) {

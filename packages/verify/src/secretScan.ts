@@ -5,7 +5,7 @@
 // A trajectory is scanned field by field rather than as its line: most of a line is the system turn
 // (the fixed template and the offered tools' schemas), which a run repeats in every record, so each
 // distinct system turn is scanned once. Other rows are scanned whole.
-import { findSecrets, keyFingerprint, keyForms, type Trajectory } from '@hermes-datagen/core';
+import { findSecrets, keyFingerprint, keyForms, mayHoldSecret, type Trajectory } from '@hermes-datagen/core';
 import { Examples, plural, type CheckResult } from './checkResult.js';
 import { at, type Observed, type StreamCheck } from './observed.js';
 
@@ -20,7 +20,7 @@ const SEEN_SYSTEM_TURNS = 256;
  * values as JSON, strings as they are. A value read from JSON that is not an object or array is written
  * by String() exactly as by JSON.stringify (numbers are finite), without its cost.
  */
-function freeFormText(record: Trajectory): string {
+export function freeFormText(record: Trajectory): string {
   let text = `${record.id ?? ''} ${record.toolsets_used.join(' ')} `;
   let first = true;
   for (const value of Object.values(record.metadata)) {
@@ -28,6 +28,26 @@ function freeFormText(record: Trajectory): string {
     first = false;
   }
   return text;
+}
+
+/**
+ * False when freeFormText(record) holds no key pattern, read field by field without writing it. Exact:
+ * the patterns' prefixes hold no JSON punctuation and no character JSON escapes, and no escape sequence
+ * spells one, so a prefix in a value's JSON is in one of its keys or strings; the only prefix with a
+ * space (PRIVATE KEY) can also span two fields, so a field holding PRIVATE counts.
+ */
+export function freeFormMayHoldSecret(record: Trajectory): boolean {
+  return mayHold(record.id ?? '') || record.toolsets_used.some(mayHold) || Object.values(record.metadata).some(valueMayHold);
+}
+
+const mayHold = (text: string): boolean => mayHoldSecret(text) || text.includes('PRIVATE');
+
+/** Numbers, booleans and null are written without a letter of a prefix. */
+function valueMayHold(value: unknown): boolean {
+  if (typeof value === 'string') return mayHold(value);
+  if (typeof value !== 'object' || value === null) return false;
+  if (Array.isArray(value)) return value.some(valueMayHold);
+  return Object.entries(value).some(([key, inner]) => mayHold(key) || valueMayHold(inner));
 }
 
 /** Where a finding is: a turn's index, or the free-form fields. */
@@ -65,7 +85,7 @@ export class SecretCheck implements StreamCheck {
         if (turn.from === 'system' && this.scannedBefore(turn.value)) continue;
         this.scan(turn.value, index, hits);
       }
-      this.scan(freeFormText(item.record), FREE_FORM, hits);
+      if (this.keys.length > 0 || freeFormMayHoldSecret(item.record)) this.scan(freeFormText(item.record), FREE_FORM, hits);
     } else {
       this.scan(item.raw, 'the line', hits);
     }
