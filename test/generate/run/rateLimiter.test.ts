@@ -50,6 +50,11 @@ describe('RateLimiter', () => {
     expect(granted).toBe(10_000);
   });
 
+  it('asks for a token estimate only under --tpm', () => {
+    expect(limiter({ tpm: 600 }).countsTokens).toBe(true);
+    expect(limiter({ rpm: 60 }).countsTokens).toBe(false);
+  });
+
   it('a 429 with Retry-After pauses every request for that long, capped', async () => {
     const rate = limiter();
     const permit = await rate.acquire(1, never);

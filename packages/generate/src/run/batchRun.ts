@@ -11,8 +11,8 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import {
-  conversationReasoningStats,
   ExitCode,
+  gptTurnHasReasoning,
   HermesError,
   promptId,
   redact,
@@ -242,7 +242,7 @@ export async function runBatch(ctx: RunContext, options: BatchRunOptions): Promi
       record.metadata.sample = job.sample;
       record.metadata.row_hash = job.rowHash;
     }
-    const discard = options.discardNoReasoning && conversationReasoningStats(trajectory.conversations).turns_with_reasoning === 0;
+    const discard = options.discardNoReasoning && !trajectory.conversations.some((turn) => turn.from === 'gpt' && gptTurnHasReasoning(turn.value));
     const root: Trajectory | Tombstone = discard ? tombstone(job, trajectory) : trajectory;
     // Last line of defence: a key the agent read from a file (a copied .env) never reaches the output.
     const lines = [...subAgents, root].map((record) => redact(JSON.stringify(record), options.secret));

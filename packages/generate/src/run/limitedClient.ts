@@ -5,7 +5,7 @@
 // the wrapped client makes no retries of its own (maxRetries: 0) and leaves Retry-After uncapped, so
 // the limiter sees a provider's real wait and can tell a rate limit from an exhausted quota.
 import { setTimeout as delay } from 'node:timers/promises';
-import { APIConnectionError, APIError, APIUserAbortError } from 'openai';
+import { APIConnectionError, APIError, APIUserAbortError } from 'openai/core/error';
 import type { ChatClient } from '../agentLoop.js';
 import type { RateLimiter } from './rateLimiter.js';
 
@@ -24,7 +24,7 @@ export function limitedClient(inner: ChatClient, limiter: RateLimiter, options: 
   const sleep = options.sleep ?? ((ms: number, signal: AbortSignal) => delay(ms, undefined, { signal }));
   const create = async (body: CreateParams[0], requestOptions: CreateParams[1] = {}): Promise<unknown> => {
     const signal = requestOptions.signal ?? new AbortController().signal;
-    const estimate = estimateTokens(body);
+    const estimate = limiter.countsTokens ? estimateTokens(body) : 0;
     for (let attempt = 0; ; attempt += 1) {
       const permit = await limiter.acquire(estimate, signal);
       try {

@@ -82,6 +82,11 @@ export class RateLimiter {
     this.limitValue = options.maxConcurrency;
   }
 
+  /** Whether acquire() uses its token estimate (--tpm); without it a caller need not make one. */
+  public get countsTokens(): boolean {
+    return this.options.tpm !== undefined;
+  }
+
   /** Requests allowed in flight now (adaptive). */
   public get limit(): number {
     return this.limitValue;
