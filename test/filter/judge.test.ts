@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { UsageError, type InputRecord } from '@hermes-datagen/core';
+import { UsageError, type DataRecord, type JsonObject, type Tombstone, type TombstoneRecord, type Trajectory } from '@hermes-datagen/core';
 import { judge, withVerdict } from '@hermes-datagen/filter/internal/judge.js';
 import { selectRules, type FilterOptions } from '@hermes-datagen/filter/internal/ruleSet.js';
 import { gpt, human, system, trajectory } from '../util/trajectories.js';
@@ -13,10 +13,12 @@ const defaults: FilterOptions = {
   repeatedThought: false,
   emptyAction: false,
 };
-const input = (value: object, kind: InputRecord['kind'] = 'record'): InputRecord => {
+const line = (value: object) => {
   const raw = JSON.stringify(value);
-  return { value: value as Record<string, unknown>, raw, bytes: Buffer.from(raw), place: { source: 'in.jsonl', line: 1 }, kind };
+  return { raw, bytes: Buffer.from(raw), place: { source: 'in.jsonl', line: 1 } };
 };
+const input = (value: Trajectory): DataRecord<Trajectory> => ({ ...line(value), kind: 'record', value });
+const tombstoneRow = (value: Tombstone & JsonObject): TombstoneRecord => ({ ...line(value), kind: 'tombstone', value });
 const rules = (options: Partial<FilterOptions> = {}): ReturnType<typeof selectRules> => selectRules({ ...defaults, ...options }, process.cwd());
 
 describe('judge', () => {
@@ -35,7 +37,7 @@ describe('judge', () => {
   });
 
   it('never keeps a tombstone row', () => {
-    expect(judge(input({ prompt_index: 3, discarded: 'no_reasoning', prompt: 'Why?' }, 'tombstone'), [])).toEqual({
+    expect(judge(tombstoneRow({ prompt_index: 3, discarded: 'no_reasoning', prompt: 'Why?' }), [])).toEqual({
       reason: 'tombstone',
       detail: 'a tombstone row (discarded: no_reasoning)',
     });

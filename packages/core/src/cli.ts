@@ -14,8 +14,17 @@ import { Logger, wantsColor } from './logger.js';
 import type { Reject } from './model.js';
 import { peakRssMb } from './peakRss.js';
 import { Progress, progressStyle } from './progress.js';
-import { readRecords, type InputRecord, type OnError } from './records.js';
-import type { SchemaName } from './schemas.js';
+import {
+  readRecords,
+  type DataRecord,
+  type InputRecord,
+  type OnError,
+  type ReadOptions,
+  type RecordReader,
+  type RecordSchema,
+  type TombstoneRecord,
+} from './records.js';
+import type { JsonObject, SchemaTypes } from './schemas.js';
 import { JsonlWriter } from './writer.js';
 
 /** yargs' builder type, for option helpers: commands reach yargs only through core, which declares it. */
@@ -50,11 +59,6 @@ export interface StreamArgs extends GlobalArgs {
   maxLineBytes: number;
 }
 
-export interface ReadOptions {
-  readonly schema?: SchemaName;
-  readonly tombstones?: boolean;
-}
-
 export interface RunContext {
   readonly name: string;
   readonly io: CliIo;
@@ -63,8 +67,11 @@ export interface RunContext {
   readonly stats: Counters;
   readonly progress: Progress;
   readonly signal: AbortSignal;
-  /** Records of the command's input operands (stdin when none), under --on-error / --rejects. */
-  readRecords(options?: ReadOptions): AsyncGenerator<InputRecord[]>;
+  /**
+   * Records of the command's input operands (stdin when none), under --on-error / --rejects; each
+   * validated against the schema named, which types its value.
+   */
+  readonly readRecords: RecordReader;
   /**
    * A JSONL output (default: -o / stdout), committed when the run ends, dropped on an error; with
    * `keepOnError`, committed whatever the exit code (records that each stand alone, like finished
@@ -77,7 +84,7 @@ export interface RunContext {
    * A record the stage cannot use (a check beyond the schema failed): the same --on-error policy
    * as a bad line. Throws an InputError under fail; under skip counts, warns and writes the reject.
    */
-  rejectRecord(record: InputRecord, reason: string): Promise<void>;
+  rejectRecord(record: InputRecord<unknown>, reason: string): Promise<void>;
 }
 
 export interface OutputOptions {
@@ -323,6 +330,12 @@ async function execute(spec: CliSpec, { args, streamArgs, run }: Selected, io: C
   io.signal?.addEventListener('abort', () => controller.abort(io.signal?.reason), { once: true });
   if (io.signal?.aborted) controller.abort(io.signal.reason);
 
+  function readInput<S extends RecordSchema>(options: { readonly schema: S; readonly tombstones: true }): AsyncGenerator<(DataRecord<SchemaTypes[S] & JsonObject> | TombstoneRecord)[]>;
+  function readInput<S extends RecordSchema>(options: { readonly schema: S; readonly tombstones?: false }): AsyncGenerator<DataRecord<SchemaTypes[S] & JsonObject>[]>;
+  function readInput(options?: ReadOptions): AsyncGenerator<InputRecord[]>;
+  function readInput(options: ReadOptions = {}): AsyncGenerator<InputRecord[]> {
+    return countedRecords(ctx, args, options);
+  }
   const outputs: { writer: JsonlWriter; keepOnError: boolean }[] = [];
   let rejectsWriter: Promise<JsonlWriter | undefined> | undefined;
   const ctx: RunContext = {
@@ -341,7 +354,7 @@ async function execute(spec: CliSpec, { args, streamArgs, run }: Selected, io: C
       outputs.push({ writer, keepOnError: options.keepOnError === true });
       return writer;
     },
-    readRecords: (options = {}) => countedRecords(ctx, args, options),
+    readRecords: readInput,
     rejectRecord: async (record, reason) => {
       if ((args.onError ?? 'fail') === 'fail') throw new InputError(reason, record.place);
       await skipBadInput(ctx, { line: record.place.line, source: record.place.source, reason, raw: record.raw });

@@ -20,8 +20,8 @@ export type {
   Turn,
   Usage,
 } from './model.js';
-export { validator } from './schemas.js';
-export { readRecords, type InputRecord, type OnError } from './records.js';
+export { checkSchema, validator, type JsonObject } from './schemas.js';
+export { readRecords, type DataRecord, type InputRecord, type OnError, type TombstoneRecord } from './records.js';
 export { JsonlWriter } from './writer.js';
 export { derivedPromptId, promptId } from './ids.js';
 export { isPlainObject } from './plainObject.js';

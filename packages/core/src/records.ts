@@ -3,13 +3,30 @@
 import { InputError, type Place } from './errors.js';
 import { inputSources, readLines, type Line, type LineReaderOptions } from './lineReader.js';
 import type { Readable } from 'node:stream';
-import type { Reject } from './model.js';
-import { validator, type SchemaName } from './schemas.js';
+import type { Reject, Tombstone } from './model.js';
+import { isPlainObject } from './plainObject.js';
+import { checkSchema, validator, type JsonObject, type SchemaName, type SchemaTypes } from './schemas.js';
 
 export type OnError = 'fail' | 'skip';
 
-export interface InputRecord<T = Record<string, unknown>> {
+/** The schemas whose records have a TypeScript type: a reader naming one yields records of that type. */
+export type RecordSchema = keyof SchemaTypes;
+
+/** A line read as a record: its value is a JSON object, validated against the schema the reader named. */
+export type InputRecord<T = JsonObject> = DataRecord<T> | TombstoneRecord;
+
+export interface DataRecord<T = JsonObject> extends RecordLine {
+  readonly kind: 'record';
   readonly value: T;
+}
+
+/** A row with a `discarded` key, read when tombstones are accepted; validated with the tombstone schema. */
+export interface TombstoneRecord extends RecordLine {
+  readonly kind: 'tombstone';
+  readonly value: Tombstone & JsonObject;
+}
+
+interface RecordLine {
   /** The line as read (decoded, without its line end and any BOM). */
   readonly raw: string;
   /**
@@ -18,14 +35,23 @@ export interface InputRecord<T = Record<string, unknown>> {
    */
   readonly bytes: Buffer;
   readonly place: Place;
-  /** 'tombstone' when tombstones are accepted and the line is one (it has a `discarded` key). */
-  readonly kind: 'record' | 'tombstone';
 }
 
-export interface RecordReaderOptions extends LineReaderOptions {
+/** The schema each record is validated against (none: any JSON object), and whether tombstone rows are read too. */
+export interface ReadOptions {
   readonly schema?: SchemaName;
   /** Accept tombstone rows (validated with the tombstone schema) beside the main schema. */
   readonly tombstones?: boolean;
+}
+
+/** RunContext.readRecords: the records of the command's input, typed by the schema named (see readRecords). */
+export interface RecordReader {
+  <S extends RecordSchema>(options: { readonly schema: S; readonly tombstones: true }): AsyncGenerator<(DataRecord<SchemaTypes[S] & JsonObject> | TombstoneRecord)[]>;
+  <S extends RecordSchema>(options: { readonly schema: S; readonly tombstones?: false }): AsyncGenerator<DataRecord<SchemaTypes[S] & JsonObject>[]>;
+  (options?: ReadOptions): AsyncGenerator<InputRecord[]>;
+}
+
+export interface RecordReaderOptions extends LineReaderOptions, ReadOptions {
   readonly onError: OnError;
   /** Receives every rejected line under --on-error skip (the runner writes them to --rejects). */
   readonly onReject?: (reject: Reject, place: Place) => void | Promise<void>;
@@ -42,22 +68,36 @@ function parseRecordLine(line: Extract<Line, { kind: 'text' }>, schema: SchemaNa
       reason: line.lastWithoutNewline ? `invalid JSON in the last line, which has no newline (the file may be truncated): ${why}` : `invalid JSON: ${why}`,
     };
   }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+  if (!isPlainObject(value)) {
     return { reason: `not a JSON object (got ${value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value})` };
   }
-  const isTombstone = tombstones && 'discarded' in value;
-  const check = isTombstone ? 'tombstone' : schema;
-  if (check) {
-    const problem = validator(check)(value);
-    if (problem) return { reason: problem };
+  const read = { raw: line.text, bytes: line.bytes, place: line.place };
+  if (tombstones && 'discarded' in value) {
+    const tombstone = checkSchema('tombstone', value);
+    return 'problem' in tombstone ? { reason: tombstone.problem } : { ...read, kind: 'tombstone', value: tombstone.value };
   }
-  return { value: value as Record<string, unknown>, raw: line.text, bytes: line.bytes, place: line.place, kind: isTombstone ? 'tombstone' : 'record' };
+  const problem = schema === undefined ? null : validator(schema)(value);
+  return problem === null ? { ...read, kind: 'record', value } : { reason: problem };
 }
 
 /**
  * Records of all inputs in order, in batches. Under `fail` the first bad line throws an InputError
- * naming its place (exit 3); under `skip` it goes to onReject and reading goes on.
+ * naming its place (exit 3); under `skip` it goes to onReject and reading goes on. The schema named
+ * validates each record, which is what types its value (SchemaTypes).
  */
+export function readRecords<S extends RecordSchema>(
+  operands: readonly string[],
+  stdin: Readable | undefined,
+  cwd: string,
+  options: RecordReaderOptions & { readonly schema: S; readonly tombstones: true },
+): AsyncGenerator<(DataRecord<SchemaTypes[S] & JsonObject> | TombstoneRecord)[]>;
+export function readRecords<S extends RecordSchema>(
+  operands: readonly string[],
+  stdin: Readable | undefined,
+  cwd: string,
+  options: RecordReaderOptions & { readonly schema: S; readonly tombstones?: false },
+): AsyncGenerator<DataRecord<SchemaTypes[S] & JsonObject>[]>;
+export function readRecords(operands: readonly string[], stdin: Readable | undefined, cwd: string, options: RecordReaderOptions): AsyncGenerator<InputRecord[]>;
 export async function* readRecords(
   operands: readonly string[],
   stdin: Readable | undefined,

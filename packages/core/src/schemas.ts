@@ -1,6 +1,7 @@
 // Validators for the JSON Schemas in schemas/ (the one declaration of every data shape), compiled
 // ahead of time into validators.generated.ts (packages/core/scripts/compile-schemas.mjs): no schema
 // compiler is loaded at start-up.
+import type { Checkpoint, PromptRow, Reject, Tombstone, Trajectory } from './model.js';
 import * as compiled from './validators.generated.js';
 
 export const SCHEMA_NAMES = ['prompt', 'trajectory', 'tombstone', 'checkpoint', 'statistics', 'reject', 'failure', 'tool-registry'] as const;
@@ -21,13 +22,42 @@ interface CompiledValidator {
   errors?: readonly SchemaError[] | null;
 }
 
+// A schema added to SCHEMA_NAMES without its compiled validator (npm run schemas) fails the build here.
+const COMPILED: Record<SchemaName, CompiledValidator> = {
+  prompt: compiled.prompt,
+  trajectory: compiled.trajectory,
+  tombstone: compiled.tombstone,
+  checkpoint: compiled.checkpoint,
+  statistics: compiled.statistics,
+  reject: compiled.reject,
+  failure: compiled.failure,
+  'tool-registry': compiled.tool_registry,
+};
+
+/** A parsed JSON object: each key's value is unknown until a schema says what it is. */
+export type JsonObject = Record<string, unknown>;
+
+/** The TypeScript types of the schemas' valid values (model.ts writes them from schemas/). */
+export interface SchemaTypes {
+  prompt: PromptRow;
+  trajectory: Trajectory;
+  tombstone: Tombstone;
+  checkpoint: Checkpoint;
+  reject: Reject;
+}
+
+/** The value, typed by the schema it is valid against, or what is wrong with it (as validator says). */
+export function checkSchema<S extends keyof SchemaTypes>(name: S, value: JsonObject): { value: SchemaTypes[S] & JsonObject } | { problem: string } {
+  const problem = validator(name)(value);
+  return problem === null ? { value: value as SchemaTypes[S] & JsonObject } : { problem };
+}
+
 const validators = new Map<SchemaName, Validator>();
 
 export function validator(name: SchemaName): Validator {
   let validate = validators.get(name);
   if (!validate) {
-    const check = (compiled as unknown as Record<string, CompiledValidator>)[name.replace(/-/g, '_')];
-    if (!check) throw new Error(`no compiled validator for schema ${name}: run \`npm run schemas\``);
+    const check = COMPILED[name];
     validate = (value: unknown): string | null => (check(value) ? null : describeErrors(name, check.errors ?? []));
     validators.set(name, validate);
   }

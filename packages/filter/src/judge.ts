@@ -1,14 +1,14 @@
 // One input record against the rules, and the reject line that says why it was dropped.
-import type { InputRecord, Trajectory } from '@hermes-datagen/core';
+import type { DataRecord, TombstoneRecord, Trajectory } from '@hermes-datagen/core';
 import { TrajectoryView, type Rule, type Verdict } from './trajectoryView.js';
 
 /**
  * Null keeps the record. A tombstone row (a prompt discarded upstream, with `discarded`) is not a
  * trajectory, so it is never kept: it is dropped with reason "tombstone".
  */
-export function judge(record: InputRecord, rules: readonly Rule[]): Verdict | null {
-  if (record.kind === 'tombstone') return { reason: 'tombstone', detail: `a tombstone row (discarded: ${String(record.value['discarded'])})` };
-  const view = new TrajectoryView(record.value as unknown as Trajectory);
+export function judge(record: DataRecord<Trajectory> | TombstoneRecord, rules: readonly Rule[]): Verdict | null {
+  if (record.kind === 'tombstone') return { reason: 'tombstone', detail: `a tombstone row (discarded: ${record.value.discarded})` };
+  const view = new TrajectoryView(record.value);
   for (const rule of rules) {
     const verdict = rule(view);
     if (verdict) return verdict;

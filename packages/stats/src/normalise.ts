@@ -21,6 +21,13 @@ export interface NormalisedRecord {
 
 const STAT_KEYS = ['count', 'success', 'failure'] as const;
 
+/** What the stage accepts: a trajectory that may lack the two fields it makes. */
+type StatsInput = Omit<Trajectory, 'tool_stats' | 'tool_error_counts'> & Partial<Pick<Trajectory, 'tool_stats' | 'tool_error_counts'>>;
+
+function hasToolFields(input: StatsInput): input is Trajectory {
+  return input.tool_stats !== undefined && input.tool_error_counts !== undefined;
+}
+
 export class ToolStatsNormaliser {
   private readonly registrySorted: readonly string[];
   private readonly validate = validator('trajectory');
@@ -40,18 +47,20 @@ export class ToolStatsNormaliser {
     // The two fields this stage makes may be missing; everything else must already be a trajectory.
     const problem = this.validate(hasStats && hasErrorCounts ? value : { tool_stats: {}, tool_error_counts: {}, ...value });
     if (problem) return { problem };
-    const input = value as unknown as Trajectory;
+    // What the schema just accepted.
+    const input = value as StatsInput;
 
-    if (!this.recompute && hasStats && hasErrorCounts && this.isNormalised(input.tool_stats, input.tool_error_counts)) {
+    if (!this.recompute && hasToolFields(input) && this.isNormalised(input.tool_stats, input.tool_error_counts)) {
       return { record: input, changed: false };
     }
-    const source = this.recompute || !hasStats ? toolStatsFromConversations(input.conversations) : input.tool_stats;
+    const source = this.recompute || input.tool_stats === undefined ? toolStatsFromConversations(input.conversations) : input.tool_stats;
     const toolStats = normaliseToolStats(source, this.registry);
     const errorCounts = toolErrorCounts(source, this.registry);
-    if (hasStats && hasErrorCounts && sameStats(input.tool_stats, toolStats) && sameErrorCounts(input.tool_error_counts, errorCounts)) {
+    if (hasToolFields(input) && sameStats(input.tool_stats, toolStats) && sameErrorCounts(input.tool_error_counts, errorCounts)) {
       return { record: input, changed: false };
     }
-    return { record: withToolFields(input, toolStats, errorCounts), changed: true };
+    // The two fields replaced in place, or appended in schema order when the record had none.
+    return { record: { ...input, tool_stats: toolStats, tool_error_counts: errorCounts }, changed: true };
   }
 
   /** True when normaliseToolStats and toolErrorCounts would give back exactly these objects. */
@@ -76,15 +85,4 @@ function sameStats(a: ToolStats, b: ToolStats): boolean {
 function sameErrorCounts(a: Record<string, number>, b: Record<string, number>): boolean {
   const keys = Object.keys(b);
   return sameKeys(Object.keys(a), keys) && keys.every((name) => a[name] === b[name]);
-}
-
-/** The record with the two fields replaced in place, or appended in schema order when it had none. */
-function withToolFields(record: Trajectory, toolStats: ToolStats, errorCounts: Record<string, number>): Trajectory {
-  const entries: [string, unknown][] = Object.entries(record).map(([key, v]) => [
-    key,
-    key === 'tool_stats' ? toolStats : key === 'tool_error_counts' ? errorCounts : v,
-  ]);
-  if (!Object.hasOwn(record, 'tool_stats')) entries.push(['tool_stats', toolStats]);
-  if (!Object.hasOwn(record, 'tool_error_counts')) entries.push(['tool_error_counts', errorCounts]);
-  return Object.fromEntries(entries) as unknown as Trajectory;
 }

@@ -1,7 +1,7 @@
 // The stream stage: every trajectory out with normalised tool_stats / tool_error_counts (its input
 // line unchanged when it already was), tombstones unchanged, and the summary of all of them.
 import { resolve } from 'node:path';
-import { writeJsonAtomic, type RunContext, type Tombstone } from '@hermes-datagen/core';
+import { writeJsonAtomic, type RunContext } from '@hermes-datagen/core';
 import type { ToolStatsNormaliser } from './normalise.js';
 import { addTombstone, addTrajectory, emptySummary, finaliseSummary } from '@hermes-datagen/core';
 
@@ -18,7 +18,7 @@ export async function normaliseStream(ctx: RunContext, { normaliser, summaryPath
     for (const input of batch) {
       if (input.kind === 'tombstone') {
         ctx.stats.add('tombstones');
-        if (summary) addTombstone(summary, input.value as unknown as Tombstone);
+        if (summary) addTombstone(summary, input.value);
         await out.writeLine(input.bytes);
         continue;
       }

@@ -1,6 +1,6 @@
 // What happens to each complete group: Atropos's pre-send checks (declared size, scores not all equal,
 // length), then the chosen output. Every drop is counted under its reason; the counts are the report.
-import { createRng, type InputRecord, type JsonlWriter, type RunContext } from '@hermes-datagen/core';
+import { createRng, type DataRecord, type JsonlWriter, type RunContext, type Trajectory } from '@hermes-datagen/core';
 import type { AtroposMessage, DpoLine, ScoredDataGroup, SequenceProvenance, SftLine } from './atropos.js';
 import type { AtroposClient } from './atroposClient.js';
 import type { ChatTokenizer } from './chatTokenizer.js';
@@ -175,7 +175,7 @@ function provenance(member: Member): SequenceProvenance {
 }
 
 /** The member as the reject policy sees a record: its place and its line (re-serialised). */
-function asInput(member: Member): InputRecord {
+function asInput(member: Member): DataRecord<Trajectory> {
   const raw = JSON.stringify(member.record);
-  return { value: member.record as unknown as Record<string, unknown>, raw, bytes: Buffer.from(raw), place: member.place, kind: 'record' };
+  return { value: member.record, raw, bytes: Buffer.from(raw), place: member.place, kind: 'record' };
 }

@@ -230,7 +230,7 @@ async function exportStream(ctx: RunContext, args: ToAtroposArgs): Promise<void>
         ctx.stats.add('tombstones');
         continue;
       }
-      const record = input.value as unknown as Parameters<typeof policy>[0];
+      const record = input.value;
       const scored = policy(record);
       if ('problem' in scored) {
         await ctx.rejectRecord(input, scored.problem);

@@ -1,7 +1,7 @@
 // One input line as the checks see it: a trajectory (valid against its schema, its gpt turns parsed
 // once for all checks), a tombstone, or an object that breaks the schema. Checks keep counts and ids
 // from these, never the records.
-import { parseGptValue, tagTokens, validator, type ParsedGptValue, type Place, type TagToken, type Tombstone, type Trajectory } from '@hermes-datagen/core';
+import { checkSchema, parseGptValue, tagTokens, type ParsedGptValue, type Place, type TagToken, type Tombstone, type Trajectory } from '@hermes-datagen/core';
 import type { CheckResult } from './checkResult.js';
 import { MARKUP_TAGS } from './markup.js';
 
@@ -26,11 +26,13 @@ export type Observed =
 
 /** A row with a `discarded` key is a tombstone (docs/record-format.md#tombstones); anything else should be a trajectory. */
 export function observe(value: Record<string, unknown>, raw: string, place: Place): Observed {
-  const tombstone = 'discarded' in value;
-  const problem = validator(tombstone ? 'tombstone' : 'trajectory')(value);
-  if (problem !== null) return { kind: 'invalid', value, problem, raw, place };
-  if (tombstone) return { kind: 'tombstone', record: value as unknown as Tombstone, raw, place };
-  const record = value as unknown as Trajectory;
+  if ('discarded' in value) {
+    const tombstone = checkSchema('tombstone', value);
+    return 'problem' in tombstone ? { kind: 'invalid', value, problem: tombstone.problem, raw, place } : { kind: 'tombstone', record: tombstone.value, raw, place };
+  }
+  const checked = checkSchema('trajectory', value);
+  if ('problem' in checked) return { kind: 'invalid', value, problem: checked.problem, raw, place };
+  const record = checked.value;
   const gptTurns: GptTurn[] = [];
   record.conversations.forEach((turn, index) => {
     if (turn.from !== 'gpt') return;

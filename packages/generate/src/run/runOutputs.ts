@@ -5,7 +5,7 @@
 // `hermes-stats merge` combines shards' files).
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { writeFileAtomicWith, writeJsonAtomic, type Tombstone, type Trajectory } from '@hermes-datagen/core';
+import { checkSchema, InputError, writeFileAtomicWith, writeJsonAtomic, type JsonObject, type Place } from '@hermes-datagen/core';
 import { addTombstone, addTrajectory, emptySummary, finaliseSummary, type StatisticsSummary } from '@hermes-datagen/core';
 import { readBatchFile, type BatchFile } from './batchFiles.js';
 
@@ -38,13 +38,13 @@ export async function writeRunOutputs(dir: string, files: readonly BatchFile[], 
     for (const file of files) {
       const lines = await readBatchFile(file);
       const kept: string[] = [];
-      for (const { value, text } of lines) {
+      for (const { value, text, place } of lines) {
         if ('discarded' in value) {
-          addTombstone(stats, value as unknown as Tombstone);
+          addTombstone(stats, runRecord('tombstone', value, place));
           tombstones += 1;
           continue;
         }
-        addTrajectory(stats, value as unknown as Trajectory);
+        addTrajectory(stats, runRecord('trajectory', value, place));
         kept.push(text);
       }
       written += kept.length;
@@ -82,4 +82,11 @@ export async function unchangedRunOutputs(dir: string, files: readonly BatchFile
   } catch {
     return undefined;
   }
+}
+
+/** A batch file's record, typed by its schema; one that does not match stops the merge at its line. */
+function runRecord<S extends 'trajectory' | 'tombstone'>(schema: S, value: JsonObject, place: Place) {
+  const checked = checkSchema(schema, value);
+  if ('problem' in checked) throw new InputError(`a record of the run directory ${checked.problem}; move the file away or repair it, then resume`, place);
+  return checked.value;
 }
