@@ -3,7 +3,7 @@
 // Retry-After is honoured only up to a cap (openai@6 alone sleeps for whatever the server says), and
 // a 200 that is no completion is turned into the failure it stands for (surfaceReplyFaults), so the
 // client's one retry policy covers it.
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import { bufferedBody, nodeHttpFetch, type FetchLike, type HttpFetchOptions } from './httpFetch.js';
 import { isPlainObject } from './plainObject.js';
 import type { Endpoint } from './endpoint.js';
@@ -23,23 +23,45 @@ export interface ChatClientOptions {
   readonly maxConnections?: number;
 }
 
-export function createChatClient(endpoint: Endpoint, options: ChatClientOptions = {}): OpenAI {
-  return new OpenAI({
-    baseURL: endpoint.baseUrl,
-    apiKey: endpoint.apiKey.reveal(),
-    // Explicit nulls, because undefined would make the client read OPENAI_ORG_ID / OPENAI_PROJECT_ID.
-    organization: null,
-    project: null,
-    adminAPIKey: null,
-    timeout: options.timeoutMs ?? DEFAULT_CHAT_TIMEOUT_MS,
-    maxRetries: options.maxRetries ?? DEFAULT_CHAT_MAX_RETRIES,
-    fetch: capRetryAfter(
-      surfaceReplyFaults(endpointFetch(endpoint, options.maxConnections === undefined ? {} : { maxConnections: options.maxConnections })),
-      options.retryAfterCapMs ?? DEFAULT_RETRY_AFTER_CAP_MS,
-    ),
-    // Its info level logs to stdout, which carries JSONL; failures reach the caller as exceptions anyway.
-    logLevel: 'off',
-  });
+type Create = OpenAI['chat']['completions']['create'];
+
+/**
+ * The chat completions of the endpoint. openai (about 0.1 s of CPU to load) is imported, and the
+ * client made, at the first request, so a process that makes none (a resume with nothing left to
+ * run) never loads it. A request is the client's own: awaited it gives the completion, and
+ * withResponse() gives it with the HTTP response.
+ */
+export function createChatClient(endpoint: Endpoint, options: ChatClientOptions = {}): Pick<OpenAI, 'chat'> {
+  let client: Promise<OpenAI> | undefined;
+  const load = (): Promise<OpenAI> =>
+    (client ??= import('openai').then(
+      ({ default: OpenAI }) =>
+        new OpenAI({
+          baseURL: endpoint.baseUrl,
+          apiKey: endpoint.apiKey.reveal(),
+          // Explicit nulls, because undefined would make the client read OPENAI_ORG_ID / OPENAI_PROJECT_ID.
+          organization: null,
+          project: null,
+          adminAPIKey: null,
+          timeout: options.timeoutMs ?? DEFAULT_CHAT_TIMEOUT_MS,
+          maxRetries: options.maxRetries ?? DEFAULT_CHAT_MAX_RETRIES,
+          fetch: capRetryAfter(
+            surfaceReplyFaults(endpointFetch(endpoint, options.maxConnections === undefined ? {} : { maxConnections: options.maxConnections })),
+            options.retryAfterCapMs ?? DEFAULT_RETRY_AFTER_CAP_MS,
+          ),
+          // Its info level logs to stdout, which carries JSONL; failures reach the caller as exceptions anyway.
+          logLevel: 'off',
+        }),
+    ));
+  const create = (body: Parameters<Create>[0], requestOptions?: Parameters<Create>[1]): Promise<unknown> => {
+    // Wrapped, so that the client's request is not awaited (and its reply parsed) by this promise.
+    const request = load().then((openai) => ({ reply: openai.chat.completions.create(body, requestOptions) }));
+    const completion = request.then(({ reply }) => reply);
+    // A caller that asks only withResponse() leaves this one unawaited; its rejection reaches whoever awaits it.
+    completion.catch(() => undefined);
+    return Object.assign(completion, { withResponse: () => request.then(({ reply }) => reply.withResponse()) });
+  };
+  return { chat: { completions: { create } } } as unknown as Pick<OpenAI, 'chat'>;
 }
 
 /** The URL of an API path under the base URL, joined as the client joins it. */

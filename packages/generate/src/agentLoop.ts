@@ -8,7 +8,7 @@
 // of the main loop only (docs/rules.md#completed-partial-and-api_calls): not transport retries, not the summary call.
 import type { ChatMessage, ToolDefinition, Usage } from '@hermes-datagen/core';
 import type OpenAI from 'openai';
-import { APIConnectionTimeoutError } from 'openai';
+import { APIConnectionTimeoutError } from 'openai/core/error';
 import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
 import { MAX_TURNS_MESSAGE, summaryMessage } from './maxTurns.js';
 import { addUsage, NO_USAGE, readModelReply, wireAssistantMessage, type ModelReply } from './modelReply.js';

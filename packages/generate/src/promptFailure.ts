@@ -8,7 +8,7 @@
 import { STATUS_CODES } from 'node:http';
 import { redact, type ApiKey, type Place } from '@hermes-datagen/core';
 import { DEFAULT_RETRY_AFTER_CAP_MS, endpointUrl, REPLY_FAULT_HEADER, type Endpoint } from '@hermes-datagen/core/endpoint';
-import { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
+import { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai/core/error';
 import { judgeChat, type ChatContext, type Exchange, type HttpExchange } from './doctor/judgeExchange.js';
 import { FAILURE_KINDS, type FailureKindId } from './failureKinds.js';
 import { InvalidReplyError } from './modelReply.js';
