@@ -60,7 +60,8 @@ export function nodeHttpFetch(options: HttpFetchOptions = {}): FetchLike {
     signal?.throwIfAborted();
     const send = url.protocol === 'https:' ? httpsRequest : url.protocol === 'http:' ? httpRequest : undefined;
     if (send === undefined) throw new TypeError(`nodeHttpFetch supports http: and https: URLs, not ${url.protocol}`);
-    const headers = Object.fromEntries(new Headers(init.headers).entries());
+    // The client hands over a Headers already: read it as it is rather than copy it into another.
+    const headers = Object.fromEntries(init.headers instanceof Headers ? init.headers : new Headers(init.headers));
     if (body !== undefined) headers['content-length'] = String(body.length);
     const agent = url.protocol === 'https:' ? agents.https : agents.http;
     closeStale(agent, idleMs);
