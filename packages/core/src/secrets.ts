@@ -70,12 +70,21 @@ export function canBeSecret(value: string): boolean {
 export function redact(text: string, key: string | ApiKey | undefined): string {
   if (key === undefined) return text;
   const raw = typeof key === 'string' ? key : key.reveal();
-  const forms = keyForms(raw);
-  if (forms.length === 0) return text;
-  const replacement = `[api key ${keyFingerprint(raw)}]`;
+  const forms = cachedKeyForms(raw);
+  // It runs on every record and tool result of a run, which almost never hold the key: looking costs less than replacing.
+  if (!forms.some((form) => text.includes(form))) return text;
+  const replacement = `[api key ${typeof key === 'string' ? keyFingerprint(raw) : key.fingerprint}]`;
   let out = text;
   for (const form of forms) out = out.replaceAll(form, replacement);
   return out;
+}
+
+/** keyForms of the key last asked for: a run redacts with one key throughout. */
+let lastForms: { readonly key: string; readonly forms: readonly string[] } | undefined;
+
+function cachedKeyForms(key: string): readonly string[] {
+  if (lastForms?.key !== key) lastForms = { key, forms: keyForms(key) };
+  return lastForms.forms;
 }
 
 /**
