@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { pythonJsonDumps, toShareGpt, type ChatMessage, type ToolDefinition, type Trajectory, type Turn } from '@hermes-datagen/core';
 import { hermesSystemPrompt } from '@hermes-datagen/core/internal/sharegpt.js';
+import { parsedJson } from '../util/parsedJson.js';
 
 const fixture = (name: string): string => readFileSync(new URL(`../../fixtures/${name}`, import.meta.url), 'utf8');
 const example = JSON.parse(fixture('hermes-example-messages.json')) as { user_query: string; tools: ToolDefinition[]; messages: ChatMessage[] };
@@ -103,7 +104,7 @@ describe('toShareGpt walk', () => {
     ['messages[0] is skipped whatever it is', [answer('skipped'), answer('A')], [{ from: 'gpt', value: '<think>\n</think>\nA' }]],
     [
       'tool messages after an assistant whose tool_calls are all unusable are orphans',
-      [user, { role: 'assistant', content: 'A', tool_calls: [null] } as unknown as ChatMessage, result('lost')],
+      [user, parsedJson<ChatMessage>({ role: 'assistant', content: 'A', tool_calls: [null] }), result('lost')],
       [{ from: 'gpt', value: '<think>\n</think>\nA' }],
     ],
   ])('%s', (_name, messages, expected) => {

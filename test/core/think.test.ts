@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { extractReasoning, type AssistantMessage } from '@hermes-datagen/core';
 import { convertScratchpadToThink, gptValueFromAssistant, type ExtractedReasoning } from '@hermes-datagen/core/internal/think.js';
+import { parsedJson } from '../util/parsedJson.js';
 
 const assistant = (fields: Partial<AssistantMessage>): AssistantMessage => ({ role: 'assistant', content: null, ...fields });
 const call = (id: string, name: string, args: string | Record<string, unknown>) => ({ id, type: 'function' as const, function: { name, arguments: args } });
@@ -47,7 +48,7 @@ describe('gptValueFromAssistant, branch B (no tool calls)', () => {
       '<think>\nS\n</think>\nA',
     ],
     ['reasoning wins over the raw provider fields', { reasoning: 'R\n\nRC', reasoning_content: 'RC', content: 'A' }, '<think>\nR\n\nRC\n</think>\nA'],
-    ['tool_calls with no usable entry is branch B', { content: 'A', tool_calls: [null] as unknown as AssistantMessage['tool_calls'] }, '<think>\n</think>\nA'],
+    ['tool_calls with no usable entry is branch B', { content: 'A', tool_calls: parsedJson<AssistantMessage['tool_calls']>([null]) }, '<think>\n</think>\nA'],
   ])('%s', (_name, fields, expected) => {
     expect(gptValueFromAssistant(assistant(fields))).toBe(expected);
   });
@@ -82,7 +83,7 @@ describe('gptValueFromAssistant, branch A (tool calls)', () => {
     ],
     [
       'non-dict entries are skipped',
-      { content: null, tool_calls: [null, call('c1', 't', '{}')] as unknown as AssistantMessage['tool_calls'] },
+      { content: null, tool_calls: parsedJson<AssistantMessage['tool_calls']>([null, call('c1', 't', '{}')]) },
       '<think>\n</think>\n<tool_call>\n{"name": "t", "arguments": {}}\n</tool_call>',
     ],
     [

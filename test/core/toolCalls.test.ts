@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AssistantMessage, ChatToolCall } from '@hermes-datagen/core';
 import { toolCallArguments, validToolCalls } from '@hermes-datagen/core/internal/toolCalls.js';
+import { parsedJson } from '../util/parsedJson.js';
 
 const call = (name: string, args: ChatToolCall['function']['arguments']): ChatToolCall => ({
   id: `id_${name}`,
@@ -11,11 +12,11 @@ const call = (name: string, args: ChatToolCall['function']['arguments']): ChatTo
 describe('validToolCalls', () => {
   it('keeps dict entries with a function name and skips the rest, in order', () => {
     const good = [call('a', '{}'), call('b', '{}')];
-    const msg = {
+    const msg = parsedJson<AssistantMessage>({
       role: 'assistant',
       content: '',
       tool_calls: [null, good[0], 'x', { id: 'n' }, { id: 'f', function: { arguments: '{}' } }, good[1]],
-    } as unknown as AssistantMessage;
+    });
     expect(validToolCalls(msg)).toEqual(good);
   });
 

@@ -12,6 +12,7 @@ import {
   type Trajectory,
   type Turn,
 } from '@hermes-datagen/core';
+import { parsedJson } from '../util/parsedJson.js';
 
 const fixture = (name: string): string => readFileSync(new URL(`../../fixtures/${name}`, import.meta.url), 'utf8');
 const example = JSON.parse(fixture('hermes-example-messages.json')) as { user_query: string; tools: ToolDefinition[]; messages: ChatMessage[] };
@@ -70,7 +71,7 @@ describe('extractToolStats', () => {
   });
 
   it('skips unusable tool_calls entries', () => {
-    const messages = [{ role: 'assistant', content: '', tool_calls: [null, 'x', call('a', 't')] }] as unknown as ChatMessage[];
+    const messages = parsedJson<ChatMessage[]>([{ role: 'assistant', content: '', tool_calls: [null, 'x', call('a', 't')] }]);
     expect(extractToolStats(messages)).toEqual({ t: { count: 1, success: 0, failure: 0 } });
   });
 
