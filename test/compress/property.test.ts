@@ -4,7 +4,7 @@
 // record is at or under its target unless its reason says why. The same with adversarial text: think
 // bodies, tool arguments and results quoting </think>, <tool_call> and </tool_response>.
 import { describe, expect, it } from 'vitest';
-import { createRng, loadTokenCounter, parseGptValue, parseToolValue, pythonJsonDumps, validator, type Trajectory, type Turn } from '@hermes-datagen/core';
+import { checkSchema, createRng, loadTokenCounter, parseGptValue, parseToolValue, pythonJsonDumps, type Turn } from '@hermes-datagen/core';
 import { hermesSystemPrompt } from '@hermes-datagen/core/internal/sharegpt.js';
 import { compressConversation } from '@hermes-datagen/compress/internal/compressRecord.js';
 import { REDUCERS, type CompressConfig } from '@hermes-datagen/compress/internal/config.js';
@@ -127,14 +127,9 @@ async function check(seed: number, hostile: boolean): Promise<void> {
   const config = randomConfig(rng, tokens);
   const outcome = await compressConversation(turns, { config, counter }, NEVER);
   const where = `seed ${seed}: ${outcome.status}/${outcome.reason}`;
-  const record = outputRecord(
-    trajectory({ conversations: turns }) as unknown as Record<string, unknown>,
-    outcome,
-    '0123456789abcdef',
-    true,
-  ) as unknown as Trajectory;
-  expect(validator('trajectory')(record), where).toBeNull();
-  const out = record.conversations;
+  const record = checkSchema('trajectory', outputRecord({ ...trajectory({ conversations: turns }) }, outcome, '0123456789abcdef', true));
+  if ('problem' in record) throw new Error(`${where}: the output ${record.problem}`);
+  const out = record.value.conversations;
   if (outcome.status !== 'compressed') {
     expect(out, where).toBe(turns);
     return;
