@@ -4,11 +4,10 @@
 // and the X-Hermes-Trace header).
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Trajectory } from '@hermes-datagen/core';
 import { startScriptedEndpoint, type ScriptedEndpoint } from '@hermes-datagen/testkit';
 import { binPath, jsonl, parseJsonl, runProcess, tempDir, writeFiles } from '../util/cli.js';
 import { runGenerate } from '../util/generate.js';
-import { expectRunInvariants } from '../util/runDirectory.js';
+import { expectRunInvariants, trajectoriesOf } from '../util/runDirectory.js';
 
 let endpoint: ScriptedEndpoint | undefined;
 afterEach(async () => {
@@ -47,7 +46,7 @@ describe('hermes-generate delegate_task', () => {
     expect(result.code, result.stderr).toBe(0);
 
     const run = expectRunInvariants(join(dir, 'data', 'r'));
-    const records = run.records as unknown as Trajectory[];
+    const records = trajectoriesOf(run);
     expect(records).toHaveLength(4);
     const root = records.find((r) => r.id === 'root')!;
     const subs = records.filter((r) => r.id !== 'root');

@@ -78,7 +78,7 @@ describe('hermes-generate --run-name with delegate_task, killed', () => {
     const resumed = await runGenerate(endpoint.url, PROMPTS, [...RUN, '--resume'], { dir });
     expect(resumed.code, resumed.stderr).toBe(0);
     const run = expectRunInvariants(runDir);
-    expect((run.records as unknown as Trajectory[]).map((record) => record.id).sort()).toEqual(IDS);
+    expect(run.records.map((record) => record['id']).sort()).toEqual(IDS);
     expect(run.statistics).toMatchObject({ trajectories: 4 });
   });
 
@@ -105,7 +105,7 @@ describe('hermes-generate --run-name with delegate_task, killed', () => {
     // All four ran again, and each is in the run once.
     expect(resumed.records.map((record) => record.id).sort()).toEqual(IDS);
     const run = expectRunInvariants(runDir);
-    expect((run.records as unknown as Trajectory[]).map((record) => record.id).sort()).toEqual(IDS);
+    expect(run.records.map((record) => record['id']).sort()).toEqual(IDS);
     expect(run.statistics).toMatchObject({ trajectories: 4 });
     expect(run.manifest.invocations[1]).toMatchObject({ resumed: true, records_written: 4 });
   });

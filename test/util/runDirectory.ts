@@ -5,6 +5,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'vitest';
+import { checkSchema, type JsonObject, type Trajectory } from '@hermes-datagen/core';
 
 export interface RunContents {
   readonly batchFiles: string[];
@@ -40,6 +41,15 @@ export function readRun(dir: string): RunContents {
     failures: lines(read('failures.jsonl')).map((line) => JSON.parse(line) as RunContents['failures'][number]),
     manifest: JSON.parse(read('run.json')) as RunContents['manifest'],
   };
+}
+
+/** The run's records, each checked against the trajectory schema (a tombstone among them fails). */
+export function trajectoriesOf(run: RunContents): (Trajectory & JsonObject)[] {
+  return run.records.map((record, i) => {
+    const checked = checkSchema('trajectory', record);
+    if ('problem' in checked) throw new Error(`record ${i + 1} of the batch files ${checked.problem}`);
+    return checked.value;
+  });
 }
 
 /** The invariants of a run directory; returns the contents for further checks. */
