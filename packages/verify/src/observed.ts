@@ -19,8 +19,11 @@ interface Common {
   readonly raw: string;
 }
 
+/** A tool_stats entry with a count, success or failure; the others (all 0) are normalisation. */
+export type UsedTool = readonly [name: string, stat: Trajectory['tool_stats'][string]];
+
 export type Observed =
-  | (Common & { readonly kind: 'trajectory'; readonly record: Trajectory; readonly gptTurns: readonly GptTurn[] })
+  | (Common & { readonly kind: 'trajectory'; readonly record: Trajectory; readonly gptTurns: readonly GptTurn[]; readonly usedTools: readonly UsedTool[] })
   | (Common & { readonly kind: 'tombstone'; readonly record: Tombstone })
   | (Common & { readonly kind: 'invalid'; readonly value: Record<string, unknown>; readonly problem: string });
 
@@ -28,7 +31,9 @@ export type Observed =
 export function observe(value: Record<string, unknown>, raw: string, place: Place): Observed {
   if ('discarded' in value) {
     const tombstone = checkSchema('tombstone', value);
-    return 'problem' in tombstone ? { kind: 'invalid', value, problem: tombstone.problem, raw, place } : { kind: 'tombstone', record: tombstone.value, raw, place };
+    return 'problem' in tombstone
+      ? { kind: 'invalid', value, problem: tombstone.problem, raw, place }
+      : { kind: 'tombstone', record: tombstone.value, raw, place };
   }
   const checked = checkSchema('trajectory', value);
   if ('problem' in checked) return { kind: 'invalid', value, problem: checked.problem, raw, place };
@@ -39,7 +44,13 @@ export function observe(value: Record<string, unknown>, raw: string, place: Plac
     const tokens = tagTokens(turn.value, MARKUP_TAGS);
     gptTurns.push({ index, parsed: parseGptValue(turn.value, tokens), tokens });
   });
-  return { kind: 'trajectory', record, gptTurns, raw, place };
+  // tool_stats names every tool of the registry (50-odd), used or not: read once for all the checks.
+  const usedTools: UsedTool[] = [];
+  for (const name in record.tool_stats) {
+    const stat = record.tool_stats[name];
+    if (stat !== undefined && (stat.count !== 0 || stat.success !== 0 || stat.failure !== 0)) usedTools.push([name, stat]);
+  }
+  return { kind: 'trajectory', record, gptTurns, usedTools, raw, place };
 }
 
 /** What identifies a row of a run: its id, or for records without one (upstream's) its prompt index. */

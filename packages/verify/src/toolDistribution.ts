@@ -33,10 +33,8 @@ export class ToolDistributionCheck implements StreamCheck {
       this.withOffer += 1;
       for (const name of offer) this.offered.set(name, (this.offered.get(name) ?? 0) + 1);
     }
-    const stats = item.record.tool_stats;
-    for (const name in stats) {
-      const stat = stats[name];
-      if (stat === undefined || stat.count === 0) continue;
+    for (const [name, stat] of item.usedTools) {
+      if (stat.count === 0) continue;
       this.called.set(name, (this.called.get(name) ?? 0) + stat.count);
       if (offer !== null && !offer.includes(name))
         this.notOffered.add(at(item.place, `prompt_index ${item.record.prompt_index} calls ${name}, which it was not offered`));

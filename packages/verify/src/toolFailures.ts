@@ -22,10 +22,7 @@ export class ToolFailureCheck implements StreamCheck {
   public observe(item: Observed): void {
     if (item.kind !== 'trajectory') return;
     let failures = 0;
-    const stats = item.record.tool_stats;
-    for (const name in stats) {
-      const stat = stats[name];
-      if (stat === undefined || (stat.count === 0 && stat.success === 0 && stat.failure === 0)) continue;
+    for (const [name, stat] of item.usedTools) {
       let sums = this.tools.get(name);
       if (!sums) {
         sums = { count: 0, success: 0, failure: 0 };

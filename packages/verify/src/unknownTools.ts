@@ -20,8 +20,7 @@ export class UnknownToolsCheck implements StreamCheck {
       if (!this.registry.has(name)) unknown.add(name);
     };
     for (const turn of item.gptTurns) for (const call of turn.parsed.toolCalls) if (call.name !== null) check(call.name);
-    const stats = item.record.tool_stats;
-    for (const name in stats) if ((stats[name]?.count ?? 0) > 0) check(name);
+    for (const [name, stat] of item.usedTools) if (stat.count > 0) check(name);
     for (const name of item.record.metadata.unknown_tools ?? []) check(name);
     if (unknown.size === 0) return;
     for (const name of unknown) this.names.set(name, (this.names.get(name) ?? 0) + 1);
