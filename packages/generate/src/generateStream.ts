@@ -124,7 +124,11 @@ export async function generateStream(ctx: RunContext, options: StreamOptions): P
 }
 
 /** A valid prompt row, its index, and its line as read (for a failure record). */
-export type PromptLine = Omit<PromptJob, 'signal'> & { readonly raw: string };
+export type PromptLine = Omit<PromptJob, 'signal'> & {
+  readonly raw: string;
+  /** The row's prompt id (promptId), derived once. */
+  readonly id: string;
+};
 
 /**
  * The valid prompt rows with their index; when reading fails, the running prompts are stopped. A row
@@ -144,7 +148,7 @@ export async function* indexedPrompts(ctx: RunContext, stop: AbortController): A
           continue;
         }
         seen.set(id, record.place);
-        yield { row: record.value, promptIndex, place: record.place, raw: record.raw };
+        yield { row: record.value, promptIndex, place: record.place, raw: record.raw, id };
         promptIndex += 1;
       }
     }

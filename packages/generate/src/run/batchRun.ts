@@ -14,7 +14,6 @@ import {
   ExitCode,
   gptTurnHasReasoning,
   HermesError,
-  promptId,
   redact,
   type ApiKey,
   type Place,
@@ -146,10 +145,9 @@ export async function runBatch(ctx: RunContext, options: BatchRunOptions): Promi
   async function* jobs(): AsyncGenerator<Job> {
     let sequence = 0;
     try {
-      for await (const { row, promptIndex, place, raw } of indexedPrompts(ctx, stop)) {
+      for await (const { row, promptIndex, place, raw, id: prompt } of indexedPrompts(ctx, stop)) {
         if (options.maxSamples !== undefined && promptIndex >= options.maxSamples) return;
         datasetFacts.valid_rows = promptIndex + 1;
-        const prompt = promptId(row, promptIndex);
         if (!inShard(prompt, options.shard)) continue;
         const hash = rowHash(row);
         for (let sample = 0; sample < options.samples; sample += 1) {

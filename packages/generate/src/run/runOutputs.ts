@@ -3,6 +3,7 @@
 // trajectory of every batch file, tombstones left out, lines unchanged, as upstream's merge) and
 // statistics.json (upstream's shape plus hermes-stats' mergeable summary, over the whole run, so
 // `hermes-stats merge` combines shards' files).
+import { statSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { checkSchema, InputError, writeFileAtomicWith, writeJsonAtomic, type JsonObject, type Place } from '@hermes-datagen/core';
@@ -75,7 +76,8 @@ export async function unchangedRunOutputs(dir: string, files: readonly BatchFile
   try {
     const [merged, statistics] = await Promise.all([stat(join(dir, TRAJECTORIES_FILE)), stat(join(dir, STATISTICS_FILE))]);
     const built = Math.min(merged.mtimeMs, statistics.mtimeMs);
-    for (const file of files) if ((await stat(file.path)).mtimeMs > built) return undefined;
+    // Synchronous, as a resume stats them on opening (runDirectory.ts).
+    for (const file of files) if (statSync(file.path).mtimeMs > built) return undefined;
     const summary = JSON.parse(await readFile(join(dir, STATISTICS_FILE), 'utf8')) as StatisticsSummary & { total_prompts?: number };
     if (summary.total_prompts !== totalPrompts) return undefined;
     return { trajectories: summary.trajectories, tombstones: Object.values(summary.discarded).reduce((a, b) => a + b, 0), summary };
