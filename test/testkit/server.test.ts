@@ -1,6 +1,6 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import OpenAI from 'openai';
-import { DEFAULT_MODEL, fingerprint, type ReasoningField, type Script } from '@hermes-datagen/testkit';
+import { DEFAULT_MODEL, fingerprint, startScriptedEndpoint, type ReasoningField, type Script } from '@hermes-datagen/testkit';
 import { clientFor, endpoint, extra, offer, user } from './endpoint.js';
 
 const FIELDS: ReasoningField[] = ['reasoning', 'reasoning_content', 'reasoning_details', 'inline_think', 'inline_scratchpad'];
@@ -71,6 +71,21 @@ describe('non-streaming replies', () => {
       process.off('warning', onWarning);
     }
     expect(warnings.map((w) => w.name)).toEqual([]);
+  });
+});
+
+describe('close()', () => {
+  it('cuts short the replies still waiting out the latency: their timers go, and their requests end', async () => {
+    const timers = (): number => process.getActiveResourcesInfo().filter((kind) => kind === 'Timeout').length;
+    const before = timers();
+    const target = await startScriptedEndpoint({ latencyMs: 3_600_000 });
+    const client = clientFor(target);
+    const replies = Array.from({ length: 5 }, (_, i) => client.chat.completions.create({ model: 'm', messages: [user(`hi ${i}`)] }).catch((e: unknown) => e));
+    await vi.waitFor(() => expect(target.requests).toHaveLength(5));
+    expect(timers()).toBeGreaterThanOrEqual(before + 5);
+    await target.close();
+    for (const reply of await Promise.all(replies)) expect(reply).toBeInstanceOf(OpenAI.APIConnectionError);
+    expect(timers()).toBeLessThanOrEqual(before);
   });
 });
 

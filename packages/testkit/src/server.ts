@@ -1,10 +1,8 @@
 // The endpoint: a node:http server speaking OpenAI chat completions (JSON and SSE) and `GET /models`,
 // answering from a script, the rule-based policy, and injected faults.
 import { timingSafeEqual } from 'node:crypto';
-import { setMaxListeners } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { applyReplyFault, DEFAULT_SLOW_DELAY_MS, FaultPicker, REPLY_FAULTS, sendHttpFault } from './faults.js';
 import { redactHeaders, sha256Hex } from './fingerprint.js';
 import { readBody, sendError, sendJson } from './http.js';
@@ -107,8 +105,7 @@ export async function startScriptedEndpoint(options: ScriptedEndpointOptions = {
   const faults = new FaultPicker(script.faults ?? [], options.seed ?? 0);
   const requests: RecordedRequest[] = [];
   const closing = new AbortController();
-  // Every delayed reply listens for close(); hundreds may be waiting at once.
-  setMaxListeners(0, closing.signal);
+  const delays = new Delays(closing.signal);
   let chatRequests = 0;
 
   const unauthorized = (incoming: IncomingMessage, response: ServerResponse): boolean => {
@@ -139,7 +136,7 @@ export async function startScriptedEndpoint(options: ScriptedEndpointOptions = {
     const context = { prompt: firstUserText(request), step: stepOf(request), nth, model: request.model, requestDigest: sha256Hex(raw) };
     const fault = faults.pick(context);
     const delay = latencyMs + (fault?.kind === 'slow' ? (fault.delay_ms ?? DEFAULT_SLOW_DELAY_MS) : 0);
-    if (delay > 0) await sleep(delay, undefined, { signal: closing.signal });
+    if (delay > 0) await delays.wait(delay);
     // A timeout accepts the request and never answers; close() ends the connection.
     if (fault?.kind === 'timeout') return;
     if (fault !== undefined && sendHttpFault(response, fault)) return;
@@ -211,4 +208,36 @@ export async function startScriptedEndpoint(options: ScriptedEndpointOptions = {
       await closed;
     },
   };
+}
+
+/**
+ * The delayed replies: a timer each, all cut short by close() through one abort listener. (A
+ * listener per reply, as a sleep with the signal adds, costs time in proportion to the replies
+ * waiting, since EventTarget looks through its listeners on every add: hundreds wait at gateway scale.)
+ */
+class Delays {
+  private readonly waiting = new Set<(reason: unknown) => void>();
+
+  public constructor(private readonly closing: AbortSignal) {
+    closing.addEventListener('abort', () => {
+      for (const cancel of [...this.waiting]) cancel(closing.reason);
+    });
+  }
+
+  /** Resolves after ms; rejects with the abort reason when the server closes first. */
+  public wait(ms: number): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      if (this.closing.aborted) return reject(this.closing.reason);
+      const cancel = (reason: unknown): void => {
+        clearTimeout(timer);
+        this.waiting.delete(cancel);
+        reject(reason);
+      };
+      const timer = setTimeout(() => {
+        this.waiting.delete(cancel);
+        resolve();
+      }, ms);
+      this.waiting.add(cancel);
+    });
+  }
 }
