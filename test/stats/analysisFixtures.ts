@@ -95,7 +95,4 @@ export const tombstones: Tombstone[] = [
   { id: 'edge-judged', prompt_index: 22, discarded: 'judge_rejected', prompt: 'What?' },
 ];
 
-export const edgeRecords: readonly Record<string, unknown>[] = [toolsRecord, bareRecord, claimedStatsRecord, silentRecord, ...tombstones] as unknown as Record<
-  string,
-  unknown
->[];
+export const edgeRecords: readonly object[] = [toolsRecord, bareRecord, claimedStatsRecord, silentRecord, ...tombstones];

@@ -133,7 +133,7 @@ describe('hermes-stats report --html', () => {
 
   it('leaves out what the input does not have and escapes names', async () => {
     const dir = tempDir();
-    const odd = { ...(edgeRecords[2] as Record<string, unknown>), id: 'odd', metadata: { batch_num: 0, timestamp: 't', model: '<b>"m"</b> & co' } };
+    const odd = { ...edgeRecords[2], id: 'odd', metadata: { batch_num: 0, timestamp: 't', model: '<b>"m"</b> & co' } };
     writeFiles(dir, { 'run.jsonl': jsonl([odd]) });
     const res = await runInProcess(spec, ['report', '--html', 'report.html', 'run.jsonl'], { cwd: dir });
     expect(res.code).toBe(0);

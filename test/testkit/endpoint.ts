@@ -29,7 +29,8 @@ export function offer(...names: string[]): ChatCompletionTool[] {
 
 /** Reasoning fields are provider extensions, absent from the openai types. */
 export function extra(message: ChatCompletionMessage, field: string): unknown {
-  return (message as unknown as Record<string, unknown>)[field];
+  const fields: Record<string, unknown> = { ...message };
+  return fields[field];
 }
 
 export const user = (content: string): { role: 'user'; content: string } => ({ role: 'user', content });

@@ -168,7 +168,7 @@ describe('the run directory', () => {
   });
 
   it('compares dataset content only where both sides could hash it (stdin cannot be read twice)', () => {
-    const started = { dataset: { paths: ['-'], sha256: null }, endpoint } as unknown as Manifest;
+    const started = { dataset: { paths: ['-'], sha256: null }, endpoint, shard: null };
     expect(manifestDifferences(started, { dataset: { paths: ['p'], sha256: 'a'.repeat(64) }, endpoint, shard: null })).toEqual([]);
   });
 
