@@ -1,30 +1,32 @@
 // The benchmark harness (`make bench`): runs the baselines and the subjects of bench/subjects.mjs on
 // the synthetic corpus, prints a table, writes bench/results/latest.json and bench/RESULTS.md, and exits 1 when a subject
 // misses its throughput target or memory limit, fails, or writes wrong output (--no-fail: report only).
+// With --out DIR both go to DIR instead (a trial run that leaves the committed bench/RESULTS.md alone).
 //
 // Throughput is taken from each command's fastest run: load from other processes only ever slows a
 // run down, so the fastest is the closest to the command's own cost and the steadiest figure on a
 // shared machine (the median is kept in the JSON too). Runs go round-robin (every command once per
 // round) so that a noisy minute hits all of them alike. Peak RSS is the highest of all runs.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
-import { relative } from 'node:path';
+import { relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { exitWithUsage, parseFlags, wholeNumber } from './cli-args.mjs';
 import { DEFAULT_RECORDS, DEFAULT_SEED } from './corpus.mjs';
 import { describeRssMethod, rssMethod, runOnce } from './measure.mjs';
 import { baselines, inputs, subjects } from './subjects.mjs';
-import { writeResultsMarkdown } from './results-md.mjs';
+import { RESULTS_MD, writeResultsMarkdown } from './results-md.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const RESULTS = `${ROOT}bench/results/latest.json`;
-const USAGE = `usage: node bench/run.mjs [--records N] [--seed S] [--repeat N] [--only NAME,...] [--no-fail]
+const RESULTS_DIR = `${ROOT}bench/results`;
+const USAGE = `usage: node bench/run.mjs [--records N] [--seed S] [--repeat N] [--only NAME,...] [--no-fail] [--out DIR]
   --records N   corpus size (default ${DEFAULT_RECORDS}; 2000 makes a quick smoke run)
   --seed S      corpus seed (default ${DEFAULT_SEED})
   --repeat N    timed runs per command (default 3; the fastest counts)
   --only NAMES  only these subjects (comma-separated), including those that run only when
                 named (jq-identity); their baselines always run
-  --no-fail     report misses without exiting 1`;
+  --no-fail     report misses without exiting 1
+  --out DIR     write latest.json and RESULTS.md into DIR, not bench/results/ and bench/RESULTS.md`;
 
 function parseOptions() {
   const values = parseFlags(
@@ -34,6 +36,7 @@ function parseOptions() {
       repeat: { type: 'string', default: '3' },
       only: { type: 'string' },
       'no-fail': { type: 'boolean', default: false },
+      out: { type: 'string' },
     },
     USAGE,
   );
@@ -49,6 +52,7 @@ function parseOptions() {
     repeat: wholeNumber('--repeat', values.repeat, 1, 100),
     only,
     noFail: values['no-fail'],
+    out: values.out === undefined ? null : resolve(values.out),
   };
 }
 
@@ -89,6 +93,17 @@ function failureOf(run, entry) {
   if ((entry.exitCodes ?? [0]).includes(run.exitCode)) return null;
   const how = run.signal ? `was killed by ${run.signal}` : run.exitCode === null ? 'did not start' : `exited with ${run.exitCode}`;
   return `${how}: ${run.stderrTail.trim().split('\n').slice(-3).join(' | ') || '(no stderr)'}`;
+}
+
+/** A verify function's answer: a problem or null, or { problem, figures }. */
+const checkedProblem = (checked) => (checked !== null && typeof checked === 'object' ? checked.problem : checked);
+
+/** The metrics the entry's command wrote to its metricsFile in its last run, or null. */
+function metricsOf(entry) {
+  if (!entry.metricsFile || !existsSync(entry.metricsFile)) return null;
+  const metrics = JSON.parse(readFileSync(entry.metricsFile, 'utf8'));
+  rmSync(entry.metricsFile);
+  return metrics;
 }
 
 async function measureAll(entries, corpora, repeat) {
@@ -150,12 +165,15 @@ async function main() {
   for (const subject of runnable) entries.push({ ...subject, kind: 'subject', runs: [] });
 
   const loadBefore = loadavg();
+  // A metrics file left by an earlier run must not stand in for this one's.
+  for (const entry of entries.filter((e) => e.metricsFile)) rmSync(entry.metricsFile, { force: true });
   for (const entry of entries.filter((e) => e.verify)) {
     process.stderr.write(`bench: checking the output of ${entry.name} (untimed)\n`);
     const corpus = corpora[entry.input];
     const run = await runOnce({ cmd: entry.cmd, args: entry.args, cwd: ROOT, stdinPath: corpus.path, consumeStdout: (stdout) => entry.verify(stdout, corpus) });
     entry.error = failureOf(run, entry);
-    entry.verifyProblem = entry.error ? null : run.checked;
+    entry.verifyProblem = entry.error ? null : checkedProblem(run.checked);
+    entry.figures = run.checked?.figures ?? null;
   }
   await measureAll(entries, corpora, options.repeat);
 
@@ -187,6 +205,8 @@ async function main() {
       ratio,
       error: entry.error,
       verifyProblem: entry.verifyProblem,
+      ...(entry.figures ? { figures: entry.figures } : {}),
+      ...(entry.metricsFile ? { metrics: metricsOf(entry) } : {}),
     };
     const problems = verdict(entry, result, baselineResult);
     if (ratio === null && entry.target !== null && !entry.error) problems.push(`no ratio: ${baselineName} failed or did not run`);
@@ -231,9 +251,12 @@ async function main() {
     ),
     results,
   };
-  mkdirSync(`${ROOT}bench/results`, { recursive: true });
-  writeFileSync(RESULTS, `${JSON.stringify(report, null, 2)}\n`);
-  process.stdout.write(`\nwrote ${relative(process.cwd(), RESULTS)} and ${writeResultsMarkdown(report)}\n`);
+  const resultsDir = options.out ?? RESULTS_DIR;
+  const latest = `${resultsDir}/latest.json`;
+  mkdirSync(resultsDir, { recursive: true });
+  writeFileSync(latest, `${JSON.stringify(report, null, 2)}\n`);
+  const markdown = writeResultsMarkdown(report, options.out ? `${options.out}/RESULTS.md` : RESULTS_MD);
+  process.stdout.write(`\nwrote ${relative(process.cwd(), latest)} and ${markdown}\n`);
 
   const failed = results.filter((r) => r.status === 'fail');
   if (failed.length > 0 && !options.noFail) {

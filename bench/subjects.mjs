@@ -5,8 +5,10 @@
 // maxRssMb: the highest acceptable peak RSS in MB (null: reported only).
 // requires(): null when the subject can run here, else why not (it is then skipped, not failed).
 // onlyWhenNamed: measured only when named in --only (slow points of comparison such as jq).
-// verify(stdout, corpus): run once more, untimed, with stdout piped to it; returns a problem or null.
+// verify(stdout, corpus): run once more, untimed, with stdout piped to it; returns a problem or null, or
+//   { problem, figures } with figures (JSON) for the report.
 // exitCodes: the exit codes of a good run (default [0]).
+// metricsFile: a file the command writes its own metrics to (JSON), kept in the report as `metrics`.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -21,6 +23,8 @@ import { ensureLongCorpus } from './long-trajectories.mjs';
 
 const NODE = process.execPath;
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
+// Per harness process, so that two bench runs at once do not read each other's metrics.
+const compressMetrics = (name) => join(tmpdir(), `${name}-bench-${process.pid}.metrics.json`);
 
 /** Corpora by name; each gives { path, records, bytes, sha256 } for the run's --records and --seed. */
 export const inputs = {
@@ -281,7 +285,16 @@ export const subjects = [
     name: 'hermes-compress',
     what: 'hermes-compress, deterministic (key_decision_extract), --target-max-tokens 2500 --protect-last 2: about a third of the records are over the budget',
     cmd: NODE,
-    args: ['packages/compress/bin/hermes-compress.js', '--target-max-tokens', '2500', '--protect-last', '2'],
+    args: [
+      'packages/compress/bin/hermes-compress.js',
+      '--target-max-tokens',
+      '2500',
+      '--protect-last',
+      '2',
+      '--metrics-file',
+      compressMetrics('hermes-compress'),
+    ],
+    metricsFile: compressMetrics('hermes-compress'),
     input: 'trajectories',
     baseline: 'rewrite',
     target: 0.3,
@@ -303,7 +316,10 @@ export const subjects = [
       '6000',
       '--force-above-tokens',
       '50000',
+      '--metrics-file',
+      compressMetrics('hermes-compress-headline'),
     ],
+    metricsFile: compressMetrics('hermes-compress-headline'),
     input: 'long-trajectories',
     baseline: 'rewrite',
     target: null,
