@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import OpenAI from 'openai';
 import { DEFAULT_MODEL, fingerprint, startScriptedEndpoint, type ReasoningField, type Script } from '@hermes-datagen/testkit';
+import { parsedJson } from '../util/parsedJson.js';
 import { clientFor, endpoint, extra, offer, user } from './endpoint.js';
 
 const FIELDS: ReasoningField[] = ['reasoning', 'reasoning_content', 'reasoning_details', 'inline_think', 'inline_scratchpad'];
@@ -127,7 +128,7 @@ describe('routes', () => {
   });
 
   it('rejects a malformed in-process script before listening', async () => {
-    await expect(endpoint({ script: { faults: [{ kind: 'nope' }] } as unknown as Script })).rejects.toThrow(/options\.script at \/faults\/0\/kind/);
+    await expect(endpoint({ script: parsedJson<Script>({ faults: [{ kind: 'nope' }] }) })).rejects.toThrow(/options\.script at \/faults\/0\/kind/);
   });
 });
 
