@@ -37,6 +37,15 @@ describe('hermesSystemPrompt', () => {
     );
   });
 
+  it("renders each list for itself when lists are kept (a list passed again gives its own text, never another's)", () => {
+    const one = [{ name: 'one' }];
+    const two = [{ name: 'two' }];
+    expect(hermesSystemPrompt(one)).toContain('"one"');
+    expect(hermesSystemPrompt(two)).toContain('"two"');
+    expect(hermesSystemPrompt(one)).toBe(hermesSystemPrompt([{ name: 'one' }]));
+    expect(hermesSystemPrompt(two)).not.toContain('"one"');
+  });
+
   it('keeps the tools in the order given', () => {
     const prompt = hermesSystemPrompt([{ name: 'b' }, { name: 'a' }]);
     expect(prompt.indexOf('"b"')).toBeLessThan(prompt.indexOf('"a"'));

@@ -28,6 +28,18 @@ const SYSTEM_PROMPT_TAIL =
  * tools offered to the model, sorted by name). It is not the agent's real system prompt.
  */
 export function hermesSystemPrompt(tools: readonly ToolDefinition[]): string {
+  let prompt = SYSTEM_PROMPTS.get(tools);
+  if (prompt === undefined) {
+    prompt = renderSystemPrompt(tools);
+    SYSTEM_PROMPTS.set(tools, prompt);
+  }
+  return prompt;
+}
+
+/** The system turn of each tool list seen: a run passes the same list for every prompt of a toolset choice. */
+const SYSTEM_PROMPTS = new WeakMap<readonly ToolDefinition[], string>();
+
+function renderSystemPrompt(tools: readonly ToolDefinition[]): string {
   const listed = tools.map((tool) => ({
     name: tool.name,
     description: tool.description ?? '',

@@ -3,7 +3,7 @@
 // removed afterwards unless --keep-workspaces.
 import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
-import { promptId, redact, type ApiKey, type PromptRow, type ToolRegistry, type Trajectory } from '@hermes-datagen/core';
+import { promptId, redact, type ApiKey, type PromptRow, type ToolDefinition, type ToolRegistry, type Trajectory } from '@hermes-datagen/core';
 import { runAgent, type ChatClient, type ReasoningEffort } from './agentLoop.js';
 import type { PromptJob, PromptRunner } from './generateStream.js';
 import { AgentRunError, PromptSetupError, type FailureContext } from './promptFailure.js';
@@ -11,7 +11,7 @@ import { TOOLS_WITH_DELEGATION } from './run/delegation.js';
 import { executeTool, offeredTools, toolDefinition } from './tools/toolRunner.js';
 import type { SandboxMode } from './tools/sandbox.js';
 import type { ToolProcesses } from './tools/toolProcesses.js';
-import type { DockerSandbox, ToolContext } from './tools/types.js';
+import type { AgentTool, DockerSandbox, ToolContext } from './tools/types.js';
 import type { RunWorkspaces } from './tools/workspace.js';
 import { buildTrajectory, type EndpointFacts } from './trajectory.js';
 import { toolsetsForPrompt, type ToolsetChoice } from './toolsetSampling.js';
@@ -46,11 +46,12 @@ export interface PromptRunnerSettings {
 
 export function promptRunner(settings: PromptRunnerSettings): PromptRunner {
   const knownToolNames = new Set(settings.registry.names);
+  const offers = new ToolOffers(settings.registry);
   return async ({ row, promptIndex, signal, recordId, batchNum, traceId, toolsets: given, delegate, client }: PromptJob): Promise<Trajectory> => {
     const started = performance.now();
     const id = recordId ?? promptId(row, promptIndex);
     const toolsets = given ?? toolsetsForPrompt(settings.registry, settings.toolsets, id);
-    const tools = offeredTools(toolsets, settings.registry, delegate ? TOOLS_WITH_DELEGATION : undefined);
+    const { tools, offered } = offers.of(toolsets, delegate !== undefined);
     const sandbox = sandboxFor(row, settings.sandbox);
     const workspace = tools.every((tool) => tool.workspaceFree === true)
       ? undefined
@@ -68,7 +69,6 @@ export function promptRunner(settings: PromptRunnerSettings): PromptRunner {
         ...(sandbox ? { sandbox } : {}),
         ...(delegate ? { delegate: (tasks, delegateSignal) => delegate(tasks, toolsets, delegateSignal) } : {}),
       };
-      const offered = tools.map(toolDefinition);
       const run = await runAgent({
         prompt: row.prompt,
         model: settings.endpoint.model,
@@ -115,4 +115,30 @@ function sandboxFor(row: PromptRow, mode: SandboxMode): DockerSandbox | undefine
     );
   }
   return { kind: 'docker', image };
+}
+
+/** Most distinct toolset choices kept; beyond it the offers are worked out again. */
+const MAX_OFFERS = 1024;
+
+/**
+ * The tools offered for one choice of toolsets and their definitions, worked out once per choice
+ * rather than per prompt: the same definitions then go into every request, and the record's system
+ * turn is rendered once for them (core hermesSystemPrompt keeps it by the array).
+ */
+class ToolOffers {
+  private readonly offers = new Map<string, { readonly tools: AgentTool[]; readonly offered: ToolDefinition[] }>();
+
+  public constructor(private readonly registry: ToolRegistry) {}
+
+  public of(toolsets: readonly string[], delegation: boolean): { readonly tools: AgentTool[]; readonly offered: ToolDefinition[] } {
+    const key = `${delegation ? 'delegation' : ''}\n${toolsets.join('\n')}`;
+    let offer = this.offers.get(key);
+    if (!offer) {
+      const tools = offeredTools(toolsets, this.registry, delegation ? TOOLS_WITH_DELEGATION : undefined);
+      offer = { tools, offered: tools.map(toolDefinition) };
+      if (this.offers.size >= MAX_OFFERS) this.offers.clear();
+      this.offers.set(key, offer);
+    }
+    return offer;
+  }
 }
