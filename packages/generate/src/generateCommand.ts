@@ -78,7 +78,7 @@ export async function runGenerate(args: GenerateArgs & Pick<StreamArgs, 'files'>
           endpoint: endpointFacts,
           registry,
           seed: args.seed,
-          settings: recordedFlags(args as unknown as Record<string, unknown>),
+          settings: recordedFlags(args),
         });
   const concurrency = settings?.concurrency ?? args.concurrency;
   const quota = new AbortController();

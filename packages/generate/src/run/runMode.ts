@@ -224,7 +224,7 @@ export async function openRun(args: RunArgs & { runName: string }, ctx: RunConte
 }
 
 /** The flags as given, in camelCase, without yargs' own keys: what the manifest records. */
-export function recordedFlags(args: Readonly<Record<string, unknown>>): Record<string, unknown> {
+export function recordedFlags(args: object): Record<string, unknown> {
   return Object.fromEntries(
     Object.entries(args).filter(([key, value]) => key !== '_' && key !== '$0' && !key.includes('-') && !key.includes('_') && value !== undefined),
   );
