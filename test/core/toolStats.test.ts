@@ -191,6 +191,12 @@ describe('normaliseToolStats and toolErrorCounts', () => {
     });
   });
 
+  it('keeps the keys of each record to the registry plus its own extra names, however many records came before', () => {
+    expect(Object.keys(normaliseToolStats({ terminal: { count: 1, success: 1, failure: 0 } }, registry))).toEqual(['read_file', 'terminal', 'web_search']);
+    expect(Object.keys(normaliseToolStats(stats, registry))).toEqual(['read_file', 'terminal', 'web_search', 'web_search_v2']);
+    expect(Object.keys(toolErrorCounts({}, registry))).toEqual(['read_file', 'terminal', 'web_search']);
+  });
+
   it('copies the counts rather than sharing them', () => {
     const normalised = normaliseToolStats(stats, registry);
     expect(normalised['terminal']).not.toBe(stats.terminal);

@@ -92,8 +92,23 @@ export function toolErrorCounts(stats: ToolStats, registry: ToolNames): ToolErro
   return Object.fromEntries(normalisedNames(stats, registry).map((name): [string, number] => [name, ownStat(stats, name)?.failure ?? 0]));
 }
 
-function normalisedNames(stats: ToolStats, registry: ToolNames): string[] {
-  return [...new Set([...registry.names, ...Object.keys(stats)])].sort();
+function normalisedNames(stats: ToolStats, registry: ToolNames): readonly string[] {
+  const known = sortedRegistryNames(registry);
+  const others = Object.keys(stats).filter((name) => !known.has(name));
+  return others.length === 0 ? known.sorted : [...new Set([...known.sorted, ...others])].sort();
+}
+
+/** The registry's names sorted, once per registry: every record of a run is normalised against the same one. */
+const SORTED_NAMES = new WeakMap<readonly string[], { readonly sorted: readonly string[]; readonly has: (name: string) => boolean }>();
+
+function sortedRegistryNames(registry: ToolNames): { readonly sorted: readonly string[]; readonly has: (name: string) => boolean } {
+  let known = SORTED_NAMES.get(registry.names);
+  if (known === undefined) {
+    const names = new Set(registry.names);
+    known = { sorted: [...names].sort(), has: (name) => names.has(name) };
+    SORTED_NAMES.set(registry.names, known);
+  }
+  return known;
 }
 
 // Tool names are data: "constructor" or "__proto__" must not reach Object.prototype.
