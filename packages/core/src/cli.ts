@@ -330,8 +330,14 @@ async function execute(spec: CliSpec, { args, streamArgs, run }: Selected, io: C
   io.signal?.addEventListener('abort', () => controller.abort(io.signal?.reason), { once: true });
   if (io.signal?.aborted) controller.abort(io.signal.reason);
 
-  function readInput<S extends RecordSchema>(options: { readonly schema: S; readonly tombstones: true }): AsyncGenerator<(DataRecord<SchemaTypes[S] & JsonObject> | TombstoneRecord)[]>;
-  function readInput<S extends RecordSchema>(options: { readonly schema: S; readonly tombstones?: false }): AsyncGenerator<DataRecord<SchemaTypes[S] & JsonObject>[]>;
+  function readInput<S extends RecordSchema>(options: {
+    readonly schema: S;
+    readonly tombstones: true;
+  }): AsyncGenerator<(DataRecord<SchemaTypes[S] & JsonObject> | TombstoneRecord)[]>;
+  function readInput<S extends RecordSchema>(options: {
+    readonly schema: S;
+    readonly tombstones?: false;
+  }): AsyncGenerator<DataRecord<SchemaTypes[S] & JsonObject>[]>;
   function readInput(options?: ReadOptions): AsyncGenerator<InputRecord[]>;
   function readInput(options: ReadOptions = {}): AsyncGenerator<InputRecord[]> {
     return countedRecords(ctx, args, options);

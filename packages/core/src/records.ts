@@ -46,7 +46,10 @@ export interface ReadOptions {
 
 /** RunContext.readRecords: the records of the command's input, typed by the schema named (see readRecords). */
 export interface RecordReader {
-  <S extends RecordSchema>(options: { readonly schema: S; readonly tombstones: true }): AsyncGenerator<(DataRecord<SchemaTypes[S] & JsonObject> | TombstoneRecord)[]>;
+  <S extends RecordSchema>(options: {
+    readonly schema: S;
+    readonly tombstones: true;
+  }): AsyncGenerator<(DataRecord<SchemaTypes[S] & JsonObject> | TombstoneRecord)[]>;
   <S extends RecordSchema>(options: { readonly schema: S; readonly tombstones?: false }): AsyncGenerator<DataRecord<SchemaTypes[S] & JsonObject>[]>;
   (options?: ReadOptions): AsyncGenerator<InputRecord[]>;
 }

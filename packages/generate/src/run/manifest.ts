@@ -106,7 +106,10 @@ export function writeManifest(path: string, manifest: Manifest): Promise<void> {
 }
 
 /** What differs between the run as it started and this invocation, one phrase each; [] when nothing. */
-export function manifestDifferences(started: Pick<Manifest, 'dataset' | 'endpoint' | 'shard'>, now: { dataset: DatasetIdentity; endpoint: EndpointIdentity; shard: string | null }): string[] {
+export function manifestDifferences(
+  started: Pick<Manifest, 'dataset' | 'endpoint' | 'shard'>,
+  now: { dataset: DatasetIdentity; endpoint: EndpointIdentity; shard: string | null },
+): string[] {
   const differences: string[] = [];
   const { dataset, endpoint } = now;
   if ((started.shard ?? null) !== now.shard) differences.push(`the shard (${now.shard ?? 'all rows'}, not ${started.shard ?? 'all rows'})`);
