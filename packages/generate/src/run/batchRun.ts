@@ -153,7 +153,7 @@ export async function runBatch(ctx: RunContext, options: BatchRunOptions): Promi
         for (let sample = 0; sample < options.samples; sample += 1) {
           tally.records += 1;
           const id = recordId(prompt, sample);
-          const done = run.done.get(id);
+          const done = checkpoint.get(id);
           if (done) {
             tally.skipped += 1;
             if (done.row_hash !== undefined && done.row_hash !== hash) {

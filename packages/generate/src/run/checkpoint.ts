@@ -11,8 +11,8 @@ export const CHECKPOINT_FILE = 'checkpoint.json';
 type Head = Pick<Checkpoint, 'run_name' | 'dataset' | 'endpoint'>;
 
 export class CheckpointState {
-  private readonly done = new Map<string, CheckpointEntry>();
-  private readonly files = new Map<string, number>();
+  private done = new Map<string, CheckpointEntry>();
+  private files = new Map<string, number>();
   private lastWrite = 0;
   private writing: Promise<void> | undefined;
   /** Calls of add() so far. */
@@ -27,10 +27,13 @@ export class CheckpointState {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** What a resume read back; `stored` when checkpoint.json already holds exactly that. */
-  public restore(done: ReadonlyMap<string, CheckpointEntry>, files: ReadonlyMap<string, number>, stored?: Checkpoint): void {
-    for (const [id, entry] of done) this.done.set(id, entry);
-    for (const [name, bytes] of files) this.files.set(name, bytes);
+  /**
+   * What a resume read back, taken over (not copied: for a large run it is most of what the process
+   * holds); `stored` when checkpoint.json already holds exactly that.
+   */
+  public restore(done: Map<string, CheckpointEntry>, files: Map<string, number>, stored?: Checkpoint): void {
+    this.done = done;
+    this.files = files;
     this.stored = stored === undefined ? undefined : { changes: this.changes, head: headKey(stored) };
   }
 
