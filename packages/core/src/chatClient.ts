@@ -4,6 +4,7 @@
 // a 200 that is no completion is turned into the failure it stands for (surfaceReplyFaults), so the
 // client's one retry policy covers it.
 import type OpenAI from 'openai';
+import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
 import { bufferedBody, nodeHttpFetch, type FetchLike, type HttpFetchOptions } from './httpFetch.js';
 import { isPlainObject } from './plainObject.js';
 import type { Endpoint } from './endpoint.js';
@@ -23,7 +24,20 @@ export interface ChatClientOptions {
   readonly maxConnections?: number;
 }
 
-type Create = OpenAI['chat']['completions']['create'];
+/** What a caller of a model needs: the completion of one chat request (the CLIs never stream). */
+export interface ChatClient {
+  readonly chat: { readonly completions: { create(body: ChatCompletionCreateParamsNonStreaming, options?: OpenAI.RequestOptions): Promise<ChatCompletion> } };
+}
+
+/** A request of the endpoint's client: awaited, the completion; withResponse(), the completion with its HTTP response. */
+export interface ChatRequest extends Promise<ChatCompletion> {
+  withResponse(): Promise<{ data: ChatCompletion; response: Response }>;
+}
+
+/** The endpoint's client (createChatClient): its requests also give their HTTP response (status, rate-limit headers). */
+export interface EndpointChatClient extends ChatClient {
+  readonly chat: { readonly completions: { create(body: ChatCompletionCreateParamsNonStreaming, options?: OpenAI.RequestOptions): ChatRequest } };
+}
 
 /**
  * The chat completions of the endpoint. openai (about 0.1 s of CPU to load) is imported, and the
@@ -31,7 +45,7 @@ type Create = OpenAI['chat']['completions']['create'];
  * run) never loads it. A request is the client's own: awaited it gives the completion, and
  * withResponse() gives it with the HTTP response.
  */
-export function createChatClient(endpoint: Endpoint, options: ChatClientOptions = {}): Pick<OpenAI, 'chat'> {
+export function createChatClient(endpoint: Endpoint, options: ChatClientOptions = {}): EndpointChatClient {
   let client: Promise<OpenAI> | undefined;
   const load = (): Promise<OpenAI> =>
     (client ??= import('openai').then(
@@ -53,7 +67,7 @@ export function createChatClient(endpoint: Endpoint, options: ChatClientOptions 
           logLevel: 'off',
         }),
     ));
-  const create = (body: Parameters<Create>[0], requestOptions?: Parameters<Create>[1]): Promise<unknown> => {
+  const create = (body: ChatCompletionCreateParamsNonStreaming, requestOptions?: OpenAI.RequestOptions): ChatRequest => {
     // Wrapped, so that the client's request is not awaited (and its reply parsed) by this promise.
     const request = load().then((openai) => ({ reply: openai.chat.completions.create(body, requestOptions) }));
     const completion = request.then(({ reply }) => reply);
@@ -61,7 +75,7 @@ export function createChatClient(endpoint: Endpoint, options: ChatClientOptions 
     completion.catch(() => undefined);
     return Object.assign(completion, { withResponse: () => request.then(({ reply }) => reply.withResponse()) });
   };
-  return { chat: { completions: { create } } } as unknown as Pick<OpenAI, 'chat'>;
+  return { chat: { completions: { create } } };
 }
 
 /** The URL of an API path under the base URL, joined as the client joins it. */
@@ -79,7 +93,8 @@ export function endpointFetch(endpoint: Pick<Endpoint, 'proxy'>, options: HttpFe
   return async (input, init) => {
     undici ??= import('undici').then(({ fetch, ProxyAgent }) => ({ fetch, dispatcher: new ProxyAgent(proxy) }));
     const { fetch, dispatcher } = await undici;
-    return fetch(input as Parameters<typeof fetch>[0], { ...(init as Parameters<typeof fetch>[1]), dispatcher }) as unknown as Promise<Response>;
+    // undici 7's Request/Response types and @types/node's (undici-types 6) describe the same fetch API.
+    return fetch(input as Parameters<typeof fetch>[0], { ...(init as Parameters<typeof fetch>[1]), dispatcher }) as Promise<Response>;
   };
 }
 

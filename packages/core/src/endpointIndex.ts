@@ -26,5 +26,7 @@ export {
   endpointFetch,
   endpointUrl,
   retryAfterMs,
+  type ChatClient,
+  type EndpointChatClient,
 } from './chatClient.js';
 export type { FetchLike } from './httpFetch.js';

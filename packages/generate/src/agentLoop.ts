@@ -7,7 +7,7 @@
 // trajectory, and the caller reports it (promptFailure.ts). api_calls counts answered model calls
 // of the main loop only (docs/rules.md#completed-partial-and-api_calls): not transport retries, not the summary call.
 import type { ChatMessage, ToolDefinition, Usage } from '@hermes-datagen/core';
-import type OpenAI from 'openai';
+import type { ChatClient } from '@hermes-datagen/core/endpoint';
 import { APIConnectionTimeoutError } from 'openai/core/error';
 import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
 import { MAX_TURNS_MESSAGE, summaryMessage } from './maxTurns.js';
@@ -28,8 +28,8 @@ export const DEFAULT_REQUEST_TIMEOUT_S = 120;
  */
 const CUT_OFF = /^(length|content_filter|error)$|malformed|refusal|safety|recitation|blocklist|prohibited/i;
 
-/** The part of the OpenAI client the loop uses. */
-export type ChatClient = Pick<OpenAI, 'chat'>;
+/** The model client the loop calls (core's: a client of the endpoint, maybe rate-limited and traced). */
+export type { ChatClient };
 
 export interface AgentInput {
   readonly prompt: string;

@@ -6,7 +6,7 @@
 // the limiter sees a provider's real wait and can tell a rate limit from an exhausted quota.
 import { setTimeout as delay } from 'node:timers/promises';
 import { APIConnectionError, APIError, APIUserAbortError } from 'openai/core/error';
-import type { ChatClient } from '../agentLoop.js';
+import type { ChatClient, EndpointChatClient } from '@hermes-datagen/core/endpoint';
 import type { RateLimiter } from './rateLimiter.js';
 
 /** Attempts after the first, like the client's default. */
@@ -20,9 +20,9 @@ export interface LimitedClientOptions {
   readonly sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
 }
 
-export function limitedClient(inner: ChatClient, limiter: RateLimiter, options: LimitedClientOptions): ChatClient {
+export function limitedClient(inner: EndpointChatClient, limiter: RateLimiter, options: LimitedClientOptions): ChatClient {
   const sleep = options.sleep ?? ((ms: number, signal: AbortSignal) => delay(ms, undefined, { signal }));
-  const create = async (body: CreateParams[0], requestOptions: CreateParams[1] = {}): Promise<unknown> => {
+  const create = async (body: CreateParams[0], requestOptions: CreateParams[1] = {}) => {
     const signal = requestOptions.signal ?? new AbortController().signal;
     const estimate = limiter.countsTokens ? estimateTokens(body) : 0;
     for (let attempt = 0; ; attempt += 1) {
@@ -39,7 +39,7 @@ export function limitedClient(inner: ChatClient, limiter: RateLimiter, options: 
       }
     }
   };
-  return { chat: { completions: { create } } } as unknown as ChatClient;
+  return { chat: { completions: { create } } };
 }
 
 /** What the client would retry: no answer, 408, 409, 429, 5xx (or the server's x-should-retry). */

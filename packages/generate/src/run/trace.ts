@@ -28,10 +28,10 @@ export function traceUser(trace: RequestTrace): string {
 export function tracedClient(inner: ChatClient, trace: RequestTrace): ChatClient {
   const user = traceUser(trace);
   const header = traceHeader(trace);
-  const create = (body: CreateParams[0], options: CreateParams[1] = {}): unknown =>
+  const create = (body: CreateParams[0], options: CreateParams[1] = {}) =>
     inner.chat.completions.create(
       { ...body, user },
       { ...options, headers: { ...(options.headers as Record<string, string> | undefined), [TRACE_HEADER]: header } },
     );
-  return { chat: { completions: { create } } } as unknown as ChatClient;
+  return { chat: { completions: { create } } };
 }
