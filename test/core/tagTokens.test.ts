@@ -6,6 +6,7 @@ import { parseGptValue, splitTagBlocks, tagTokens } from '@hermes-datagen/core';
 import { JsonNumber } from '@hermes-datagen/core/internal/losslessJson.js';
 import { createRng } from '@hermes-datagen/core/internal/rng.js';
 import type { TagSegment } from '@hermes-datagen/core/internal/tagBlocks.js';
+import { randomText } from '../util/randomText.js';
 
 /** splitTagBlocks as it was before tagTokens: indexOf for each tag's next open, depth-counted close. */
 function indexOfSplit(text: string, tags: readonly string[]): TagSegment[] {
@@ -102,17 +103,12 @@ const TRICKY = [
   '<thinking>x</thinking><think>y</think>',
 ];
 
-function randomText(rng: () => number): string {
-  let text = '';
-  const length = Math.floor(rng() * 14);
-  for (let i = 0; i < length; i++) text += PIECES[Math.floor(rng() * PIECES.length)];
-  return text;
-}
+const randomTagText = (rng: () => number): string => randomText(rng, PIECES, 14);
 
 describe('tagTokens', () => {
   it('finds what a regex over every spelling finds, in tricky and random texts', () => {
     const rng = createRng(11);
-    const texts = [...TRICKY, ...Array.from({ length: 3000 }, () => randomText(rng))];
+    const texts = [...TRICKY, ...Array.from({ length: 3000 }, () => randomTagText(rng))];
     for (const tags of TAG_SETS) {
       const differs = texts.find((text) => !isDeepStrictEqual(tagTokens(text, tags), regexTokens(text, tags)));
       expect(differs === undefined ? undefined : tagTokens(differs, tags)).toEqual(differs === undefined ? undefined : regexTokens(differs, tags));
@@ -130,7 +126,7 @@ describe('tagTokens', () => {
 describe('splitTagBlocks over tokens', () => {
   it('splits as the indexOf scan did, with its own tokens or those of more tags', () => {
     const rng = createRng(7);
-    const texts = [...TRICKY, ...Array.from({ length: 3000 }, () => randomText(rng))];
+    const texts = [...TRICKY, ...Array.from({ length: 3000 }, () => randomTagText(rng))];
     for (const tags of TAG_SETS) {
       const withMore = (text: string) => tagTokens(text, [...new Set([...tags, ...ALL])]);
       const differs = texts.find(
@@ -146,7 +142,7 @@ describe('splitTagBlocks over tokens', () => {
 
   it('parseGptValue reads the same with the tokens of all four markup tags (big integers, forged tags, unclosed think)', () => {
     const rng = createRng(3);
-    const texts = [...TRICKY, ...Array.from({ length: 2000 }, () => randomText(rng))];
+    const texts = [...TRICKY, ...Array.from({ length: 2000 }, () => randomTagText(rng))];
     const differs = texts.find((text) => !isDeepStrictEqual(parseGptValue(text, tagTokens(text, ALL)), parseGptValue(text)));
     expect(differs === undefined ? undefined : parseGptValue(differs, tagTokens(differs, ALL))).toEqual(
       differs === undefined ? undefined : parseGptValue(differs),

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { findSecrets, type Trajectory } from '@hermes-datagen/core';
 import { createRng } from '@hermes-datagen/core/internal/rng.js';
 import { freeFormMayHoldSecret, freeFormText } from '@hermes-datagen/verify/internal/secretScan.js';
+import { randomText } from '../util/randomText.js';
 import { recordFor } from './fixtures.js';
 
 const PIECES = [
@@ -32,12 +33,7 @@ const PIECES = [
   'ABCDEFGHIJ0123456789',
 ];
 
-function text(rng: () => number): string {
-  let out = '';
-  const n = Math.floor(rng() * 6);
-  for (let i = 0; i < n; i++) out += PIECES[Math.floor(rng() * PIECES.length)];
-  return out;
-}
+const text = (rng: () => number): string => randomText(rng, PIECES, 6);
 
 function value(rng: () => number, depth: number): unknown {
   const pick = rng();
@@ -48,9 +44,15 @@ function value(rng: () => number, depth: number): unknown {
   return Object.fromEntries(Array.from({ length: Math.floor(rng() * 3) }, () => [text(rng), value(rng, depth + 1)]));
 }
 
+/** A record whose metadata holds these entries beside the ones every record has (the schema allows more). */
+function withMetadata(extra: Record<string, unknown>, fields: Partial<Trajectory> = {}): Trajectory {
+  const record = recordFor(0, fields);
+  return { ...record, metadata: { ...record.metadata, ...extra } };
+}
+
 function randomRecord(rng: () => number): Trajectory {
   const metadata = Object.fromEntries(Array.from({ length: Math.floor(rng() * 4) }, (_, i) => [`k${i}${text(rng)}`, value(rng, 0)]));
-  return recordFor(0, { id: text(rng) || 'id', toolsets_used: Array.from({ length: Math.floor(rng() * 3) }, () => text(rng)), metadata });
+  return withMetadata(metadata, { id: text(rng) || 'id', toolsets_used: Array.from({ length: Math.floor(rng() * 3) }, () => text(rng)) });
 }
 
 describe('secrets: the free-form fields read field by field', () => {
@@ -74,14 +76,14 @@ describe('secrets: the free-form fields read field by field', () => {
 
   it('a pattern in a nested key, or in an array of a nested object, is not skipped', () => {
     for (const metadata of [{ usage: { 'sk-a1b2c3d4e5f6g7h8i9j0k1l2m3n4': 1 } }, { x: { y: [0, 'hf_a1b2c3d4e5f6g7h8i9j0k1l2m3n4o5p6'] } }]) {
-      const record = recordFor(0, { metadata });
+      const record = withMetadata(metadata);
       expect(findSecrets(freeFormText(record))).toHaveLength(1);
       expect(freeFormMayHoldSecret(record)).toBe(true);
     }
   });
 
   it('a pattern across two fields (a private key block cut at the space) is not skipped', () => {
-    const record = recordFor(0, { metadata: { a: '-----BEGIN RSA PRIVATE', b: 'KEY-----' } });
+    const record = withMetadata({ a: '-----BEGIN RSA PRIVATE', b: 'KEY-----' });
     expect(findSecrets(freeFormText(record))).toHaveLength(1);
     expect(freeFormMayHoldSecret(record)).toBe(true);
   });
