@@ -1,44 +1,38 @@
 import { describe, expect, it } from 'vitest';
 import { PendingWork } from '@hermes-datagen/generate/internal/run/pendingWork.js';
+import { withResolvers, type Resolvers } from '@hermes-datagen/generate/internal/withResolvers.js';
 
 const settle = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
-/** A piece of work the test finishes. */
-function work(): { promise: Promise<void>; finish: () => void; fail: (error: Error) => void } {
-  let finish!: () => void;
-  let fail!: (error: Error) => void;
-  const promise = new Promise<void>((resolve, reject) => {
-    finish = resolve;
-    fail = reject;
-  });
-  return { promise, finish, fail };
+/** Pieces of work the test settles, each added to `pending` (which may hold the caller for a while). */
+async function added(pending: PendingWork, n: number): Promise<Resolvers[]> {
+  const pieces = Array.from({ length: n }, withResolvers);
+  for (const piece of pieces) await pending.add(piece.promise);
+  return pieces;
 }
 
 describe('pending work', () => {
   it('lets its caller go on at once up to the limit, and holds the caller over it until a piece finishes', async () => {
     const pending = new PendingWork(2, () => undefined);
-    const pieces = [work(), work(), work()];
-    await pending.add(pieces[0]!.promise);
-    await pending.add(pieces[1]!.promise);
+    const pieces = [...(await added(pending, 2)), withResolvers()];
     let third = false;
     const adding = pending.add(pieces[2]!.promise).then(() => (third = true));
     await settle();
     expect(third).toBe(false);
-    pieces[1]!.finish();
+    pieces[1]!.resolve();
     await adding;
     expect(third).toBe(true);
   });
 
   it('settles when every piece has finished', async () => {
     const pending = new PendingWork(10, () => undefined);
-    const pieces = [work(), work()];
-    for (const piece of pieces) await pending.add(piece.promise);
+    const pieces = await added(pending, 2);
     let settled = false;
     const done = pending.settled().then(() => (settled = true));
-    pieces[0]!.finish();
+    pieces[0]!.resolve();
     await settle();
     expect(settled).toBe(false);
-    pieces[1]!.finish();
+    pieces[1]!.resolve();
     await done;
     expect(settled).toBe(true);
   });
@@ -46,18 +40,17 @@ describe('pending work', () => {
   it('reports the first failure at once, waits for the other pieces, then rejects with it', async () => {
     const failures: unknown[] = [];
     const pending = new PendingWork(10, (error) => failures.push(error));
-    const pieces = [work(), work(), work()];
-    for (const piece of pieces) await pending.add(piece.promise);
+    const pieces = await added(pending, 3);
     const full = new Error('disk full');
-    pieces[0]!.fail(full);
-    pieces[1]!.fail(new Error('later'));
+    pieces[0]!.reject(full);
+    pieces[1]!.reject(new Error('later'));
     await settle();
     expect(failures).toEqual([full]);
     let outcome: unknown = 'pending';
     const done = pending.settled().catch((error: unknown) => (outcome = error));
     await settle();
     expect(outcome).toBe('pending');
-    pieces[2]!.finish();
+    pieces[2]!.resolve();
     await done;
     expect(outcome).toBe(full);
   });

@@ -5,6 +5,7 @@
 // delay before a finished record counts as done (a kill in it loses only records that --resume runs again).
 import { open, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
+import { withResolvers } from '../withResolvers.js';
 import type { BatchFile } from './batchFiles.js';
 
 export interface GroupCommit {
@@ -89,15 +90,4 @@ export class BatchAppender {
       }
     });
   }
-}
-
-/** Promise.withResolvers, which Node 20 lacks. */
-function withResolvers(): { promise: Promise<void>; resolve: () => void; reject: (error: unknown) => void } {
-  let resolve!: () => void;
-  let reject!: (error: unknown) => void;
-  const promise = new Promise<void>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  return { promise, resolve, reject };
 }
