@@ -11,6 +11,9 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import {
+  addTombstone,
+  addTrajectory,
+  emptySummary,
   ExitCode,
   gptTurnHasReasoning,
   HermesError,
@@ -37,7 +40,7 @@ import { MANIFEST_FILE, writeManifest } from './manifest.js';
 import { recordId, rowHash } from './recordId.js';
 import { PendingWork } from './pendingWork.js';
 import type { RunDirectory } from './runDirectory.js';
-import { unchangedRunOutputs, writeRunOutputs } from './runOutputs.js';
+import { unchangedRunOutputs, writeRunOutputs, type FreshRecords } from './runOutputs.js';
 import type { RateLimiter } from './rateLimiter.js';
 import { inShard, type Shard } from './shard.js';
 import { tracedClient } from './trace.js';
@@ -107,6 +110,11 @@ export async function runBatch(ctx: RunContext, options: BatchRunOptions): Promi
   );
   checkpoint.restore(run.done, run.sizes, run.checkpoint);
   const batches = new Batches(run.dir, (run.files.at(-1)?.num ?? -1) + 1, options.batchSize);
+  // This invocation's records, counted as they are written, so the merge at the end need not parse them
+  // again (runOutputs.ts); given up (the merge reads everything) if a write failed or a key was redacted.
+  const freshFiles = new Set<string>();
+  const fresh: FreshRecords = { files: freshFiles, summary: emptySummary() };
+  let freshExact = true;
   const tally = { written: 0, subAgents: 0, tombstones: 0, skipped: 0, interrupted: 0, records: 0 };
   const failedKinds = new Map<string, number>();
   const failedCount = (): number => [...failedKinds.values()].reduce((sum, n) => sum + n, 0);
@@ -241,12 +249,24 @@ export async function runBatch(ctx: RunContext, options: BatchRunOptions): Promi
       record.metadata.row_hash = job.rowHash;
     }
     const discard = options.discardNoReasoning && !trajectory.conversations.some((turn) => turn.from === 'gpt' && gptTurnHasReasoning(turn.value));
-    const root: Trajectory | Tombstone = discard ? tombstone(job, trajectory) : trajectory;
+    const stone = discard ? tombstone(job, trajectory) : undefined;
+    const root: Trajectory | Tombstone = stone ?? trajectory;
     // Last line of defence: a key the agent read from a file (a copied .env) never reaches the output.
-    const lines = [...subAgents, root].map((record) => redact(JSON.stringify(record), options.secret));
+    const json = [...subAgents, root].map((record) => JSON.stringify(record));
+    const lines = json.map((line) => redact(line, options.secret));
+    if (lines.some((line, i) => line !== json[i])) freshExact = false;
     const file = await batches.appender(job.batch);
     const text = lines.join('\n');
-    await file.append(text);
+    try {
+      await file.append(text);
+    } catch (error) {
+      freshExact = false;
+      throw error;
+    }
+    freshFiles.add(file.file.name);
+    for (const sub of subAgents) addTrajectory(fresh.summary, sub);
+    if (stone) addTombstone(fresh.summary, stone);
+    else addTrajectory(fresh.summary, trajectory);
     const entry = { prompt_index: job.promptIndex, shard: file.file.name, sample: job.sample, row_hash: job.rowHash };
     checkpoint.add(
       [
@@ -323,14 +343,19 @@ export async function runBatch(ctx: RunContext, options: BatchRunOptions): Promi
     const unchanged = tally.written + tally.tombstones === 0 && !run.repaired && files.length === run.files.length;
     const merged =
       (unchanged ? await unchangedRunOutputs(run.dir, files, tally.records) : undefined) ??
-      (await writeRunOutputs(run.dir, files, {
-        run_name: options.runName,
-        distribution: options.distribution,
-        total_prompts: tally.records,
-        batch_size: options.batchSize,
-        model: options.model,
-        duration_seconds: runDuration(run, started),
-      }));
+      (await writeRunOutputs(
+        run.dir,
+        files,
+        {
+          run_name: options.runName,
+          distribution: options.distribution,
+          total_prompts: tally.records,
+          batch_size: options.batchSize,
+          model: options.model,
+          duration_seconds: runDuration(run, started),
+        },
+        freshExact ? fresh : undefined,
+      ));
     await writeManifest(join(run.dir, MANIFEST_FILE), run.manifest);
     const parts = [
       `${tally.written} trajectories (${tally.subAgents} of them by sub-agents) and ${tally.tombstones} tombstones written`,

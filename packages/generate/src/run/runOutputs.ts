@@ -7,7 +7,7 @@ import { statSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { checkSchema, InputError, writeFileAtomicWith, writeJsonAtomic, type JsonObject, type Place } from '@hermes-datagen/core';
-import { addTombstone, addTrajectory, emptySummary, finaliseSummary, type StatisticsSummary } from '@hermes-datagen/core';
+import { addTombstone, addTrajectory, emptySummary, finaliseSummary, mergeSummaries, type StatisticsSummary } from '@hermes-datagen/core';
 import { readBatchFile, type BatchFile } from './batchFiles.js';
 
 export const TRAJECTORIES_FILE = 'trajectories.jsonl';
@@ -30,13 +30,38 @@ export interface MergeResult {
   readonly summary: StatisticsSummary;
 }
 
-export async function writeRunOutputs(dir: string, files: readonly BatchFile[], facts: RunFacts): Promise<MergeResult> {
-  const stats = emptySummary();
+/**
+ * The records this invocation appended, counted as they were written (batchRun.ts): the merge takes
+ * those files' statistics from here and copies their trajectories without parsing them again, which
+ * was most of the run directory's cost per record.
+ */
+export interface FreshRecords {
+  /** Batch files written by this invocation alone, every line of which is counted in `summary`. */
+  readonly files: ReadonlySet<string>;
+  readonly summary: ReturnType<typeof emptySummary>;
+}
+
+/** The start of a tombstone line as batchRun writes one (JSON.stringify of tombstone(): id, prompt_index, discarded). */
+const TOMBSTONE_LINE = /^\{"id":"(?:[^"\\]|\\.)*","prompt_index":\d+,"discarded":/;
+
+export async function writeRunOutputs(dir: string, files: readonly BatchFile[], facts: RunFacts, fresh?: FreshRecords): Promise<MergeResult> {
+  let stats = emptySummary();
   const target = join(dir, TRAJECTORIES_FILE);
   let tombstones = 0;
   const trajectories = await writeFileAtomicWith(target, async (out) => {
     let written = 0;
     for (const file of files) {
+      if (fresh?.files.has(file.name)) {
+        const kept: string[] = [];
+        for (const line of (await readFile(file.path, 'utf8')).split('\n')) {
+          if (line === '') continue;
+          if (TOMBSTONE_LINE.test(line)) tombstones += 1;
+          else kept.push(line);
+        }
+        written += kept.length;
+        if (kept.length > 0) await out.write(`${kept.join('\n')}\n`);
+        continue;
+      }
       const lines = await readBatchFile(file);
       const kept: string[] = [];
       for (const { value, text, place } of lines) {
@@ -53,6 +78,7 @@ export async function writeRunOutputs(dir: string, files: readonly BatchFile[], 
     }
     return written;
   });
+  if (fresh) stats = mergeSummaries(stats, fresh.summary);
   const summary = finaliseSummary(stats);
   await writeJsonAtomic(join(dir, STATISTICS_FILE), {
     run_name: facts.run_name,
