@@ -68,7 +68,7 @@ describe('readLines across chunk boundaries', () => {
 
 describe('readLines --max-line-bytes', () => {
   async function linesOf(bytes: string, maxLineBytes: number): Promise<Line[]> {
-    const [source] = inputSources(['-'], Readable.from([Buffer.from(bytes)]));
+    const [source] = inputSources(['-'], Readable.from([Buffer.from(bytes)]), process.cwd());
     const out: Line[] = [];
     for await (const batch of readLines(source!, { maxLineBytes })) out.push(...batch);
     return out;
