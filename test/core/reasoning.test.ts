@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
-  conversationReasoningStats,
   gptTurnHasReasoning,
   parsedGptHasReasoning,
   parseGptValue,
@@ -11,7 +10,7 @@ import {
   type ToolDefinition,
   type Trajectory,
 } from '@hermes-datagen/core';
-import { assistantHasReasoning, reasoningStats } from '@hermes-datagen/core/internal/reasoning.js';
+import { assistantHasReasoning, conversationReasoningStats, reasoningStats } from '@hermes-datagen/core/internal/reasoning.js';
 
 const fixture = (name: string): string => readFileSync(new URL(`../../fixtures/${name}`, import.meta.url), 'utf8');
 const example = JSON.parse(fixture('hermes-example-messages.json')) as { user_query: string; tools: ToolDefinition[]; messages: ChatMessage[] };
