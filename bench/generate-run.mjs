@@ -27,17 +27,27 @@ const RSS_TARGET_MB = 500;
 const GATEWAY_CONCURRENCY = 512;
 const GATEWAY_LATENCY_MS = 1000;
 const GATEWAY_TARGET = 0.9;
-const USAGE = `usage: node bench/generate-run.mjs [--prompts N] [--gateway-prompts N] [--no-fail]
+const PARTS = ['overhead', 'gateway'];
+const USAGE = `usage: node bench/generate-run.mjs [--prompts N] [--gateway-prompts N] [--only overhead|gateway] [--no-fail]
   --prompts N          prompts of the zero-latency runs (default 10000; 2 model turns each)
   --gateway-prompts N  prompts of the 1 s, --max-concurrency 512 run (default 2048)
+  --only PART          run one part, overhead (with resume) or gateway, and leave the results file as it is
   --no-fail            report a miss without exiting 1`;
 
 function options() {
   const values = parseFlags(
-    { prompts: { type: 'string', default: '10000' }, 'gateway-prompts': { type: 'string', default: '2048' }, 'no-fail': { type: 'boolean', default: false } },
+    {
+      prompts: { type: 'string', default: '10000' },
+      'gateway-prompts': { type: 'string', default: '2048' },
+      only: { type: 'string' },
+      'no-fail': { type: 'boolean', default: false },
+    },
     USAGE,
   );
+  if (values.only !== undefined && !PARTS.includes(values.only))
+    exitWithUsage(`--only takes ${PARTS.join(' or ')} (got ${JSON.stringify(values.only)})\n${USAGE}`);
   return {
+    parts: values.only === undefined ? PARTS : [values.only],
     prompts: wholeNumber('--prompts', values.prompts, 1),
     gatewayPrompts: wholeNumber('--gateway-prompts', values['gateway-prompts'], 1),
     noFail: values['no-fail'],
@@ -109,6 +119,98 @@ function dataset(dir, prompts) {
   );
 }
 
+/** Stream mode against run mode at zero latency, then resume of the finished run: report fields, lines and misses. */
+async function overheadPart(startScriptedEndpoint, dir, opts) {
+  dataset(dir, opts.prompts);
+  const endpoint = await startScriptedEndpoint({ script: SCRIPT, latencyMs: 0, recordRequests: false });
+  process.stderr.write(`bench: generate run mode vs stream mode, ${opts.prompts} prompts, zero latency\n`);
+  const empty = mkdtempSync(join(dir, 'empty-'));
+  dataset(empty, 0);
+  const startup = await generate(endpoint, empty, 0, ['-c', '40']);
+  const stream = await generate(endpoint, dir, opts.prompts, ['-c', '40']);
+  const run = await generate(endpoint, dir, opts.prompts, ['--run-name', 'bench', '--batch-size', '10', '--num-workers', '4']);
+  const resume = await generate(endpoint, dir, opts.prompts, ['--run-name', 'bench', '--batch-size', '10', '--num-workers', '4', '--resume']);
+  await endpoint.close();
+  for (const [name, result, expected] of [
+    ['stream', stream, opts.prompts],
+    ['run', run, opts.prompts],
+    ['resume', resume, 0],
+  ]) {
+    if (result.records !== expected) throw new Error(`${name}: expected ${expected} records on stdout, got ${result.records}`);
+  }
+  const turns = opts.prompts * 2;
+  const perTurn = (result) => ((result.cpuS - startup.cpuS) * 1000) / turns;
+  const report = {
+    startupCpuS: startup.cpuS,
+    stream: { ...stream, promptsPerS: opts.prompts / stream.wallS, cpuMsPerTurn: perTurn(stream) },
+    run: { ...run, promptsPerS: opts.prompts / run.wallS, cpuMsPerTurn: perTurn(run) },
+    overhead: { cpuPerTurn: perTurn(run) / perTurn(stream) - 1, wall: run.wallS / stream.wallS - 1, target: OVERHEAD_TARGET },
+    resume: { ...resume, shareOfRun: resume.wallS / run.wallS, target: RESUME_TARGET },
+  };
+  const lines = [
+    `${opts.prompts} prompts x 2 turns, zero latency, 40 at once`,
+    `stream:  ${report.stream.promptsPerS.toFixed(0)} prompts/s, ${report.stream.cpuMsPerTurn.toFixed(2)} ms CPU per turn, peak RSS ${stream.peakRssMb} MB`,
+    `run:     ${report.run.promptsPerS.toFixed(0)} prompts/s, ${report.run.cpuMsPerTurn.toFixed(2)} ms CPU per turn, peak RSS ${run.peakRssMb} MB`,
+    `overhead of the run directory: ${pct(report.overhead.cpuPerTurn)} CPU per turn, ${pct(report.overhead.wall)} wall (target <= ${pct(OVERHEAD_TARGET)} CPU)`,
+    `resume of the finished run: ${resume.wallS.toFixed(2)} s = ${pct(report.resume.shareOfRun)} of the run's ${run.wallS.toFixed(1)} s (target < ${pct(RESUME_TARGET)})`,
+  ];
+  const misses = [
+    ...(report.overhead.cpuPerTurn > OVERHEAD_TARGET
+      ? [`run-directory overhead ${pct(report.overhead.cpuPerTurn)} CPU per turn is over ${pct(OVERHEAD_TARGET)}`]
+      : []),
+    ...(report.resume.shareOfRun >= RESUME_TARGET ? [`resume took ${pct(report.resume.shareOfRun)} of the run`] : []),
+    ...([stream, run].some((r) => r.peakRssMb >= RSS_TARGET_MB) ? [`a peak RSS reached ${RSS_TARGET_MB} MB`] : []),
+  ];
+  return { report, lines, misses };
+}
+
+/** Run mode at --max-concurrency 512 against 1 s replies: report fields, lines and misses. */
+async function gatewayPart(startScriptedEndpoint, dir, opts) {
+  process.stderr.write(
+    `bench: generate run mode at gateway scale, ${opts.gatewayPrompts} prompts, ${GATEWAY_LATENCY_MS} ms, --max-concurrency ${GATEWAY_CONCURRENCY}\n`,
+  );
+  const endpoint = await startScriptedEndpoint({ script: SCRIPT, latencyMs: GATEWAY_LATENCY_MS, recordRequests: false });
+  const gatewayDir = mkdtempSync(join(dir, 'gateway-'));
+  dataset(gatewayDir, opts.gatewayPrompts);
+  const gateway = await generate(endpoint, gatewayDir, opts.gatewayPrompts, [
+    '--run-name',
+    'gateway',
+    '--batch-size',
+    '64',
+    '--num-workers',
+    '8',
+    '--max-concurrency',
+    String(GATEWAY_CONCURRENCY),
+  ]);
+  await endpoint.close();
+  if (gateway.records !== opts.gatewayPrompts) throw new Error(`gateway: expected ${opts.gatewayPrompts} records on stdout, got ${gateway.records}`);
+  const gatewayIdeal = GATEWAY_CONCURRENCY / (GATEWAY_LATENCY_MS / 1000);
+  const calls = opts.gatewayPrompts * 2;
+  // Process start and exit included: a lower bound on the steady rate.
+  const gatewayShare = calls / gateway.wallS / gatewayIdeal;
+  const report = {
+    gateway: {
+      ...gateway,
+      latencyMs: GATEWAY_LATENCY_MS,
+      idealCallsPerS: gatewayIdeal,
+      callsPerS: calls / gateway.wallS,
+      cpuMsPerCall: (gateway.cpuS * 1000) / calls,
+      share: gatewayShare,
+      target: GATEWAY_TARGET,
+    },
+  };
+  const lines = [
+    `gateway: ${calls} calls at ${GATEWAY_LATENCY_MS} ms, --max-concurrency ${GATEWAY_CONCURRENCY}: ${report.gateway.callsPerS.toFixed(0)} calls/s of ${gatewayIdeal} = ${gatewayShare.toFixed(3)} counting process start (target >= ${GATEWAY_TARGET}), ${report.gateway.cpuMsPerCall.toFixed(2)} ms CPU per call (start included), peak RSS ${gateway.peakRssMb} MB`,
+  ];
+  const misses = [
+    ...(gatewayShare < GATEWAY_TARGET ? [`gateway share ${gatewayShare.toFixed(3)} is under ${GATEWAY_TARGET}`] : []),
+    ...(gateway.peakRssMb >= RSS_TARGET_MB ? [`the gateway run's peak RSS reached ${RSS_TARGET_MB} MB`] : []),
+  ];
+  return { report, lines, misses };
+}
+
+const pct = (x) => `${(x * 100).toFixed(1)}%`;
+
 async function main() {
   const opts = options();
   if (!existsSync(TESTKIT) || !existsSync(`${ROOT}packages/generate/dist/main.js`)) exitWithUsage('packages are not built: run `npx tsc -b` first');
@@ -116,87 +218,29 @@ async function main() {
   const loadBefore = loadavg();
   const dir = mkdtempSync(join(tmpdir(), 'hermes-bench-run-'));
   try {
-    dataset(dir, opts.prompts);
-    let endpoint = await startScriptedEndpoint({ script: SCRIPT, latencyMs: 0, recordRequests: false });
-    process.stderr.write(`bench: generate run mode vs stream mode, ${opts.prompts} prompts, zero latency\n`);
-    const empty = mkdtempSync(join(dir, 'empty-'));
-    dataset(empty, 0);
-    const startup = await generate(endpoint, empty, 0, ['-c', '40']);
-    const stream = await generate(endpoint, dir, opts.prompts, ['-c', '40']);
-    const run = await generate(endpoint, dir, opts.prompts, ['--run-name', 'bench', '--batch-size', '10', '--num-workers', '4']);
-    const resume = await generate(endpoint, dir, opts.prompts, ['--run-name', 'bench', '--batch-size', '10', '--num-workers', '4', '--resume']);
-    await endpoint.close();
-    for (const [name, result, expected] of [
-      ['stream', stream, opts.prompts],
-      ['run', run, opts.prompts],
-      ['resume', resume, 0],
-    ]) {
-      if (result.records !== expected) throw new Error(`${name}: expected ${expected} records on stdout, got ${result.records}`);
-    }
-    const turns = opts.prompts * 2;
-    const perTurn = (result) => ((result.cpuS - startup.cpuS) * 1000) / turns;
-
-    process.stderr.write(
-      `bench: generate run mode at gateway scale, ${opts.gatewayPrompts} prompts, ${GATEWAY_LATENCY_MS} ms, --max-concurrency ${GATEWAY_CONCURRENCY}\n`,
-    );
-    endpoint = await startScriptedEndpoint({ script: SCRIPT, latencyMs: GATEWAY_LATENCY_MS, recordRequests: false });
-    const gatewayDir = mkdtempSync(join(dir, 'gateway-'));
-    dataset(gatewayDir, opts.gatewayPrompts);
-    const gateway = await generate(endpoint, gatewayDir, opts.gatewayPrompts, [
-      '--run-name',
-      'gateway',
-      '--batch-size',
-      '64',
-      '--num-workers',
-      '8',
-      '--max-concurrency',
-      String(GATEWAY_CONCURRENCY),
-    ]);
-    await endpoint.close();
-    const gatewayIdeal = GATEWAY_CONCURRENCY / (GATEWAY_LATENCY_MS / 1000);
-    // Process start and exit included: a lower bound on the steady rate.
-    const gatewayShare = (opts.gatewayPrompts * 2) / gateway.wallS / gatewayIdeal;
-
+    const parts = { overhead: overheadPart, gateway: gatewayPart };
+    const results = [];
+    for (const part of opts.parts) results.push(await parts[part](startScriptedEndpoint, dir, opts));
     const report = {
       date: new Date().toISOString(),
       node: process.version,
       machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? null, loadBefore, loadAfter: loadavg() },
-      startupCpuS: startup.cpuS,
-      stream: { ...stream, promptsPerS: opts.prompts / stream.wallS, cpuMsPerTurn: perTurn(stream) },
-      run: { ...run, promptsPerS: opts.prompts / run.wallS, cpuMsPerTurn: perTurn(run) },
-      overhead: { cpuPerTurn: perTurn(run) / perTurn(stream) - 1, wall: run.wallS / stream.wallS - 1, target: OVERHEAD_TARGET },
-      resume: { ...resume, shareOfRun: resume.wallS / run.wallS, target: RESUME_TARGET },
-      gateway: {
-        ...gateway,
-        latencyMs: GATEWAY_LATENCY_MS,
-        idealCallsPerS: gatewayIdeal,
-        callsPerS: (opts.gatewayPrompts * 2) / gateway.wallS,
-        share: gatewayShare,
-        target: GATEWAY_TARGET,
-      },
+      ...Object.assign({}, ...results.map((result) => result.report)),
     };
-    mkdirSync(`${ROOT}bench/results`, { recursive: true });
-    writeFileSync(RESULTS, `${JSON.stringify(report, null, 2)}\n`);
-    const pct = (x) => `${(x * 100).toFixed(1)}%`;
+    // A one-part run is for iterating: bench/results-md.mjs reads every part from the results file.
+    const complete = opts.parts.length === PARTS.length;
+    if (complete) {
+      mkdirSync(`${ROOT}bench/results`, { recursive: true });
+      writeFileSync(RESULTS, `${JSON.stringify(report, null, 2)}\n`);
+    }
     process.stdout.write(
       `${[
-        `hermes-generate run mode, load average ${loadBefore.map((v) => v.toFixed(1)).join(' ')} on ${cpus().length} CPUs, ${opts.prompts} prompts x 2 turns, zero latency, 40 at once`,
-        `stream:  ${report.stream.promptsPerS.toFixed(0)} prompts/s, ${report.stream.cpuMsPerTurn.toFixed(2)} ms CPU per turn, peak RSS ${stream.peakRssMb} MB`,
-        `run:     ${report.run.promptsPerS.toFixed(0)} prompts/s, ${report.run.cpuMsPerTurn.toFixed(2)} ms CPU per turn, peak RSS ${run.peakRssMb} MB`,
-        `overhead of the run directory: ${pct(report.overhead.cpuPerTurn)} CPU per turn, ${pct(report.overhead.wall)} wall (target <= ${pct(OVERHEAD_TARGET)} CPU)`,
-        `resume of the finished run: ${resume.wallS.toFixed(2)} s = ${pct(report.resume.shareOfRun)} of the run's ${run.wallS.toFixed(1)} s (target < ${pct(RESUME_TARGET)})`,
-        `gateway: ${opts.gatewayPrompts * 2} calls at ${GATEWAY_LATENCY_MS} ms, --max-concurrency ${GATEWAY_CONCURRENCY}: ${report.gateway.callsPerS.toFixed(0)} calls/s of ${gatewayIdeal} = ${gatewayShare.toFixed(3)} counting process start (target >= ${GATEWAY_TARGET}), peak RSS ${gateway.peakRssMb} MB`,
-        `written to ${RESULTS.slice(ROOT.length)}`,
+        `hermes-generate run mode, load average ${loadBefore.map((v) => v.toFixed(1)).join(' ')} on ${cpus().length} CPUs`,
+        ...results.flatMap((result) => result.lines),
+        complete ? `written to ${RESULTS.slice(ROOT.length)}` : `(--only ${opts.parts[0]}: ${RESULTS.slice(ROOT.length)} left as it was)`,
       ].join('\n')}\n`,
     );
-    const misses = [
-      ...(report.overhead.cpuPerTurn > OVERHEAD_TARGET
-        ? [`run-directory overhead ${pct(report.overhead.cpuPerTurn)} CPU per turn is over ${pct(OVERHEAD_TARGET)}`]
-        : []),
-      ...(report.resume.shareOfRun >= RESUME_TARGET ? [`resume took ${pct(report.resume.shareOfRun)} of the run`] : []),
-      ...([stream, run, gateway].some((r) => r.peakRssMb >= RSS_TARGET_MB) ? [`a peak RSS reached ${RSS_TARGET_MB} MB`] : []),
-      ...(gatewayShare < GATEWAY_TARGET ? [`gateway share ${gatewayShare.toFixed(3)} is under ${GATEWAY_TARGET}`] : []),
-    ];
+    const misses = results.flatMap((result) => result.misses);
     if (misses.length > 0 && !opts.noFail) {
       process.stderr.write(misses.map((miss) => `bench: ${miss}\n`).join(''));
       process.exitCode = 1;
