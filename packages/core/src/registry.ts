@@ -32,6 +32,8 @@ export interface ToolRegistry {
   readonly toolsets: readonly string[];
   /** True for a toolset, a legacy alias of one (`web_tools`), `all` or `*`. */
   hasToolset(name: string): boolean;
+  /** Throws a UsageError listing the valid toolsets unless hasToolset(name). */
+  checkToolset(name: string): void;
   /** The sorted tool names of the toolsets, includes expanded; throws on an unknown toolset. */
   toolsOf(toolsets: readonly string[]): string[];
   /** Distribution names, in the file's order. */
@@ -125,12 +127,14 @@ class Registry implements ToolRegistry {
     return isAll(name) || this.toolsOfToolset.has(this.canonical(name));
   }
 
+  public checkToolset(name: string): void {
+    if (!this.hasToolset(name)) throw new UsageError(`unknown toolset "${name}"; valid toolsets: ${[...this.toolsets, ...ALL_TOOLSETS].join(', ')}`);
+  }
+
   public toolsOf(toolsets: readonly string[]): string[] {
     const tools = new Set<string>();
     for (const toolset of toolsets) {
-      if (!this.hasToolset(toolset)) {
-        throw new UsageError(`unknown toolset "${toolset}"; valid toolsets: ${[...this.toolsets, ...ALL_TOOLSETS].join(', ')}`);
-      }
+      this.checkToolset(toolset);
       for (const tool of this.expand(toolset)) tools.add(tool);
     }
     return [...tools].sort();

@@ -19,7 +19,7 @@ export type ToolsetChoice = ToolsetSelection & { readonly seed: number };
  * unknown name is a UsageError that lists the valid ones (the registry's own messages).
  */
 export function selectToolsets(
-  registry: Pick<ToolRegistry, 'toolsOf' | 'distribution'>,
+  registry: Pick<ToolRegistry, 'checkToolset' | 'distribution'>,
   flags: { readonly toolsets?: string | undefined; readonly distribution: string },
 ): ToolsetSelection {
   if (flags.toolsets === undefined) return { distribution: registry.distribution(flags.distribution) };
@@ -27,8 +27,7 @@ export function selectToolsets(
     .split(',')
     .map((name) => name.trim())
     .filter((name) => name !== '');
-  // The registry checks toolset names (aliases and `all` included) by expanding them; each prompt expands them again for its tools.
-  registry.toolsOf(forced);
+  for (const name of forced) registry.checkToolset(name);
   return { forced };
 }
 
