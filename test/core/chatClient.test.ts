@@ -1,13 +1,13 @@
 // The chat client against real HTTP servers on 127.0.0.1: a Retry-After far beyond the cap is cut to
-// the cap, the client's own retries are bounded, nothing comes from process.env behind the endpoint's
-// back, and a proxy variable is honoured.
+// the cap, the client's own retries are bounded, errors are openai's classes, a per-attempt timeout and
+// an abort end a request, nothing comes from process.env behind the endpoint's back, and a proxy
+// variable is honoured.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { APIError, RateLimitError } from 'openai';
+import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError, InternalServerError, NotFoundError, RateLimitError } from 'openai';
 import { createChatClient, embeddedErrorStatus, REPLY_FAULT_HEADER, resolveEndpoint, retryAfterMs, type Endpoint } from '@hermes-datagen/core/endpoint';
-import { cappedRetryHeaders, surfaceReplyFaults } from '@hermes-datagen/core/internal/chatClient.js';
-import { nodeHttpFetch, type FetchLike } from '@hermes-datagen/core/internal/httpFetch.js';
+import { retryWaitMs } from '@hermes-datagen/core/internal/chatClient.js';
 
 const KEY = 'sk-hermes-FAKE-client-5555555555';
 
@@ -184,19 +184,17 @@ describe('createChatClient', () => {
   });
 });
 
-describe('cappedRetryHeaders', () => {
+describe('retryWaitMs', () => {
   const now = Date.parse('2026-01-01T00:00:00Z');
+  const limited = (headers: Record<string, string>): RateLimitError => new RateLimitError(429, undefined, 'slow down', new Headers(headers));
 
-  it('leaves waits within the cap, and responses without them, alone', () => {
-    expect(cappedRetryHeaders(new Headers({ 'retry-after': '2', 'retry-after-ms': '1500' }), 30_000, now)).toBeUndefined();
-    expect(cappedRetryHeaders(new Headers({ 'content-type': 'application/json' }), 30_000, now)).toBeUndefined();
-  });
-
-  it('brings each header down to the cap, keeping the others', () => {
-    const capped = cappedRetryHeaders(new Headers({ 'retry-after': '120', 'retry-after-ms': '90000', 'x-request-id': 'r1' }), 30_000, now);
-    expect(capped?.get('retry-after')).toBe('30');
-    expect(capped?.get('retry-after-ms')).toBe('30000');
-    expect(capped?.get('x-request-id')).toBe('r1');
+  it("waits what the server asks, up to the cap; without a Retry-After, openai's jittered backoff", () => {
+    expect(retryWaitMs(limited({ 'retry-after': '2' }), 0, 30_000)).toBe(2000);
+    expect(retryWaitMs(limited({ 'retry-after-ms': '1500', 'retry-after': '9' }), 0, 30_000)).toBe(1500);
+    expect(retryWaitMs(limited({ 'retry-after': '120' }), 0, 30_000)).toBe(30_000);
+    expect(retryWaitMs(limited({ 'retry-after-ms': '90000' }), 0, 30_000)).toBe(30_000);
+    expect([0, 1, 2, 5].map((attempt) => retryWaitMs(limited({}), attempt, 30_000, () => 0))).toEqual([500, 1000, 2000, 8000]);
+    expect(retryWaitMs(new APIConnectionError({ message: undefined }), 1, 30_000, () => 1)).toBe(750);
   });
 
   it('reads seconds and HTTP dates', () => {
@@ -275,40 +273,96 @@ describe('createChatClient, a 200 that is no completion', () => {
   });
 });
 
-describe('surfaceReplyFaults over nodeHttpFetch', () => {
-  /** The wrapped fetch, and the last response the inner fetch gave it. */
-  function wrapped(): { fetch: FetchLike; inner: () => Response | undefined } {
-    const base = nodeHttpFetch();
-    let last: Response | undefined;
-    return {
-      fetch: surfaceReplyFaults(async (input, init) => (last = await base(input, init))),
-      inner: () => last,
-    };
+describe('createChatClient, what comes back', () => {
+  /** Answers each request as `answer` says, counting them; keeps the last request's headers. */
+  async function server(answer: (n: number, res: ServerResponse) => void): Promise<{ url: string; seen: IncomingMessage['headers'][] }> {
+    const seen: IncomingMessage['headers'][] = [];
+    const port = await listen(
+      createServer((req, res) => {
+        req.resume();
+        req.on('end', () => {
+          seen.push(req.headers);
+          answer(seen.length, res);
+        });
+      }),
+    );
+    return { url: `http://127.0.0.1:${port}/v1`, seen };
   }
 
-  it('passes a completion on as the very response that came, its body unread (no second response is built)', async () => {
-    const { url } = await bodiesServer([JSON.stringify(COMPLETION)]);
-    const { fetch, inner } = wrapped();
-    const response = await fetch(`${url}/chat/completions`, { method: 'POST', body: '{}' });
-    expect(response).toBe(inner());
-    expect(response.bodyUsed).toBe(false);
-    expect(await response.json()).toEqual(COMPLETION);
+  it("gives the completion with its status and headers, and sends the request's own headers beside the client's", async () => {
+    const { url, seen } = await server((_, res) =>
+      res.writeHead(200, { 'content-type': 'application/json', 'x-ratelimit-remaining-requests': '7' }).end(JSON.stringify(COMPLETION)),
+    );
+    const endpoint = await endpointAt(url);
+    const reply = await createChatClient(endpoint)
+      .chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'ping' }] }, { headers: { 'X-Hermes-Trace': 'run=r' } })
+      .withResponse();
+    expect(reply.data).toEqual(COMPLETION);
+    expect(reply.status).toBe(200);
+    expect(reply.headers.get('X-RateLimit-Remaining-Requests')).toBe('7');
+    expect(reply.headers.get('retry-after')).toBeNull();
+    expect(seen[0]).toMatchObject({ 'x-hermes-trace': 'run=r', authorization: `Bearer ${KEY}`, 'content-type': 'application/json' });
   });
 
-  it('reads the held bytes as Response.text() would: a leading byte order mark is no fault', async () => {
-    const { url } = await bodiesServer([`\ufeff${JSON.stringify(COMPLETION)}`]);
-    const { fetch } = wrapped();
-    const response = await fetch(`${url}/chat/completions`, { method: 'POST', body: '{}' });
-    expect(response.status).toBe(200);
-    expect(response.headers.get(REPLY_FAULT_HEADER)).toBeNull();
+  it('reads a reply as Response.text() would: a leading byte order mark is no fault', async () => {
+    const { url } = await server((_, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(`\ufeff${JSON.stringify(COMPLETION)}`));
+    expect(await ping(await endpointAt(url), { maxRetries: 0 })).toEqual(COMPLETION);
   });
 
-  it('still turns a body cut short into a 502 from the held bytes', async () => {
-    const { url } = await bodiesServer([JSON.stringify(COMPLETION).slice(0, 40)]);
-    const { fetch, inner } = wrapped();
-    const response = await fetch(`${url}/chat/completions`, { method: 'POST', body: '{}' });
-    expect(response).not.toBe(inner());
-    expect(response.status).toBe(502);
-    expect(response.headers.get(REPLY_FAULT_HEADER)).toBe('malformed');
+  it('makes an error status the APIError subclass openai makes, with its body and headers, not retried when the server says so', async () => {
+    const { url, seen } = await server((n, res) =>
+      n === 1
+        ? res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'no such model', code: 'model_not_found' } }))
+        : res.writeHead(503, { 'x-should-retry': 'false' }).end('upstream down'),
+    );
+    const endpoint = await endpointAt(url);
+    const missing = await ping(endpoint, { maxRetries: 2 }).catch((e: unknown) => e);
+    expect(missing).toBeInstanceOf(NotFoundError);
+    expect((missing as NotFoundError).error).toMatchObject({ code: 'model_not_found' });
+    expect((missing as NotFoundError).message).toBe('404 no such model');
+    const down = await ping(endpoint, { maxRetries: 2 }).catch((e: unknown) => e);
+    expect(down).toBeInstanceOf(InternalServerError);
+    expect((down as InternalServerError).message).toBe('503 upstream down');
+    expect((down as InternalServerError).headers?.get('x-should-retry')).toBe('false');
+    expect(seen).toHaveLength(2);
+  });
+
+  it('ends an attempt that gets no answer in time as a timeout, and retries it', async () => {
+    const { url, seen } = await server((n, res) => {
+      if (n > 1) res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(COMPLETION));
+    });
+    const endpoint = await endpointAt(url);
+    const late = await ping(endpoint, { maxRetries: 0, timeoutMs: 50 }).catch((e: unknown) => e);
+    expect(late).toBeInstanceOf(APIConnectionTimeoutError);
+    expect(await ping(endpoint, { maxRetries: 1, timeoutMs: 5000 })).toEqual(COMPLETION);
+    expect(seen).toHaveLength(2);
+  });
+
+  it("ends a request when the caller's signal aborts, during the call or the wait before a retry", async () => {
+    const { url } = await server((n, res) => {
+      if (n > 1) res.writeHead(429, { 'retry-after': '60' }).end();
+    });
+    const endpoint = await endpointAt(url);
+    const client = createChatClient(endpoint, { maxRetries: 2 });
+    const ask = (signal: AbortSignal): Promise<unknown> =>
+      client.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'ping' }] }, { signal }).catch((e: unknown) => e);
+    const hanging = new AbortController();
+    const first = ask(hanging.signal);
+    setTimeout(() => hanging.abort(), 20);
+    expect(await first).toBeInstanceOf(APIUserAbortError);
+    const waiting = new AbortController();
+    const second = ask(waiting.signal);
+    setTimeout(() => waiting.abort(), 50);
+    expect(await second).toBeInstanceOf(APIUserAbortError);
+    expect(await ask(AbortSignal.abort())).toBeInstanceOf(APIUserAbortError);
+  });
+
+  it('makes a refused connection an APIConnectionError whose cause has the code', async () => {
+    const port = await listen(createServer());
+    const url = `http://127.0.0.1:${port}/v1`;
+    await new Promise<void>((done) => servers.pop()?.close(() => done()));
+    const refused = await ping(await endpointAt(url), { maxRetries: 0 }).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(APIConnectionError);
+    expect((refused as APIConnectionError).cause).toMatchObject({ code: 'ECONNREFUSED' });
   });
 });

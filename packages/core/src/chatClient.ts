@@ -1,11 +1,31 @@
-// The OpenAI client every model call uses, built from the resolved endpoint. Two things differ from a
-// plain `new OpenAI()`: nothing is read from process.env behind the endpoint's back, and a server's
-// Retry-After is honoured only up to a cap (openai@6 alone sleeps for whatever the server says), and
-// a 200 that is no completion is turned into the failure it stands for (surfaceReplyFaults), so the
-// client's one retry policy covers it.
-import type OpenAI from 'openai';
+// The model client every model call uses, built from the resolved endpoint: one POST of chat
+// completions to the one endpoint's URL, over the endpoint's transport (node:http, or undici
+// through the endpoint's proxy), with the openai package's types and error classes. It does
+// what openai@6's client did for these calls, less its per-request machinery (header merging,
+// request logging, a Response and Web stream per reply: about 0.6 ms of CPU a call, at hundreds of
+// calls a second the most of a gateway-scale run's CPU; bench/generate-run.mjs):
+// - retries (maxRetries) of a connection failure, a timeout, 408, 409, 429 and 5xx (or as the
+//   server's x-should-retry says), after the server's Retry-After, capped (openai@6 alone sleeps for
+//   whatever the server says), else a jittered exponential backoff;
+// - a timeout per attempt; an abort of the caller's signal is an APIUserAbortError;
+// - an error status is the APIError subclass openai gives it, with the response's headers and body;
+// - a 200 that is no completion is the failure it stands for (a body cut short: 502; an error
+//   object in its place: the status its code names), so the one retry policy covers it;
+// - nothing is read from process.env behind the endpoint's back.
+import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai/core/error';
 import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
-import { bufferedBody, nodeHttpFetch, type FetchLike, type HttpFetchOptions } from './httpFetch.js';
+import { VERSION } from './cli.js';
+import {
+  abortError,
+  fetchHeaders,
+  nodeHttpTransport,
+  transportFetch,
+  TransportTimeoutError,
+  type FetchLike,
+  type HttpFetchOptions,
+  type Transport,
+  type TransportResponse,
+} from './httpFetch.js';
 import { isPlainObject } from './plainObject.js';
 import type { Endpoint } from './endpoint.js';
 
@@ -24,58 +44,215 @@ export interface ChatClientOptions {
   readonly maxConnections?: number;
 }
 
+/** What one request may set beside its body. */
+export interface ChatRequestOptions {
+  readonly signal?: AbortSignal | undefined;
+  /** Per attempt, in ms (the client's timeoutMs otherwise). */
+  readonly timeout?: number | undefined;
+  readonly maxRetries?: number | undefined;
+  /** Sent beside the client's own headers. */
+  readonly headers?: Readonly<Record<string, string>> | undefined;
+}
+
 /** What a caller of a model needs: the completion of one chat request (the CLIs never stream). */
 export interface ChatClient {
-  readonly chat: { readonly completions: { create(body: ChatCompletionCreateParamsNonStreaming, options?: OpenAI.RequestOptions): Promise<ChatCompletion> } };
+  readonly chat: { readonly completions: { create(body: ChatCompletionCreateParamsNonStreaming, options?: ChatRequestOptions): Promise<ChatCompletion> } };
 }
 
-/** A request of the endpoint's client: awaited, the completion; withResponse(), the completion with its HTTP response. */
+/** The headers of a response, read by name (fetch's Headers is one). */
+export interface ResponseHeaders {
+  get(name: string): string | null;
+}
+
+/** A request's completion with the status and headers it came with (rate-limit headers, for one). */
+export interface ChatReply {
+  readonly data: ChatCompletion;
+  readonly status: number;
+  readonly headers: ResponseHeaders;
+}
+
+/** A request of the endpoint's client: awaited, the completion; withResponse(), the completion with its status and headers. */
 export interface ChatRequest extends Promise<ChatCompletion> {
-  withResponse(): Promise<{ data: ChatCompletion; response: Response }>;
+  withResponse(): Promise<ChatReply>;
 }
 
-/** The endpoint's client (createChatClient): its requests also give their HTTP response (status, rate-limit headers). */
+/** The endpoint's client (createChatClient): its requests also give their status and headers. */
 export interface EndpointChatClient extends ChatClient {
-  readonly chat: { readonly completions: { create(body: ChatCompletionCreateParamsNonStreaming, options?: OpenAI.RequestOptions): ChatRequest } };
+  readonly chat: { readonly completions: { create(body: ChatCompletionCreateParamsNonStreaming, options?: ChatRequestOptions): ChatRequest } };
 }
 
-/**
- * The chat completions of the endpoint. openai (about 0.1 s of CPU to load) is imported, and the
- * client made, at the first request, so a process that makes none (a resume with nothing left to
- * run) never loads it. A request is the client's own: awaited it gives the completion, and
- * withResponse() gives it with the HTTP response.
- */
+interface Settings {
+  readonly transport: Transport;
+  readonly url: URL;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly timeoutMs: number;
+  readonly maxRetries: number;
+  readonly retryAfterCapMs: number;
+}
+
+/** The chat completions of the endpoint. */
 export function createChatClient(endpoint: Endpoint, options: ChatClientOptions = {}): EndpointChatClient {
-  let client: Promise<OpenAI> | undefined;
-  const load = (): Promise<OpenAI> =>
-    (client ??= import('openai').then(
-      ({ default: OpenAI }) =>
-        new OpenAI({
-          baseURL: endpoint.baseUrl,
-          apiKey: endpoint.apiKey.reveal(),
-          // Explicit nulls, because undefined would make the client read OPENAI_ORG_ID / OPENAI_PROJECT_ID.
-          organization: null,
-          project: null,
-          adminAPIKey: null,
-          timeout: options.timeoutMs ?? DEFAULT_CHAT_TIMEOUT_MS,
-          maxRetries: options.maxRetries ?? DEFAULT_CHAT_MAX_RETRIES,
-          fetch: capRetryAfter(
-            surfaceReplyFaults(endpointFetch(endpoint, options.maxConnections === undefined ? {} : { maxConnections: options.maxConnections })),
-            options.retryAfterCapMs ?? DEFAULT_RETRY_AFTER_CAP_MS,
-          ),
-          // Its info level logs to stdout, which carries JSONL; failures reach the caller as exceptions anyway.
-          logLevel: 'off',
-        }),
-    ));
-  const create = (body: ChatCompletionCreateParamsNonStreaming, requestOptions?: OpenAI.RequestOptions): ChatRequest => {
-    // Wrapped, so that the client's request is not awaited (and its reply parsed) by this promise.
-    const request = load().then((openai) => ({ reply: openai.chat.completions.create(body, requestOptions) }));
-    const completion = request.then(({ reply }) => reply);
+  const settings: Settings = {
+    transport: endpointTransport(endpoint, options.maxConnections === undefined ? {} : { maxConnections: options.maxConnections }),
+    url: new URL(endpointUrl(endpoint.baseUrl, 'chat/completions')),
+    headers: {
+      accept: 'application/json',
+      'content-type': 'application/json',
+      'user-agent': `hermes-datagen/${VERSION}`,
+      authorization: `Bearer ${endpoint.apiKey.reveal()}`,
+    },
+    timeoutMs: options.timeoutMs ?? DEFAULT_CHAT_TIMEOUT_MS,
+    maxRetries: options.maxRetries ?? DEFAULT_CHAT_MAX_RETRIES,
+    retryAfterCapMs: options.retryAfterCapMs ?? DEFAULT_RETRY_AFTER_CAP_MS,
+  };
+  const create = (body: ChatCompletionCreateParamsNonStreaming, requestOptions: ChatRequestOptions = {}): ChatRequest => {
+    const reply = request(settings, body, requestOptions);
+    const completion = reply.then(({ data }) => data);
     // A caller that asks only withResponse() leaves this one unawaited; its rejection reaches whoever awaits it.
     completion.catch(() => undefined);
-    return Object.assign(completion, { withResponse: () => request.then(({ reply }) => reply.withResponse()) });
+    return Object.assign(completion, { withResponse: () => reply });
   };
   return { chat: { completions: { create } } };
+}
+
+async function request(settings: Settings, body: ChatCompletionCreateParamsNonStreaming, options: ChatRequestOptions): Promise<ChatReply> {
+  const maxRetries = options.maxRetries ?? settings.maxRetries;
+  const payload = Buffer.from(JSON.stringify(body), 'utf8');
+  const headers = options.headers === undefined ? settings.headers : { ...settings.headers, ...options.headers };
+  for (let attempt = 0; ; attempt += 1) {
+    try {
+      return await attemptRequest(settings, payload, headers, options);
+    } catch (error) {
+      if (attempt >= maxRetries || !clientRetries(error)) throw error;
+      await pause(retryWaitMs(error, attempt, settings.retryAfterCapMs), options.signal);
+    }
+  }
+}
+
+async function attemptRequest(settings: Settings, payload: Buffer, headers: Readonly<Record<string, string>>, options: ChatRequestOptions): Promise<ChatReply> {
+  const { signal } = options;
+  if (signal?.aborted) throw new APIUserAbortError();
+  let answer: TransportResponse;
+  try {
+    answer = await settings.transport(settings.url, { method: 'POST', headers, body: payload, signal, timeoutMs: options.timeout ?? settings.timeoutMs });
+  } catch (error) {
+    if (signal?.aborted) throw new APIUserAbortError();
+    // As openai tells a timeout: its own timer, or a network error that says so (connect ETIMEDOUT).
+    if (error instanceof TransportTimeoutError || /timed? ?out/i.test(`${String(error)} ${String((error as Error | undefined)?.cause ?? '')}`)) {
+      throw new APIConnectionTimeoutError();
+    }
+    throw new APIConnectionError({ message: undefined, cause: error instanceof Error ? error : new Error(String(error)) });
+  }
+  return readReply(answer);
+}
+
+/** The reply of an answered request, or the APIError it stands for. */
+function readReply(answer: TransportResponse): ChatReply {
+  const { status } = answer;
+  if (status < 200 || status > 299) throw statusError(answer);
+  const headers = new NodeHeaders(answer.headers);
+  const reply = (data: unknown): ChatReply => ({ data: data as ChatCompletion, status, headers });
+  if (status === 204) return reply(null);
+  const text = withoutBom(answer.body.toString('utf8'));
+  let parsed: { value: unknown } | undefined;
+  if (status === 200 && /^\s*[[{]/.test(text)) {
+    try {
+      parsed = { value: JSON.parse(text) as unknown };
+    } catch (error) {
+      const message = `the endpoint answered 200 with a body that is not valid JSON (${(error as Error).message}; ${text.length} characters, it may have been cut short)`;
+      throw faultError(502, 'malformed', { error: { message, type: 'malformed_reply', body: text.slice(0, 200) } }, answer);
+    }
+    const embedded = embeddedErrorStatus(parsed.value);
+    if (embedded !== undefined) throw faultError(embedded, 'error-in-200', parsed.value, answer);
+  }
+  // As openai reads a reply: JSON by its media type (an empty one is undefined), any other as text.
+  const mediaType = headers.get('content-type')?.split(';')[0]?.trim();
+  if (mediaType === undefined || !(mediaType.includes('application/json') || mediaType.endsWith('+json'))) return reply(text);
+  if (headers.get('content-length') === '0') return reply(undefined);
+  return reply(parsed === undefined ? (JSON.parse(text) as unknown) : parsed.value);
+}
+
+/** The APIError subclass of an error status, with the response's body and headers, as openai makes it. */
+function statusError(answer: TransportResponse): APIError {
+  const text = withoutBom(answer.body.toString('utf8'));
+  const json = safeJson(text);
+  return APIError.generate(answer.status, json, json === undefined ? text : undefined, fetchHeaders(answer.headers));
+}
+
+/** The header a 200 turned into a failure carries: what the endpoint really sent. */
+export const REPLY_FAULT_HEADER = 'x-hermes-reply-fault';
+
+/** A 200 that stands for a failure, as the error of the status it stands for. */
+function faultError(status: number, fault: 'malformed' | 'error-in-200', body: unknown, answer: TransportResponse): APIError {
+  const headers = fetchHeaders(answer.headers);
+  headers.set(REPLY_FAULT_HEADER, fault);
+  // The status decides whether the client retries (a 401 inside a 200 is not retried).
+  headers.delete('x-should-retry');
+  headers.set('content-type', 'application/json');
+  headers.delete('content-length');
+  return APIError.generate(status, body as object, undefined, headers);
+}
+
+function safeJson(text: string): object | undefined {
+  try {
+    return JSON.parse(text) as object;
+  } catch {
+    return undefined;
+  }
+}
+
+/** node:http's header object read like fetch Headers: a repeated header's values joined. */
+class NodeHeaders implements ResponseHeaders {
+  public constructor(private readonly incoming: TransportResponse['headers']) {}
+
+  public get(name: string): string | null {
+    const value = this.incoming[name.toLowerCase()];
+    if (value === undefined) return null;
+    return Array.isArray(value) ? value.join(', ') : value;
+  }
+}
+
+/** What the client retries: no answer, 408, 409, 429, 5xx, or as the server's x-should-retry says; never an abort. */
+export function clientRetries(error: unknown): boolean {
+  if (error instanceof APIUserAbortError) return false;
+  if (error instanceof APIConnectionError) return true;
+  if (!(error instanceof APIError) || error.status === undefined) return false;
+  const header = error.headers?.get('x-should-retry');
+  if (header === 'true') return true;
+  if (header === 'false') return false;
+  return error.status === 408 || error.status === 409 || error.status === 429 || error.status >= 500;
+}
+
+/** The wait before retry `attempt` (0-based): the server's Retry-After up to the cap, else openai's backoff (0.5 s x 2^attempt, at most 8 s, less up to 25% jitter). */
+export function retryWaitMs(error: unknown, attempt: number, capMs: number, random: () => number = Math.random): number {
+  const asked = error instanceof APIError && error.headers ? headerRetryAfterMs(error.headers, Date.now()) : undefined;
+  if (asked !== undefined) return Math.min(asked, capMs);
+  return Math.min(0.5 * 2 ** attempt, 8) * (1 - random() * 0.25) * 1000;
+}
+
+/** retry-after-ms, else Retry-After (seconds or an HTTP date), in ms from now; undefined when absent. */
+export function headerRetryAfterMs(headers: ResponseHeaders, now: number): number | undefined {
+  const millis = Number.parseFloat(headers.get('retry-after-ms') ?? '');
+  if (Number.isFinite(millis)) return Math.max(0, millis);
+  const value = headers.get('retry-after');
+  const ms = value === null ? NaN : retryAfterMs(value, now);
+  return Number.isFinite(ms) ? Math.max(0, ms) : undefined;
+}
+
+/** Waits ms; an abort of the signal ends the wait with an APIUserAbortError. */
+function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    if (signal?.aborted) return reject(new APIUserAbortError());
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      reject(new APIUserAbortError());
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
 }
 
 /** The URL of an API path under the base URL, joined as the client joins it. */
@@ -83,42 +260,38 @@ export function endpointUrl(baseUrl: string, path: string): string {
   return `${baseUrl.replace(/\/+$/, '')}/${path.replace(/^\/+/, '')}`;
 }
 
-/** fetch that goes through the endpoint's proxy when one applies (Node's own fetch ignores proxy variables). */
-export function endpointFetch(endpoint: Pick<Endpoint, 'proxy'>, options: HttpFetchOptions = {}): FetchLike {
-  // node:http costs about a millisecond of CPU less per call than the built-in fetch (httpFetch.ts).
-  if (!endpoint.proxy) return nodeHttpFetch(options);
+/** The HTTP of the endpoint: through its proxy when one applies (Node's own fetch ignores proxy variables), else node:http. */
+export function endpointTransport(endpoint: Pick<Endpoint, 'proxy'>, options: HttpFetchOptions = {}): Transport {
+  if (!endpoint.proxy) return nodeHttpTransport(options);
   const proxy = endpoint.proxy.url.href;
   // undici (about 0.1 s of CPU to load) only when a proxy is in use, at the first request through it.
   let undici: Promise<{ fetch: typeof import('undici').fetch; dispatcher: import('undici').ProxyAgent }> | undefined;
-  return async (input, init) => {
+  return async (url, request) => {
     undici ??= import('undici').then(({ fetch, ProxyAgent }) => ({ fetch, dispatcher: new ProxyAgent(proxy) }));
     const { fetch, dispatcher } = await undici;
-    // undici 7's Request/Response types and @types/node's (undici-types 6) describe the same fetch API.
-    return fetch(input as Parameters<typeof fetch>[0], { ...(init as Parameters<typeof fetch>[1]), dispatcher }) as Promise<Response>;
+    const timeout = request.timeoutMs === undefined ? undefined : AbortSignal.timeout(request.timeoutMs);
+    const signals = [request.signal, timeout].filter((signal): signal is AbortSignal => signal !== undefined);
+    try {
+      const response = await fetch(url, {
+        method: request.method,
+        headers: request.headers,
+        ...(request.body === undefined ? {} : { body: request.body }),
+        ...(signals.length === 0 ? {} : { signal: AbortSignal.any(signals) }),
+        dispatcher,
+      });
+      const body = Buffer.from(await response.arrayBuffer());
+      return { status: response.status, statusText: response.statusText, headers: Object.fromEntries(response.headers), body };
+    } catch (error) {
+      if (request.signal?.aborted) throw abortError(request.signal.reason);
+      if (timeout?.aborted) throw new TransportTimeoutError(request.timeoutMs ?? 0);
+      throw error;
+    }
   };
 }
 
-/** fetch whose responses never ask for a longer wait than capMs (retry-after and retry-after-ms). */
-export function capRetryAfter(inner: FetchLike, capMs: number): FetchLike {
-  return async (input, init) => {
-    const response = await inner(input, init);
-    const headers = cappedRetryHeaders(response.headers, capMs, Date.now());
-    if (!headers) return response;
-    return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
-  };
-}
-
-/** The headers with any wait beyond the cap brought down to it; undefined when none needs it. */
-export function cappedRetryHeaders(headers: Headers, capMs: number, now: number): Headers | undefined {
-  const millis = headers.get('retry-after-ms');
-  const seconds = headers.get('retry-after');
-  const overMillis = millis !== null && Number.parseFloat(millis) > capMs;
-  const overSeconds = seconds !== null && retryAfterMs(seconds, now) > capMs;
-  if (!overMillis && !overSeconds) return undefined;
-  const capped = new Headers(headers);
-  if (overMillis) capped.set('retry-after-ms', String(capMs));
-  if (overSeconds) capped.set('retry-after', String(capMs / 1000));
-  return capped;
+/** fetch that goes through the endpoint's proxy when one applies (for requests other than chat completions). */
+export function endpointFetch(endpoint: Pick<Endpoint, 'proxy'>, options: HttpFetchOptions = {}): FetchLike {
+  return transportFetch(endpointTransport(endpoint, options));
 }
 
 /** A Retry-After value (seconds or an HTTP date) in milliseconds from now; NaN when it is neither. */
@@ -126,50 +299,6 @@ export function retryAfterMs(value: string, now: number): number {
   const trimmed = value.trim();
   if (/^\d+(\.\d+)?$/.test(trimmed)) return Number.parseFloat(trimmed) * 1000;
   return Date.parse(trimmed) - now;
-}
-
-/** The header a response rewritten by surfaceReplyFaults carries: what the endpoint really sent. */
-export const REPLY_FAULT_HEADER = 'x-hermes-reply-fault';
-
-/**
- * fetch whose 200 replies are completions or the failure they stand for. A body cut short or not
- * valid JSON (a connection dropped mid-body, a broken proxy) is an endpoint fault: a 502 the client
- * retries, whose error keeps the start of what came. An error object in place of a completion
- * (`{"error": {"code": 429, …}}`, as some gateways send) gets the status its code names, so a rate
- * limit is retried like a 429; without a status code it is a 502. HTML and other text pass through:
- * no retry mends a base URL that points at a web page.
- */
-export function surfaceReplyFaults(inner: FetchLike): FetchLike {
-  return async (input, init) => {
-    const response = await inner(input, init);
-    if (response.status !== 200) return response;
-    // A body nodeHttpFetch holds is read without consuming it: a completion then goes on as it came.
-    const buffered = bufferedBody(response);
-    const text = buffered === undefined ? await response.text() : withoutBom(buffered.toString('utf8'));
-    const unchanged = (): Response => (buffered === undefined ? rebuilt(text, 200) : response);
-    const rebuilt = (body: string, status: number, fault?: string): Response => {
-      const headers = new Headers(response.headers);
-      if (fault !== undefined) {
-        headers.set(REPLY_FAULT_HEADER, fault);
-        // The status decides whether the client retries (a 401 inside a 200 is not retried).
-        headers.delete('x-should-retry');
-        headers.set('content-type', 'application/json');
-        headers.delete('content-length');
-      }
-      return new Response(body, { status, statusText: fault === undefined ? response.statusText : '', headers });
-    };
-    if (!/^\s*[[{]/.test(text)) return unchanged();
-    let value: unknown;
-    try {
-      value = JSON.parse(text) as unknown;
-    } catch (error) {
-      const message = `the endpoint answered 200 with a body that is not valid JSON (${(error as Error).message}; ${text.length} characters, it may have been cut short)`;
-      return rebuilt(JSON.stringify({ error: { message, type: 'malformed_reply', body: text.slice(0, 200) } }), 502, 'malformed');
-    }
-    const status = embeddedErrorStatus(value);
-    if (status === undefined) return unchanged();
-    return rebuilt(text, status, 'error-in-200');
-  };
 }
 
 /** The text as Response.text() decodes it: UTF-8 without a leading byte order mark. */

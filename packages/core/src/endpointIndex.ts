@@ -21,12 +21,17 @@ export {
   DEFAULT_CHAT_MAX_RETRIES,
   DEFAULT_RETRY_AFTER_CAP_MS,
   REPLY_FAULT_HEADER,
+  clientRetries,
   createChatClient,
   embeddedErrorStatus,
   endpointFetch,
   endpointUrl,
+  headerRetryAfterMs,
   retryAfterMs,
   type ChatClient,
+  type ChatReply,
+  type ChatRequestOptions,
   type EndpointChatClient,
+  type ResponseHeaders,
 } from './chatClient.js';
 export type { FetchLike } from './httpFetch.js';

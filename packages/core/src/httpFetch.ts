@@ -1,16 +1,17 @@
-// A fetch for the model client, over node:http / node:https with keep-alive connections. Node 20's
+// The HTTP of model calls, over node:http / node:https with keep-alive connections. Node 20's
 // built-in fetch runs every request through Web streams and costs about a millisecond of CPU more
-// per call than node:http (measured by bench/generate.mjs); at 32 concurrent agents that is the
-// difference between waiting on the model and waiting on our own CPU. The response is read whole
+// per call than node:http (measured by bench/generate.mjs); at hundreds of calls in flight that is
+// the difference between waiting on the model and waiting on our own CPU. A response is read whole
 // before it is returned: chat completions here are not streamed, and a complete body is what the
-// client parses anyway.
+// client parses anyway. The chat client takes the transport's plain answer (status, node's header
+// object, the bytes); nodeHttpFetch wraps the same transport as a fetch for the code that wants one.
 //
 // Connections: a bounded keep-alive pool per host (maxConnections; a request beyond it waits for a
 // free connection instead of opening one per prompt in flight). Common servers close an idle
 // connection after 5 s (Node's and uvicorn's default); reusing one the server has just closed ends
 // in ECONNRESET. So an idle connection is closed after idleSocketMs (4 s), and, because a stalled
 // event loop runs that timer late, one idle for that long by the clock is never reused either.
-import { request as httpRequest, Agent as HttpAgent, type IncomingMessage } from 'node:http';
+import { request as httpRequest, Agent as HttpAgent, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import { request as httpsRequest, Agent as HttpsAgent } from 'node:https';
 import type { Socket } from 'node:net';
 
@@ -28,22 +29,37 @@ export interface HttpFetchOptions {
   readonly idleSocketMs?: number;
 }
 
+export interface TransportRequest {
+  readonly method: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body?: Buffer | undefined;
+  readonly signal?: AbortSignal | undefined;
+  /** No complete response within this long: the request is ended with a TransportTimeoutError. */
+  readonly timeoutMs?: number | undefined;
+}
+
+/** A whole response: header names lower-case, as node:http gives them. */
+export interface TransportResponse {
+  readonly status: number;
+  readonly statusText: string;
+  readonly headers: IncomingHttpHeaders;
+  readonly body: Buffer;
+}
+
+/** One request, answered whole; rejects with an AbortError on abort, a TransportTimeoutError on timeout, else the network error. */
+export type Transport = (url: URL, request: TransportRequest) => Promise<TransportResponse>;
+
+export class TransportTimeoutError extends Error {
+  public constructor(ms: number) {
+    super(`no complete response within ${ms} ms (timed out)`);
+    this.name = 'TransportTimeoutError';
+  }
+}
+
 /** Statuses whose responses have no body (the Response constructor refuses one). */
 const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
 
-/** The bytes of each response made here, which a wrapper can read without consuming the body (bufferedBody). */
-const BODIES = new WeakMap<Response, Buffer>();
-
-/**
- * The whole body of a response nodeHttpFetch made, without consuming it; undefined for any other
- * response. A wrapper that only looks at the body can then pass the response on as it is, instead
- * of reading it and building another (about as much CPU as the rest of the call).
- */
-export function bufferedBody(response: Response): Buffer | undefined {
-  return BODIES.get(response);
-}
-
-export function nodeHttpFetch(options: HttpFetchOptions = {}): FetchLike {
+export function nodeHttpTransport(options: HttpFetchOptions = {}): Transport {
   const idleMs = options.idleSocketMs ?? DEFAULT_IDLE_SOCKET_MS;
   const settings = {
     keepAlive: true,
@@ -52,30 +68,30 @@ export function nodeHttpFetch(options: HttpFetchOptions = {}): FetchLike {
     timeout: idleMs,
   };
   const agents = { http: trackIdle(new HttpAgent(settings)), https: trackIdle(new HttpsAgent(settings)) };
-  return async (input, init = {}) => {
-    if (input instanceof Request) throw new TypeError('nodeHttpFetch takes a URL and init, not a Request');
-    const url = new URL(input);
-    const body = requestBody(init.body);
-    const signal = init.signal ?? undefined;
-    signal?.throwIfAborted();
+  return (url, request) => {
+    const { signal, body, timeoutMs } = request;
+    if (signal?.aborted) return Promise.reject(abortError(signal.reason));
     const send = url.protocol === 'https:' ? httpsRequest : url.protocol === 'http:' ? httpRequest : undefined;
-    if (send === undefined) throw new TypeError(`nodeHttpFetch supports http: and https: URLs, not ${url.protocol}`);
-    // The client hands over a Headers already: read it as it is rather than copy it into another.
-    const headers = Object.fromEntries(init.headers instanceof Headers ? init.headers : new Headers(init.headers));
-    if (body !== undefined) headers['content-length'] = String(body.length);
+    if (send === undefined) return Promise.reject(new TypeError(`nodeHttpFetch supports http: and https: URLs, not ${url.protocol}`));
+    const headers = body === undefined ? request.headers : { ...request.headers, 'content-length': String(body.length) };
     const agent = url.protocol === 'https:' ? agents.https : agents.http;
     closeStale(agent, idleMs);
-    return new Promise<Response>((resolve, reject) => {
-      const req = send(url, { method: init.method ?? 'GET', headers, agent });
+    return new Promise<TransportResponse>((resolve, reject) => {
+      const req = send(url, { method: request.method, headers, agent });
       // Settle on the abort itself, not on an event of the destroyed request: a request still queued
       // for one of the pool's connections may emit none, and its caller would wait for ever.
-      const onAbort = (): void => {
-        const error = abortError(signal?.reason);
+      const fail = (error: Error): void => {
+        done();
         req.destroy(error);
         reject(error);
       };
+      const onAbort = (): void => fail(abortError(signal?.reason));
       signal?.addEventListener('abort', onAbort, { once: true });
-      const done = (): void => signal?.removeEventListener('abort', onAbort);
+      const timer = timeoutMs === undefined ? undefined : setTimeout(() => fail(new TransportTimeoutError(timeoutMs)), timeoutMs);
+      const done = (): void => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+      };
       req.on('error', (error) => {
         done();
         reject(error);
@@ -89,15 +105,31 @@ export function nodeHttpFetch(options: HttpFetchOptions = {}): FetchLike {
         });
         res.on('end', () => {
           done();
-          const status = res.statusCode ?? 0;
-          const bytes = NULL_BODY_STATUSES.has(status) ? null : Buffer.concat(chunks);
-          const response = new Response(bytes, { status, statusText: res.statusMessage ?? '', headers: responseHeaders(res) });
-          if (bytes !== null) BODIES.set(response, bytes);
-          resolve(response);
+          resolve({ status: res.statusCode ?? 0, statusText: res.statusMessage ?? '', headers: res.headers, body: Buffer.concat(chunks) });
         });
       });
       req.end(body);
     });
+  };
+}
+
+/** A fetch over node:http (see nodeHttpTransport): for callers that want a Response. */
+export function nodeHttpFetch(options: HttpFetchOptions = {}): FetchLike {
+  return transportFetch(nodeHttpTransport(options));
+}
+
+/** The transport as a fetch: a URL and init in, a Response out. */
+export function transportFetch(transport: Transport): FetchLike {
+  return async (input, init = {}) => {
+    if (input instanceof Request) throw new TypeError('nodeHttpFetch takes a URL and init, not a Request');
+    const answer = await transport(new URL(input), {
+      method: init.method ?? 'GET',
+      headers: Object.fromEntries(init.headers instanceof Headers ? init.headers : new Headers(init.headers)),
+      body: requestBody(init.body),
+      signal: init.signal ?? undefined,
+    });
+    const bytes = NULL_BODY_STATUSES.has(answer.status) ? null : answer.body;
+    return new Response(bytes, { status: answer.status, statusText: answer.statusText, headers: fetchHeaders(answer.headers) });
   };
 }
 
@@ -134,9 +166,10 @@ function requestBody(body: RequestInit['body']): Buffer | undefined {
   throw new TypeError('nodeHttpFetch sends string and byte bodies only');
 }
 
-function responseHeaders(res: IncomingMessage): Headers {
+/** node:http's header object as fetch Headers (a repeated header's values joined, as fetch joins them). */
+export function fetchHeaders(incoming: IncomingHttpHeaders): Headers {
   const headers = new Headers();
-  for (const [name, value] of Object.entries(res.headers)) {
+  for (const [name, value] of Object.entries(incoming)) {
     if (Array.isArray(value)) for (const v of value) headers.append(name, v);
     else if (value !== undefined) headers.set(name, value);
   }
@@ -144,7 +177,7 @@ function responseHeaders(res: IncomingMessage): Headers {
 }
 
 /** What fetch rejects with on abort: the client tells an abort from a network failure by this name. */
-function abortError(reason: unknown): Error {
+export function abortError(reason: unknown): Error {
   const error = new Error(reason instanceof Error ? reason.message : 'This operation was aborted');
   error.name = 'AbortError';
   return error;

@@ -143,7 +143,7 @@ function exchangeOf(error: unknown, url: string): Exchange | undefined {
   if (!(error instanceof APIError) || error.status === undefined) return undefined;
   const headers = error.headers;
   const inner = error.error as Record<string, unknown> | undefined;
-  // A 200 that was no completion reached the client as the failure it stands for (surfaceReplyFaults); judged as what came.
+  // A 200 that was no completion reached the client as the failure it stands for (core chatClient.ts); judged as what came.
   const fault = headers?.get(REPLY_FAULT_HEADER);
   if (fault === 'malformed' && typeof inner?.['body'] === 'string') return response(request, 200, 'application/json', inner['body']);
   if (fault === 'error-in-200') return response(request, 200, 'application/json', JSON.stringify({ error: inner ?? null }));

@@ -1,6 +1,7 @@
 // The limiter on fake clocks: every wait is driven by the test advancing time, nothing sleeps.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { durationMs, headerRetryAfterMs, QuotaExhaustedError, RateLimiter, type LimiterOptions } from '@hermes-datagen/generate/internal/run/rateLimiter.js';
+import { headerRetryAfterMs } from '@hermes-datagen/core/endpoint';
+import { durationMs, QuotaExhaustedError, RateLimiter, type LimiterOptions } from '@hermes-datagen/generate/internal/run/rateLimiter.js';
 
 beforeEach(() => {
   vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'], now: 1_000_000 });

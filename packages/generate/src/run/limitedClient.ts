@@ -2,11 +2,11 @@
 // call and retries alike) waits for a permit, and what comes back (status, rate-limit headers,
 // usage) goes to the limiter. The retries are made here, with jittered exponential backoff, so a
 // wait for a permit never counts against the request timeout, which covers the HTTP call alone;
-// the wrapped client makes no retries of its own (maxRetries: 0) and leaves Retry-After uncapped, so
-// the limiter sees a provider's real wait and can tell a rate limit from an exhausted quota.
+// the wrapped client makes no retries of its own (maxRetries: 0), so the limiter sees a provider's
+// real Retry-After and can tell a rate limit from an exhausted quota.
 import { setTimeout as delay } from 'node:timers/promises';
-import { APIConnectionError, APIError, APIUserAbortError } from 'openai/core/error';
-import type { ChatClient, EndpointChatClient } from '@hermes-datagen/core/endpoint';
+import { APIError } from 'openai/core/error';
+import { clientRetries, type ChatClient, type EndpointChatClient } from '@hermes-datagen/core/endpoint';
 import type { RateLimiter } from './rateLimiter.js';
 
 /** Attempts after the first, like the client's default. */
@@ -28,29 +28,18 @@ export function limitedClient(inner: EndpointChatClient, limiter: RateLimiter, o
     for (let attempt = 0; ; attempt += 1) {
       const permit = await limiter.acquire(estimate, signal);
       try {
-        const { data, response } = await inner.chat.completions.create(body, { ...requestOptions, maxRetries: 0 }).withResponse();
-        limiter.release(permit, { status: response.status, headers: response.headers, tokens: usageTokens(data) });
+        const { data, status, headers } = await inner.chat.completions.create(body, { ...requestOptions, maxRetries: 0 }).withResponse();
+        limiter.release(permit, { status, headers, tokens: usageTokens(data) });
         return data;
       } catch (error) {
         const status = error instanceof APIError ? error.status : undefined;
         limiter.release(permit, { status, headers: error instanceof APIError ? error.headers : undefined, quota: isQuotaError(error) });
-        if (attempt >= options.retries || !retryable(error) || signal.aborted) throw error;
+        if (attempt >= options.retries || !clientRetries(error) || signal.aborted) throw error;
         await sleep(limiter.backoffMs(attempt), signal);
       }
     }
   };
   return { chat: { completions: { create } } };
-}
-
-/** What the client would retry: no answer, 408, 409, 429, 5xx (or the server's x-should-retry). */
-function retryable(error: unknown): boolean {
-  if (error instanceof APIUserAbortError) return false;
-  if (error instanceof APIConnectionError) return true;
-  if (!(error instanceof APIError) || error.status === undefined) return false;
-  const header = error.headers?.get('x-should-retry');
-  if (header === 'true') return true;
-  if (header === 'false') return false;
-  return error.status === 408 || error.status === 409 || error.status === 429 || error.status >= 500;
 }
 
 function isQuotaError(error: unknown): boolean {

@@ -32,7 +32,7 @@ export function modelClient(endpoint: Endpoint, options: ModelClientOptions): Mo
     onPause: (message) => options.log.warn(message, undefined, 'rate-limit-pause'),
     onExhausted: options.onExhausted,
   });
-  // The limiter makes the retries and reads the provider's real Retry-After: the inner client makes none and caps nothing.
-  const inner = createChatClient(endpoint, { maxConnections: options.concurrency, maxRetries: 0, retryAfterCapMs: Number.MAX_SAFE_INTEGER });
+  // The limiter makes the retries and reads the provider's real Retry-After (the client's cap bounds only its own retries).
+  const inner = createChatClient(endpoint, { maxConnections: options.concurrency, maxRetries: 0 });
   return { client: limitedClient(inner, limiter, { retries: DEFAULT_CHAT_MAX_RETRIES }), limiter };
 }

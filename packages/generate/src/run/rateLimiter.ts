@@ -11,7 +11,7 @@
 //   run for at most --quota-wait; if the first answer after the pause still says so, the limiter
 //   gives up (onExhausted), so the run can end resumably instead of failing every prompt. (Not one
 //   probe alone: a probe that hangs would hold every prompt back.)
-import { retryAfterMs } from '@hermes-datagen/core/endpoint';
+import { headerRetryAfterMs, type ResponseHeaders } from '@hermes-datagen/core/endpoint';
 
 export interface LimiterOptions {
   readonly rpm?: number | undefined;
@@ -33,7 +33,7 @@ export interface LimiterOptions {
 export interface Outcome {
   /** HTTP status; undefined when no response came (connection error, timeout). */
   readonly status?: number | undefined;
-  readonly headers?: Headers | undefined;
+  readonly headers?: ResponseHeaders | undefined;
   /** Tokens the response reported using (usage.total_tokens). */
   readonly tokens?: number | undefined;
   /** The response said the quota is exhausted (insufficient_quota). */
@@ -167,7 +167,7 @@ export class RateLimiter {
   }
 
   /** x-ratelimit-remaining-requests / -tokens and their resets: wait out a spent budget, spread a thin one. */
-  private pace(headers: Headers, now: number): void {
+  private pace(headers: ResponseHeaders, now: number): void {
     for (const kind of ['requests', 'tokens'] as const) {
       const remaining = Number.parseFloat(headers.get(`x-ratelimit-remaining-${kind}`) ?? '');
       const reset = durationMs(headers.get(`x-ratelimit-reset-${kind}`));
@@ -239,15 +239,6 @@ export class RateLimiter {
   private wake(): void {
     for (const waiter of [...this.waiters]) waiter();
   }
-}
-
-/** retry-after-ms, else Retry-After (seconds or an HTTP date), in ms from now; undefined when absent. */
-export function headerRetryAfterMs(headers: Headers, now: number): number | undefined {
-  const millis = Number.parseFloat(headers.get('retry-after-ms') ?? '');
-  if (Number.isFinite(millis)) return Math.max(0, millis);
-  const value = headers.get('retry-after');
-  const ms = value === null ? NaN : retryAfterMs(value, now);
-  return Number.isFinite(ms) ? Math.max(0, ms) : undefined;
 }
 
 /** OpenAI-style reset durations: "1s", "6m0s", "20ms", "1h2m", or plain seconds. */

@@ -29,9 +29,6 @@ export function tracedClient(inner: ChatClient, trace: RequestTrace): ChatClient
   const user = traceUser(trace);
   const header = traceHeader(trace);
   const create = (body: CreateParams[0], options: CreateParams[1] = {}) =>
-    inner.chat.completions.create(
-      { ...body, user },
-      { ...options, headers: { ...(options.headers as Record<string, string> | undefined), [TRACE_HEADER]: header } },
-    );
+    inner.chat.completions.create({ ...body, user }, { ...options, headers: { ...options.headers, [TRACE_HEADER]: header } });
   return { chat: { completions: { create } } };
 }
