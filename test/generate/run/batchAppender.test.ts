@@ -1,8 +1,7 @@
 // Group commit, driven by the test: the group's wait is a long timer that the test fires (fake
 // timers for setTimeout only, so the file system's own callbacks run as usual), and the writes and
-// fsyncs are counted on the file handle, so nothing depends on how fast this machine is.
-import { readFileSync } from 'node:fs';
-import { open } from 'node:fs/promises';
+// fsyncs are counted on the fs module, so nothing depends on how fast this machine is.
+import fs, { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { BatchAppender } from '@hermes-datagen/generate/internal/run/batchAppender.js';
@@ -11,13 +10,6 @@ import { tempDir, writeFiles } from '../../util/cli.js';
 
 const GROUP_MS = 60_000;
 const settle = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
-
-/** The prototype of fs/promises' FileHandle, whose calls the appender makes. */
-async function fileHandlePrototype(): Promise<{ appendFile: () => Promise<void>; sync: () => Promise<void> }> {
-  const handle = await open(join(tempDir(), 'probe'), 'w');
-  await handle.close();
-  return Object.getPrototypeOf(handle);
-}
 
 /** Whether `promise` has settled, without waiting for it. */
 function state(promise: Promise<unknown>): () => string {
@@ -39,9 +31,8 @@ describe('batch appender', () => {
   });
 
   it('writes the lines of one group in one write and one fsync, and resolves no append before it', async () => {
-    const proto = await fileHandlePrototype();
-    const writes = vi.spyOn(proto, 'appendFile');
-    const syncs = vi.spyOn(proto, 'sync');
+    const writes = vi.spyOn(fs, 'writeSync');
+    const syncs = vi.spyOn(fs, 'fsync');
     const dir = tempDir();
     const file = await BatchAppender.create(dir, 0, { groupMs: GROUP_MS, maxGroupBytes: 1 << 20 });
     const appends = ['{"id":"a"}', '{"id":"b"}\n{"id":"c"}', '{"id":"d"}'].map((text) => file.append(text));
@@ -95,8 +86,9 @@ describe('batch appender', () => {
   });
 
   it('fails every append of a group whose write failed, and every later one (the end of the file is unknown)', async () => {
-    const proto = await fileHandlePrototype();
-    vi.spyOn(proto, 'appendFile').mockRejectedValueOnce(Object.assign(new Error('no space left on device'), { code: 'ENOSPC' }));
+    vi.spyOn(fs, 'writeSync').mockImplementationOnce(() => {
+      throw Object.assign(new Error('no space left on device'), { code: 'ENOSPC' });
+    });
     const dir = tempDir();
     const file = await BatchAppender.create(dir, 4, { groupMs: GROUP_MS, maxGroupBytes: 1 << 20 });
     const appends = [file.append('{"id":"a"}'), file.append('{"id":"b"}')];
@@ -105,6 +97,21 @@ describe('batch appender', () => {
     await expect(file.append('{"id":"c"}')).rejects.toMatchObject({ code: 'ENOSPC' });
     await file.close();
     expect(readFileSync(join(dir, 'batch_4.jsonl'), 'utf8')).toBe('');
+  });
+
+  it('fails the group whose fsync failed and every later one, though a later fsync reports success', async () => {
+    const fsync = vi.spyOn(fs, 'fsync').mockImplementationOnce((_fd, callback) => callback(Object.assign(new Error('i/o error'), { code: 'EIO' })));
+    const dir = tempDir();
+    const file = await BatchAppender.create(dir, 6, { groupMs: GROUP_MS, maxGroupBytes: 1 << 20 });
+    const first = file.append('{"id":"a"}');
+    vi.advanceTimersByTime(GROUP_MS);
+    const second = file.append('{"id":"b"}');
+    vi.advanceTimersByTime(GROUP_MS);
+    await expect(first).rejects.toMatchObject({ code: 'EIO' });
+    await expect(second).rejects.toMatchObject({ code: 'EIO' });
+    await expect(file.append('{"id":"c"}')).rejects.toMatchObject({ code: 'EIO' });
+    expect(fsync).toHaveBeenCalledTimes(1);
+    await file.close();
   });
 
   it('are created new: an existing number is never opened for writing', async () => {

@@ -3,7 +3,12 @@
 // append resolves only once its line is on disk. An fsync costs about as much CPU as a whole model
 // turn, so one per record would be most of the run directory's overhead; the wait is a bounded
 // delay before a finished record counts as done (a kill in it loses only records that --resume runs again).
-import { open, type FileHandle } from 'node:fs/promises';
+//
+// Opening, writing and closing are synchronous: on a local file they only reach the page cache and
+// take microseconds, less than handing them to the thread pool and back (a batch of 10 prompts is a
+// file of its own, so a run opens one every few prompts). Only the fsync, which waits for the disk,
+// goes to the thread pool. The calls go through the `fs` object, so tests can count them.
+import fs from 'node:fs';
 import { join } from 'node:path';
 import { withResolvers } from '../withResolvers.js';
 import type { BatchFile } from './batchFiles.js';
@@ -28,14 +33,14 @@ interface Group {
 
 export class BatchAppender {
   private group: Group | undefined;
-  /** The groups' writes, one after another, so lines keep their order. */
+  /** The groups' fsyncs, one after another, so a group resolves only after every earlier one. */
   private chain: Promise<void> = Promise.resolve();
   /** After a failed write the file's end is unknown: nothing more is appended to it. */
   private failure: { readonly error: unknown } | undefined;
 
   private constructor(
     public readonly file: BatchFile,
-    private readonly handle: FileHandle,
+    private readonly fd: number,
     private readonly commit: GroupCommit,
   ) {}
 
@@ -43,7 +48,7 @@ export class BatchAppender {
   public static async create(dir: string, num: number, commit: GroupCommit = DEFAULT_GROUP_COMMIT): Promise<BatchAppender> {
     const name = `batch_${num}.jsonl`;
     const path = join(dir, name);
-    return new BatchAppender({ num, name, path }, await open(path, 'ax'), commit);
+    return new BatchAppender({ num, name, path }, fs.openSync(path, 'ax'), commit);
   }
 
   /** Resolves once `text` (one or more whole lines, without the last newline) is fsynced. */
@@ -60,7 +65,7 @@ export class BatchAppender {
   public async close(): Promise<void> {
     this.writeGroup();
     await this.chain;
-    await this.handle.close();
+    fs.closeSync(this.fd);
   }
 
   private openGroup(): Group {
@@ -77,12 +82,20 @@ export class BatchAppender {
     if (!group) return;
     this.group = undefined;
     clearTimeout(group.timer);
+    // Written now, in the order of the groups; a failure fails this group and every later one.
+    try {
+      if (this.failure) throw this.failure.error;
+      writeAll(this.fd, Buffer.from(`${group.lines.join('\n')}\n`));
+    } catch (error) {
+      this.failure ??= { error };
+    }
+    const failure = this.failure;
     this.chain = this.chain.then(async () => {
       try {
-        if (this.failure) throw this.failure.error;
-        // appendFile writes every byte (a plain write may stop short).
-        await this.handle.appendFile(`${group.lines.join('\n')}\n`);
-        await this.handle.sync();
+        // An earlier group's failed fsync fails this one too: a second fsync may report success for lost pages.
+        const failed = failure ?? this.failure;
+        if (failed) throw failed.error;
+        await fsync(this.fd);
         group.resolve();
       } catch (error) {
         this.failure ??= { error };
@@ -90,4 +103,13 @@ export class BatchAppender {
       }
     });
   }
+}
+
+/** Every byte of `data` (a write may stop short). */
+function writeAll(fd: number, data: Buffer): void {
+  for (let offset = 0; offset < data.length; ) offset += fs.writeSync(fd, data, offset);
+}
+
+function fsync(fd: number): Promise<void> {
+  return new Promise((resolve, reject) => fs.fsync(fd, (error) => (error ? reject(error) : resolve())));
 }
