@@ -221,6 +221,26 @@ describe('the checkpoint', () => {
     expect(ids(path)).toEqual(['a', 'b', 'c']);
   });
 
+  it('waits longer between writes during the run as a write takes longer, so rewriting it stays a small share of the run', async () => {
+    const dir = tempDir();
+    const path = join(dir, 'checkpoint.json');
+    // The clock moves 1 s at each reading while `step` is set: the write that reads it three times takes 2 s.
+    let now = 0;
+    let step = 1_000;
+    const state = new CheckpointState(path, { run_name: 'r' }, 5_000, () => (now += step));
+    state.add([['a', entry(0)[0]]], 'batch_0.jsonl', 10);
+    await state.maybeWrite();
+    const started = now - 2 * step;
+    step = 0;
+    state.add([['b', entry(1)[0]]], 'batch_0.jsonl', 10);
+    now = started + 39_000;
+    await state.maybeWrite();
+    expect(ids(path)).toEqual(['a']);
+    now = started + 40_000;
+    await state.maybeWrite();
+    expect(ids(path)).toEqual(['a', 'b']);
+  });
+
   it('is not written again when it holds the state already: restored as read, or written since with no change', async () => {
     const dir = tempDir();
     const path = join(dir, 'checkpoint.json');

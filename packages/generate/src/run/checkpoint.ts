@@ -3,17 +3,23 @@
 // truth (a record is done once its line is fsynced there): a resume takes a file's records from the
 // checkpoint only when the file has exactly the size recorded (runDirectory.ts), and reads the others
 // back. It is written at most once per interval during a run and once at its end (not at all when
-// nothing changed), so a run of a million prompts does not rewrite a growing file after every record.
+// nothing changed), so a run of a million prompts does not rewrite a growing file after every record;
+// and the interval grows with the time a write takes, so that rewriting the whole file stays a small
+// share of the run however large it grows (a checkpoint that lags only makes a resume read back more).
 import { writeJsonAtomic, type Checkpoint, type CheckpointEntry } from '@hermes-datagen/core';
 
 export const CHECKPOINT_FILE = 'checkpoint.json';
+
+/** A write during the run waits at least this many times as long as the last write took. */
+const WRITE_SPACING = 20;
 
 type Head = Pick<Checkpoint, 'run_name' | 'dataset' | 'endpoint'>;
 
 export class CheckpointState {
   private done = new Map<string, CheckpointEntry>();
   private files = new Map<string, number>();
-  private lastWrite = 0;
+  /** When maybeWrite() may write next. */
+  private nextWrite = 0;
   private writing: Promise<void> | undefined;
   /** Calls of add() so far. */
   private changes = 0;
@@ -70,7 +76,7 @@ export class CheckpointState {
 
   /** Writes when the interval has passed since the last write; never two writes at once. */
   public async maybeWrite(): Promise<void> {
-    if (this.writing || this.now() - this.lastWrite < this.intervalMs) return;
+    if (this.writing || this.now() < this.nextWrite) return;
     await this.write();
   }
 
@@ -79,10 +85,12 @@ export class CheckpointState {
     while (this.writing) await this.writing;
     const stored = { changes: this.changes, head: headKey(this.head) };
     if (this.stored?.changes === stored.changes && this.stored.head === stored.head) return;
-    this.lastWrite = this.now();
+    const started = this.now();
+    this.nextWrite = started + this.intervalMs;
     this.writing = writeJsonAtomic(this.path, this.toJSON())
       .then(() => {
         this.stored = stored;
+        this.nextWrite = Math.max(this.nextWrite, started + WRITE_SPACING * (this.now() - started));
       })
       .finally(() => {
         this.writing = undefined;
