@@ -1,5 +1,6 @@
 // The agent loop against the real scripted endpoint over HTTP, with the real OpenAI client. The
 // tools here are a recording stand-in: the real tools run in the end-to-end tests.
+import { getEventListeners } from 'node:events';
 import OpenAI, { APIConnectionTimeoutError } from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AssistantMessage, ChatMessage, ToolDefinition } from '@hermes-datagen/core';
@@ -201,6 +202,17 @@ describe('runAgent', () => {
       expect(run.messages.map((m) => m.role)).toEqual(['user']);
     },
   );
+
+  it("leaves no listener on the run's signal once a prompt is over, however many calls it made or how it ended", async () => {
+    const signal = new AbortController().signal;
+    const call = { tool_calls: [{ name: 'terminal', arguments: { command: 'wc -l notes.txt' } }] };
+    const { run } = await runScript(sequence(call, call, call, { content: 'It has 3 lines.' }), { signal });
+    expect(run.apiCalls).toBe(4);
+    expect(getEventListeners(signal, 'abort')).toHaveLength(0);
+    await endpoint?.close();
+    await expect(runScript({ faults: [{ kind: 'timeout' }] }, { signal, requestTimeoutMs: 100 })).rejects.toBeInstanceOf(APIConnectionTimeoutError);
+    expect(getEventListeners(signal, 'abort')).toHaveLength(0);
+  });
 
   it('bounds a model call, its retries included, by requestTimeoutMs: a timeout, not a hang', async () => {
     const error = await runScript({ faults: [{ kind: 'timeout' }] }, { requestTimeoutMs: 300 }).catch((e: unknown) => e);

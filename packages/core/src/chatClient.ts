@@ -117,7 +117,7 @@ export function createChatClient(endpoint: Endpoint, options: ChatClientOptions 
 
 async function request(settings: Settings, body: ChatCompletionCreateParamsNonStreaming, options: ChatRequestOptions): Promise<ChatReply> {
   const maxRetries = options.maxRetries ?? settings.maxRetries;
-  const payload = Buffer.from(JSON.stringify(body), 'utf8');
+  const payload = JSON.stringify(body);
   const headers = options.headers === undefined ? settings.headers : { ...settings.headers, ...options.headers };
   for (let attempt = 0; ; attempt += 1) {
     try {
@@ -129,7 +129,7 @@ async function request(settings: Settings, body: ChatCompletionCreateParamsNonSt
   }
 }
 
-async function attemptRequest(settings: Settings, payload: Buffer, headers: Readonly<Record<string, string>>, options: ChatRequestOptions): Promise<ChatReply> {
+async function attemptRequest(settings: Settings, payload: string, headers: Readonly<Record<string, string>>, options: ChatRequestOptions): Promise<ChatReply> {
   const { signal } = options;
   if (signal?.aborted) throw new APIUserAbortError();
   let answer: TransportResponse;

@@ -32,7 +32,7 @@ export interface HttpFetchOptions {
 export interface TransportRequest {
   readonly method: string;
   readonly headers: Readonly<Record<string, string>>;
-  readonly body?: Buffer | undefined;
+  readonly body?: string | Buffer | undefined;
   readonly signal?: AbortSignal | undefined;
   /** No complete response within this long: the request is ended with a TransportTimeoutError. */
   readonly timeoutMs?: number | undefined;
@@ -73,7 +73,7 @@ export function nodeHttpTransport(options: HttpFetchOptions = {}): Transport {
     if (signal?.aborted) return Promise.reject(abortError(signal.reason));
     const send = url.protocol === 'https:' ? httpsRequest : url.protocol === 'http:' ? httpRequest : undefined;
     if (send === undefined) return Promise.reject(new TypeError(`nodeHttpFetch supports http: and https: URLs, not ${url.protocol}`));
-    const headers = body === undefined ? request.headers : { ...request.headers, 'content-length': String(body.length) };
+    const headers = body === undefined ? request.headers : { ...request.headers, 'content-length': String(Buffer.byteLength(body)) };
     const agent = url.protocol === 'https:' ? agents.https : agents.http;
     closeStale(agent, idleMs);
     return new Promise<TransportResponse>((resolve, reject) => {

@@ -63,6 +63,14 @@ export interface AgentRun {
 
 export async function runAgent(input: AgentInput): Promise<AgentRun> {
   const conversation = new Conversation(input);
+  try {
+    return await converse(conversation, input);
+  } finally {
+    conversation.close();
+  }
+}
+
+async function converse(conversation: Conversation, input: AgentInput): Promise<AgentRun> {
   const names: ToolNames = { offered: new Set(input.tools.map((tool) => tool.name)), known: input.knownToolNames };
   let strikes = 0;
   while (conversation.apiCalls < input.maxTurns) {
@@ -104,8 +112,16 @@ class Conversation {
   private readonly tools: ChatCompletionTool[];
   private usage: Usage = NO_USAGE;
   private replies = 0;
+  /**
+   * The signal of the prompt's model calls: the run's, relayed, so that --request-timeout can end a
+   * call without ending the run. One for the prompt, not one per call: a timed-out call ends the
+   * prompt anyway, and a signal and a listener per call were a measurable share of a call's CPU.
+   */
+  private readonly calls = new AbortController();
+  private readonly relay = (): void => this.calls.abort(this.input.signal.reason);
 
   public constructor(private readonly input: AgentInput) {
+    input.signal.addEventListener('abort', this.relay, { once: true });
     this.messages = [{ role: 'user', content: input.prompt }];
     this.wire = [{ role: 'user', content: input.prompt }];
     this.tools = input.tools.map((tool) => ({
@@ -115,17 +131,11 @@ class Conversation {
   }
 
   public async call(withTools: boolean): Promise<ModelReply> {
-    const { signal } = this.input;
-    signal.throwIfAborted();
-    // The client never removes the abort listener it adds to a request's signal, so each call gets a
-    // signal of its own, relayed from the run's and unlinked when the call is over.
-    const request = new AbortController();
-    const relay = (): void => request.abort(signal.reason);
-    signal.addEventListener('abort', relay, { once: true });
+    this.input.signal.throwIfAborted();
     let timedOut: APIConnectionTimeoutError | undefined;
     const timer = setTimeout(() => {
       timedOut = new APIConnectionTimeoutError({ message: `no answer within ${this.input.requestTimeoutMs / 1000} s (--request-timeout)` });
-      request.abort(timedOut);
+      this.calls.abort(timedOut);
     }, this.input.requestTimeoutMs);
     let body: unknown;
     try {
@@ -136,18 +146,22 @@ class Conversation {
           ...(withTools && this.tools.length > 0 ? { tools: this.tools } : {}),
           ...(this.input.reasoningEffort !== undefined ? { reasoning_effort: this.input.reasoningEffort } : {}),
         },
-        { signal: request.signal, timeout: this.input.requestTimeoutMs },
+        { signal: this.calls.signal, timeout: this.input.requestTimeoutMs },
       );
     } catch (error) {
       throw timedOut ?? error;
     } finally {
       clearTimeout(timer);
-      signal.removeEventListener('abort', relay);
     }
     const reply = readModelReply(body, this.replies);
     this.replies += 1;
     this.usage = addUsage(this.usage, reply.usage);
     return reply;
+  }
+
+  /** Unlinks the prompt's calls from the run's signal. */
+  public close(): void {
+    this.input.signal.removeEventListener('abort', this.relay);
   }
 
   public add(stored: ChatMessage, sent: ChatCompletionMessageParam): void {

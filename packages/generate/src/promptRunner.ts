@@ -57,10 +57,15 @@ export function promptRunner(settings: PromptRunnerSettings): PromptRunner {
       ? undefined
       : await settings.workspaces.create(row.cwd === undefined ? undefined : resolve(settings.cwd, row.cwd));
     try {
+      let env: Readonly<Record<string, string>> | undefined;
       const ctx: ToolContext = {
         // No tool offered here reads it when there is no workspace.
         workspace: workspace?.path ?? '',
-        env: settings.toolEnv(row),
+        // Worked out when a tool first starts a process: a prompt whose tools start none (todo) never needs it.
+        get env() {
+          env ??= settings.toolEnv(row);
+          return env;
+        },
         processes: settings.processes,
         timeoutMs: settings.toolTimeoutMs,
         maxOutputBytes: settings.maxToolOutputBytes,
