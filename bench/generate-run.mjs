@@ -170,18 +170,14 @@ async function gatewayPart(startScriptedEndpoint, dir, opts) {
     `bench: generate run mode at gateway scale, ${opts.gatewayPrompts} prompts, ${GATEWAY_LATENCY_MS} ms, --max-concurrency ${GATEWAY_CONCURRENCY}\n`,
   );
   const endpoint = await startScriptedEndpoint({ script: SCRIPT, latencyMs: GATEWAY_LATENCY_MS, recordRequests: false });
+  const args = ['--run-name', 'gateway', '--batch-size', '64', '--num-workers', '8', '--max-concurrency', String(GATEWAY_CONCURRENCY)];
+  // The same run over no prompts: what start-up and exit alone take, reported beside the headline (which includes them).
+  const emptyDir = mkdtempSync(join(dir, 'gateway-empty-'));
+  dataset(emptyDir, 0);
+  const startup = await generate(endpoint, emptyDir, 0, args);
   const gatewayDir = mkdtempSync(join(dir, 'gateway-'));
   dataset(gatewayDir, opts.gatewayPrompts);
-  const gateway = await generate(endpoint, gatewayDir, opts.gatewayPrompts, [
-    '--run-name',
-    'gateway',
-    '--batch-size',
-    '64',
-    '--num-workers',
-    '8',
-    '--max-concurrency',
-    String(GATEWAY_CONCURRENCY),
-  ]);
+  const gateway = await generate(endpoint, gatewayDir, opts.gatewayPrompts, args);
   await endpoint.close();
   if (gateway.records !== opts.gatewayPrompts) throw new Error(`gateway: expected ${opts.gatewayPrompts} records on stdout, got ${gateway.records}`);
   const gatewayIdeal = GATEWAY_CONCURRENCY / (GATEWAY_LATENCY_MS / 1000);
@@ -197,10 +193,14 @@ async function gatewayPart(startScriptedEndpoint, dir, opts) {
       cpuMsPerCall: (gateway.cpuS * 1000) / calls,
       share: gatewayShare,
       target: GATEWAY_TARGET,
+      startup: { wallS: startup.wallS, cpuS: startup.cpuS },
+      shareWithoutStartup: calls / (gateway.wallS - startup.wallS) / gatewayIdeal,
+      cpuMsPerCallWithoutStartup: ((gateway.cpuS - startup.cpuS) * 1000) / calls,
     },
   };
   const lines = [
     `gateway: ${calls} calls at ${GATEWAY_LATENCY_MS} ms, --max-concurrency ${GATEWAY_CONCURRENCY}: ${report.gateway.callsPerS.toFixed(0)} calls/s of ${gatewayIdeal} = ${gatewayShare.toFixed(3)} counting process start (target >= ${GATEWAY_TARGET}), ${report.gateway.cpuMsPerCall.toFixed(2)} ms CPU per call (start included), peak RSS ${gateway.peakRssMb} MB`,
+    `         without start-up and exit (an empty run: ${startup.wallS.toFixed(2)} s, ${startup.cpuS.toFixed(2)} CPU-s): ${report.gateway.shareWithoutStartup.toFixed(3)} of the ideal, ${report.gateway.cpuMsPerCallWithoutStartup.toFixed(2)} ms CPU per call`,
   ];
   const misses = [
     ...(gatewayShare < GATEWAY_TARGET ? [`gateway share ${gatewayShare.toFixed(3)} is under ${GATEWAY_TARGET}`] : []),
