@@ -6,8 +6,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError, InternalServerError, NotFoundError, RateLimitError } from 'openai';
-import { createChatClient, embeddedErrorStatus, REPLY_FAULT_HEADER, resolveEndpoint, retryAfterMs, type Endpoint } from '@hermes-datagen/core/endpoint';
-import { retryWaitMs } from '@hermes-datagen/core/internal/chatClient.js';
+import { createChatClient, embeddedErrorStatus, REPLY_FAULT_HEADER, resolveEndpoint, type Endpoint } from '@hermes-datagen/core/endpoint';
+import { retryAfterMs, retryWaitMs } from '@hermes-datagen/core/internal/chatClient.js';
 
 const KEY = 'sk-hermes-FAKE-client-5555555555';
 

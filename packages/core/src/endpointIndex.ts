@@ -27,10 +27,7 @@ export {
   endpointFetch,
   endpointUrl,
   headerRetryAfterMs,
-  retryAfterMs,
   type ChatClient,
-  type ChatReply,
-  type ChatRequestOptions,
   type EndpointChatClient,
   type ResponseHeaders,
 } from './chatClient.js';
