@@ -179,6 +179,24 @@ describe('the checks', () => {
     expect(odd.check('tool_distribution')).toMatchObject({ status: 'WARN', numbers: { calls_not_offered: 1 } });
   });
 
+  it('tool_distribution: records that share a system turn without a tool list each offer their own toolsets_used', async () => {
+    const listless = (i: number, toolsets: string[]) =>
+      recordFor(i, { toolsets_used: toolsets }, [
+        { from: 'system', value: 'You are a helpful assistant.' },
+        human(),
+        gpt({ think: 'Shell.', calls: [{ name: 'terminal', arguments: { command: 'ls' } }] }),
+        tool({ name: 'terminal', content: 'ok' }),
+        gpt({ think: 'ok', text: 'ok' }),
+      ]);
+    const input = jsonl(Array.from({ length: 12 }, (_, i) => listless(i, i % 2 === 0 ? ['terminal'] : ['file'])));
+    const out = await verifyReport([], { input });
+    // The six records offered the file toolset called terminal, which it does not hold.
+    expect(out.check('tool_distribution')).toMatchObject({
+      status: 'WARN',
+      numbers: { with_known_offer: 12, calls_not_offered: 6, offered_in_records: { terminal: 6, process: 6, read_file: 6 } },
+    });
+  });
+
   it('reasoning: WARN when some record has none; FAIL when no gpt turn has any', async () => {
     const noReasoning = (i: number) => recordFor(i, {}, [system(), human(), gpt({ text: 'Just the answer.' })]);
     const some = await verifyReport([], { input: good(2) + jsonl([noReasoning(2)]) });

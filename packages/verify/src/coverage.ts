@@ -157,12 +157,14 @@ export class CoverageCheck implements StreamCheck {
     }
     const key = rowKey(value);
     if (key !== undefined && typeof value.id === 'string') {
-      if (this.ids.has(key)) {
+      // One lookup per record: the set grows by one unless the id was there already.
+      const seen = this.ids.size;
+      this.ids.add(key);
+      if (this.ids.size === seen) {
         const earlier = this.droppedKeys.get(key);
         const what = dropped === undefined ? '' : ` (dropped: ${dropped})`;
         this.duplicates.add(at(place, `id ${JSON.stringify(key)}${what} appeared before${earlier === undefined ? '' : `, dropped at ${earlier}`}`));
       }
-      this.ids.add(key);
       const rowId = this.expect.rowIds?.[index];
       if (rowId !== undefined && !belongsTo(key, rowId, this.expect.samples)) {
         this.foreignIds.add(at(place, `id ${JSON.stringify(key)} at prompt_index ${index}, whose dataset row has id ${JSON.stringify(rowId)}`));

@@ -21,7 +21,8 @@ export class ToolDistributionCheck implements StreamCheck {
   private readonly offered = new Map<string, number>();
   private readonly called = new Map<string, number>();
   private readonly notOffered = new Examples();
-  private readonly offerCache = new Map<string, { readonly system: string; readonly offer: readonly string[] | null }[]>();
+  /** Tool lists read from system turns, by the turn's length (compared whole on a hit). */
+  private readonly offerCache = new Map<number, { readonly system: string; readonly offer: readonly string[] | null }[]>();
 
   public constructor(private readonly registry: ToolRegistry) {}
 
@@ -89,8 +90,9 @@ export class ToolDistributionCheck implements StreamCheck {
     const system = record.conversations[0]?.from === 'system' ? record.conversations[0].value : undefined;
     if (system === undefined) return this.toolsetTools(record.toolsets_used);
     // Keyed cheaply (hashing a 10 KB system turn per record costs more than the check), then
-    // compared whole, so records with the same toolsets and an equally long prompt never mix.
-    const key = `${record.toolsets_used.join(',')}|${system.length}`;
+    // compared whole, so two prompts of equal length never mix. The list comes from the system turn
+    // alone; toolsets_used is read only when it has none, so it is no part of the key.
+    const key = system.length;
     let entries = this.offerCache.get(key);
     let entry = entries?.find((e) => e.system === system);
     if (entry === undefined) {
