@@ -56,13 +56,14 @@ function options() {
 /** Milliseconds per `true` command, one at a time, through the run's tool process pool. */
 async function sandboxCost() {
   const { ToolProcesses } = await import(`${TOOLS}toolProcesses.js`);
-  const { isolationWorks } = await import(`${TOOLS}sandbox.js`);
+  const { hostSandbox, isolationWorks } = await import(`${TOOLS}sandbox.js`);
   const { toolEnv } = await import(`${TOOLS}toolEnv.js`);
   const env = toolEnv(process.env);
   const cost = {};
   for (const isolation of ['none', 'bwrap', 'unshare']) {
-    if (isolation !== 'none' && !isolationWorks(isolation, env)) continue;
-    const pool = new ToolProcesses({ limit: 1, isolation });
+    const sandbox = hostSandbox(isolation, undefined, env);
+    if (isolation !== 'none' && !isolationWorks(sandbox, env)) continue;
+    const pool = new ToolProcesses({ limit: 1, isolation: sandbox });
     const started = performance.now();
     for (let i = 0; i < SANDBOX_CALLS; i += 1) {
       const outcome = await pool.run({ file: '/bin/sh', args: ['-c', 'true'], cwd: tmpdir(), env, timeoutMs: 10_000, maxOutputBytes: 1000 });
