@@ -114,7 +114,7 @@ const PIECE_CACHE_LIMIT = 200_000;
 class PieceCounter implements TokenCounter {
   private encoder: TiktokenEncoder | undefined;
   private readonly cache = new Map<string, number>();
-  private readonly shortCache = new Map<number, number>();
+  private readonly shortCache = new ShortPieceTable();
 
   public constructor(
     public readonly name: string,
@@ -143,13 +143,10 @@ class PieceCounter implements TokenCounter {
    * are found without making a string.
    */
   public shortPiece(text: string, start: number, length: number): number {
-    let key = length;
-    for (let k = start; k < start + length; k++) key = key * 128 + text.charCodeAt(k);
-    let n = this.shortCache.get(key);
-    if (n === undefined) {
+    let n = this.shortCache.get(text, start, length);
+    if (n === 0) {
       n = this.piece(text.slice(start, start + length));
-      if (this.shortCache.size >= PIECE_CACHE_LIMIT) this.shortCache.clear();
-      this.shortCache.set(key, n);
+      this.shortCache.set(n);
     }
     return n;
   }
@@ -169,6 +166,60 @@ class PieceCounter implements TokenCounter {
   private encode(text: string): number {
     this.encoder ??= loadEncoder(this.definition());
     return this.encoder.encode_ordinary(text).length;
+  }
+}
+
+/**
+ * Token counts of ASCII pieces of up to SHORT_PIECE characters, in an open-addressing table of plain
+ * integers: a piece is two int32 keys (its length and first four 7-bit codes; its other codes), so a
+ * lookup makes no string and no heap number. Starts over when half full, so memory stays bounded.
+ */
+class ShortPieceTable {
+  private static readonly BITS = 19;
+  private readonly heads = new Int32Array(1 << ShortPieceTable.BITS);
+  private readonly tails = new Int32Array(1 << ShortPieceTable.BITS);
+  /** 0 marks a free slot: a piece has at least one token. */
+  private readonly counts = new Int32Array(1 << ShortPieceTable.BITS);
+  private size = 0;
+  /** Where get() stopped: the piece's slot, or the free slot set() fills; and where its probe began. */
+  private slot = 0;
+  private first = 0;
+  private head = 0;
+  private tail = 0;
+
+  /** The piece's count, or 0 when not known (then set() records it). */
+  public get(text: string, start: number, length: number): number {
+    let head = length;
+    let tail = 0;
+    const split = start + Math.min(length, 4);
+    for (let k = start; k < split; k++) head = (head << 7) | text.charCodeAt(k);
+    for (let k = split; k < start + length; k++) tail = (tail << 7) | text.charCodeAt(k);
+    const mask = (1 << ShortPieceTable.BITS) - 1;
+    let slot = (Math.imul(head, 0x9e3779b1) ^ Math.imul(tail + 0x7f4a7c15, 0x85ebca77)) >>> (32 - ShortPieceTable.BITS);
+    this.first = slot;
+    for (;;) {
+      const n = this.counts[slot] as number;
+      if (n === 0 || (this.heads[slot] === head && this.tails[slot] === tail)) {
+        this.slot = slot;
+        this.head = head;
+        this.tail = tail;
+        return n;
+      }
+      slot = (slot + 1) & mask;
+    }
+  }
+
+  /** Records the count of the piece the last get() did not know. */
+  public set(count: number): void {
+    if (this.size >= 1 << (ShortPieceTable.BITS - 1)) {
+      this.counts.fill(0);
+      this.size = 0;
+      this.slot = this.first;
+    }
+    this.heads[this.slot] = this.head;
+    this.tails[this.slot] = this.tail;
+    this.counts[this.slot] = count;
+    this.size++;
   }
 }
 
@@ -199,8 +250,8 @@ const CLASS = new Uint8Array(128).map((_, c) => {
   return OTHER;
 });
 const APOSTROPHE = 39;
-/** Pieces up to this many ASCII characters are cached by a number made of their codes (fits a small integer). */
-const SHORT_PIECE = 4;
+/** Pieces up to this many ASCII characters are cached by a number made of their length and codes (under 8 × 128^7 = 2^52: exact in a double). */
+const SHORT_PIECE = 7;
 const SLASH = 47;
 
 function nextNonAscii(text: string, from: number): number {
