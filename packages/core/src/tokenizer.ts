@@ -174,18 +174,24 @@ class PieceCounter implements TokenCounter {
  * integers: a piece is two int32 keys (its length and first four 7-bit codes; its other codes), so a
  * lookup makes no string and no heap number. Starts over when half full, so memory stays bounded.
  */
-class ShortPieceTable {
-  private static readonly BITS = 19;
-  private readonly heads = new Int32Array(1 << ShortPieceTable.BITS);
-  private readonly tails = new Int32Array(1 << ShortPieceTable.BITS);
+export class ShortPieceTable {
+  private readonly heads: Int32Array;
+  private readonly tails: Int32Array;
   /** 0 marks a free slot: a piece has at least one token. */
-  private readonly counts = new Int32Array(1 << ShortPieceTable.BITS);
+  private readonly counts: Int32Array;
   private size = 0;
   /** Where get() stopped: the piece's slot, or the free slot set() fills; and where its probe began. */
   private slot = 0;
   private first = 0;
   private head = 0;
   private tail = 0;
+
+  /** 2^bits slots (the default, 19, is 6 MB). */
+  public constructor(private readonly bits = 19) {
+    this.heads = new Int32Array(1 << bits);
+    this.tails = new Int32Array(1 << bits);
+    this.counts = new Int32Array(1 << bits);
+  }
 
   /** The piece's count, or 0 when not known (then set() records it). */
   public get(text: string, start: number, length: number): number {
@@ -194,8 +200,8 @@ class ShortPieceTable {
     const split = start + Math.min(length, 4);
     for (let k = start; k < split; k++) head = (head << 7) | text.charCodeAt(k);
     for (let k = split; k < start + length; k++) tail = (tail << 7) | text.charCodeAt(k);
-    const mask = (1 << ShortPieceTable.BITS) - 1;
-    let slot = (Math.imul(head, 0x9e3779b1) ^ Math.imul(tail + 0x7f4a7c15, 0x85ebca77)) >>> (32 - ShortPieceTable.BITS);
+    const mask = (1 << this.bits) - 1;
+    let slot = (Math.imul(head, 0x9e3779b1) ^ Math.imul(tail + 0x7f4a7c15, 0x85ebca77)) >>> (32 - this.bits);
     this.first = slot;
     for (;;) {
       const n = this.counts[slot] as number;
@@ -211,7 +217,7 @@ class ShortPieceTable {
 
   /** Records the count of the piece the last get() did not know. */
   public set(count: number): void {
-    if (this.size >= 1 << (ShortPieceTable.BITS - 1)) {
+    if (this.size >= 1 << (this.bits - 1)) {
       this.counts.fill(0);
       this.size = 0;
       this.slot = this.first;
