@@ -17,7 +17,14 @@ const fmt = (value, digits = 0) => (value === null || value === undefined ? '-' 
 const pct = (share) => `${(share * 100).toFixed(0)}%`;
 const load = (values) => (values ? values.map((v) => v.toFixed(1)).join(' ') : '-');
 const cell = (text) => String(text).replaceAll('|', '\\|').replaceAll('\n', ' ');
-const table = (header, rows) => [header, header.map(() => '---'), ...rows].map((cells) => `| ${cells.map(cell).join(' | ')} |`).join('\n');
+// Columns padded to their widest cell, as the repository's formatter (Biome, make lint) writes Markdown tables.
+function table(header, rows) {
+  const lines = [header, ...rows].map((cells) => cells.map(cell));
+  const widths = header.map((_, column) => Math.max(3, ...lines.map((cells) => cells[column]?.length ?? 0)));
+  const row = (cells) => `| ${widths.map((width, column) => (cells[column] ?? '').padEnd(width)).join(' | ')} |`;
+  const [head, ...body] = lines;
+  return [row(head), row(widths.map((width) => '-'.repeat(width))), ...body.map(row)].join('\n');
+}
 
 function machineLine({ date, node, machine }) {
   const memory = machine.memoryGb ? `, ${machine.memoryGb} GB memory` : '';
