@@ -182,6 +182,21 @@ describe('createChatClient', () => {
     expect(tunnels).toEqual([new URL(url).host]);
     expect(seen).toHaveLength(1);
   });
+
+  it('times out an attempt through the proxy that never answers, as a connection timeout', async () => {
+    const { url, seen } = await throttlingServer(0, {});
+    const held: Socket[] = [];
+    const proxy = createServer();
+    // Takes the tunnel request and says nothing, the way a stalled proxy does.
+    proxy.on('connect', (_req: IncomingMessage, client: Socket) => held.push(client));
+    const proxyPort = await listen(proxy);
+    const endpoint = await endpointAt(url, { http_proxy: `http://127.0.0.1:${proxyPort}` });
+    const error = await ping(endpoint, { maxRetries: 0, timeoutMs: 300 }).catch((e: unknown) => e);
+    for (const socket of held) socket.destroy();
+    expect(error).toBeInstanceOf(APIConnectionTimeoutError);
+    expect(held).toHaveLength(1);
+    expect(seen).toHaveLength(0);
+  });
 });
 
 describe('retryWaitMs', () => {

@@ -269,22 +269,26 @@ export function endpointTransport(endpoint: Pick<Endpoint, 'proxy'>, options: Ht
   return async (url, request) => {
     undici ??= import('undici').then(({ fetch, ProxyAgent }) => ({ fetch, dispatcher: new ProxyAgent(proxy) }));
     const { fetch, dispatcher } = await undici;
-    const timeout = request.timeoutMs === undefined ? undefined : AbortSignal.timeout(request.timeoutMs);
-    const signals = [request.signal, timeout].filter((signal): signal is AbortSignal => signal !== undefined);
+    // The deadline is a timer of its own, as in nodeHttpTransport, not AbortSignal.timeout: Node 20's
+    // AbortSignal.any holds its sources weakly, and a collected timeout signal never fires (compress/stream.ts).
+    const deadline = new AbortController();
+    const timer = request.timeoutMs === undefined ? undefined : setTimeout(() => deadline.abort(), request.timeoutMs);
     try {
       const response = await fetch(url, {
         method: request.method,
         headers: request.headers,
         ...(request.body === undefined ? {} : { body: request.body }),
-        ...(signals.length === 0 ? {} : { signal: AbortSignal.any(signals) }),
+        signal: request.signal === undefined ? deadline.signal : AbortSignal.any([request.signal, deadline.signal]),
         dispatcher,
       });
       const body = Buffer.from(await response.arrayBuffer());
       return { status: response.status, statusText: response.statusText, headers: Object.fromEntries(response.headers), body };
     } catch (error) {
       if (request.signal?.aborted) throw abortError(request.signal.reason);
-      if (timeout?.aborted) throw new TransportTimeoutError(request.timeoutMs ?? 0);
+      if (deadline.signal.aborted) throw new TransportTimeoutError(request.timeoutMs ?? 0);
       throw error;
+    } finally {
+      clearTimeout(timer);
     }
   };
 }
