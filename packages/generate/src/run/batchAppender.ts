@@ -89,12 +89,10 @@ export class BatchAppender {
     } catch (error) {
       this.failure ??= { error };
     }
-    const failure = this.failure;
     this.chain = this.chain.then(async () => {
       try {
-        // An earlier group's failed fsync fails this one too: a second fsync may report success for lost pages.
-        const failed = failure ?? this.failure;
-        if (failed) throw failed.error;
+        // This group's failed write, or an earlier group's failed fsync: a second fsync may report success for lost pages.
+        if (this.failure) throw this.failure.error;
         await fsync(this.fd);
         group.resolve();
       } catch (error) {
