@@ -233,10 +233,11 @@ describe('the checkpoint', () => {
     const started = now - 2 * step;
     step = 0;
     state.add([['b', entry(1)[0]]], 'batch_0.jsonl', 10);
-    now = started + 39_000;
+    // 100 times the 2 s the write took.
+    now = started + 199_000;
     await state.maybeWrite();
     expect(ids(path)).toEqual(['a']);
-    now = started + 40_000;
+    now = started + 200_000;
     await state.maybeWrite();
     expect(ids(path)).toEqual(['a', 'b']);
   });

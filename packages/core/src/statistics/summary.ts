@@ -49,7 +49,7 @@ export interface Summary {
   completed: number;
   partial: number;
   usage: UsageTotals;
-  /** Sums of the records' tool_stats, per tool name (registry zeros included). */
+  /** Sums of the records' tool_stats, per tool name (tools never called or answered may be left out). */
   tools: Map<string, ToolStat>;
   reasoning: ReasoningTotals;
   /** Tombstones per `discarded` reason. */
@@ -125,7 +125,10 @@ export function addTrajectory(summary: Summary, record: Trajectory): void {
   if (record.completed) summary.completed += 1;
   if (record.partial) summary.partial += 1;
   addUsage(summary.usage, record.metadata.usage);
-  for (const [name, stat] of Object.entries(record.tool_stats)) addToolStat(summary.tools, name, stat);
+  // A normalised record has a key for every registry tool, mostly zeros; only the called ones reach the file.
+  for (const [name, stat] of Object.entries(record.tool_stats)) {
+    if (stat.count > 0 || stat.success > 0 || stat.failure > 0) addToolStat(summary.tools, name, stat);
+  }
   addReasoning(summary.reasoning, conversationReasoningStats(record.conversations));
   addToHistogram(summary.turns, record.conversations.length);
   addToHistogram(summary.apiCalls, record.api_calls);

@@ -87,6 +87,28 @@ interface Job {
   readonly raw: string;
 }
 
+/**
+ * A finished prompt's records as they wait for their group commit: their lines and what is counted
+ * of them, not the records themselves (kept through a commit's wait, hundreds of trajectories at a
+ * time would outlive the young generation and cost the garbage collector more than the writing).
+ */
+interface RecordLines {
+  /** The sub-agents' ids, then the root's. */
+  readonly ids: readonly string[];
+  /** The root left a tombstone: its line is the last, and does not go to stdout. */
+  readonly discarded: boolean;
+  readonly lines: readonly string[];
+  /** api_calls of the record on each line. */
+  readonly apiCalls: readonly number[];
+  /** The lines joined, without the last newline. */
+  readonly text: string;
+  /** Bytes the append adds to the batch file. */
+  readonly bytes: number;
+}
+
+/** Finished records waiting for their group commit at most (pendingWork.ts), in bytes. */
+const WAITING_RECORD_BYTES = 64 * 1024 * 1024;
+
 class PromptTimeout extends Error {
   public constructor(seconds: number) {
     super(`the prompt ran longer than --prompt-timeout ${seconds}s and was stopped; it runs again on --resume`);
@@ -147,7 +169,7 @@ export async function runBatch(ctx: RunContext, options: BatchRunOptions): Promi
   };
   options.quotaExhausted?.addEventListener('abort', onQuota, { once: true });
   // A record that cannot be written (a full disk) stops the intake, as a task that throws does.
-  const writes = new PendingWork(options.concurrency, (error) => intake.abort(error));
+  const writes = new PendingWork(WAITING_RECORD_BYTES, (error) => intake.abort(error));
 
   /** Every (row, sample) not done yet; rows as stream mode reads them (a repeated row id is a bad line). */
   async function* jobs(): AsyncGenerator<Job> {
@@ -225,8 +247,11 @@ export async function runBatch(ctx: RunContext, options: BatchRunOptions): Promi
     }
     if (!trajectory) return batches.settle(job.batch);
     // The slot is free for the next prompt while the record waits for its group's fsync (batchAppender.ts).
-    const done = trajectory;
-    await writes.add(write(job, done, subAgents).finally(() => batches.settle(job.batch)));
+    const lines = recordLines(job, trajectory, subAgents);
+    await writes.add(
+      write(job, lines).finally(() => batches.settle(job.batch)),
+      lines.bytes,
+    );
   };
 
   const recordFailure = async (job: Job, error: unknown): Promise<void> => {
@@ -241,8 +266,12 @@ export async function runBatch(ctx: RunContext, options: BatchRunOptions): Promi
     ctx.progress.tick(0);
   };
 
-  /** The root's record (or its tombstone) after its sub-agents', in one append. Sub-agents are never discarded: the root decides. */
-  const write = async (job: Job, trajectory: Trajectory, subAgents: readonly Trajectory[]): Promise<void> => {
+  /**
+   * The root's record (or its tombstone) after its sub-agents', as the lines of one append, counted
+   * in this invocation's statistics already (a failed append sets freshExact, and the merge then
+   * counts the files instead). Sub-agents are never discarded: the root decides.
+   */
+  const recordLines = (job: Job, trajectory: Trajectory, subAgents: readonly Trajectory[]): RecordLines => {
     for (const record of [...subAgents, trajectory]) {
       record.metadata.run_name = options.runName;
       record.metadata.sample = job.sample;
@@ -255,8 +284,23 @@ export async function runBatch(ctx: RunContext, options: BatchRunOptions): Promi
     const json = [...subAgents, root].map((record) => JSON.stringify(record));
     const lines = json.map((line) => redact(line, options.secret));
     if (lines.some((line, i) => line !== json[i])) freshExact = false;
-    const file = await batches.appender(job.batch);
+    for (const sub of subAgents) addTrajectory(fresh.summary, sub);
+    if (stone) addTombstone(fresh.summary, stone);
+    else addTrajectory(fresh.summary, trajectory);
     const text = lines.join('\n');
+    return {
+      ids: [...subAgents.map((sub) => sub.id ?? ''), job.id],
+      discarded: discard,
+      lines,
+      apiCalls: [...subAgents, trajectory].map((record) => record.api_calls),
+      text,
+      bytes: Buffer.byteLength(text) + 1,
+    };
+  };
+
+  /** One append of a record's lines; then its checkpoint entries and its lines on stdout. */
+  const write = async (job: Job, { ids, discarded, lines, apiCalls, text, bytes }: RecordLines): Promise<void> => {
+    const file = await batches.appender(job.batch);
     try {
       await file.append(text);
     } catch (error) {
@@ -264,31 +308,29 @@ export async function runBatch(ctx: RunContext, options: BatchRunOptions): Promi
       throw error;
     }
     freshFiles.add(file.file.name);
-    for (const sub of subAgents) addTrajectory(fresh.summary, sub);
-    if (stone) addTombstone(fresh.summary, stone);
-    else addTrajectory(fresh.summary, trajectory);
     const entry = { prompt_index: job.promptIndex, shard: file.file.name, sample: job.sample, row_hash: job.rowHash };
+    const subAgents = ids.length - 1;
     checkpoint.add(
-      [
-        ...subAgents.map((sub) => [sub.id ?? '', { ...entry, status: 'written' as const }] as const),
-        [job.id, { ...entry, status: discard ? 'discarded' : 'written', ...(discard ? { reason: 'no_reasoning' } : {}) }] as const,
-      ],
+      ids.map((id, i) => [
+        id,
+        i < subAgents || !discarded ? { ...entry, status: 'written' as const } : { ...entry, status: 'discarded' as const, reason: 'no_reasoning' },
+      ]),
       file.file.name,
-      Buffer.byteLength(text) + 1,
+      bytes,
     );
-    tally.written += subAgents.length;
-    tally.subAgents += subAgents.length;
-    const streamed = discard ? lines.slice(0, -1) : lines;
-    if (discard) {
+    tally.written += subAgents;
+    tally.subAgents += subAgents;
+    if (discarded) {
       tally.tombstones += 1;
       ctx.stats.add('tombstones_written');
     } else {
       tally.written += 1;
     }
-    for (const [i, line] of streamed.entries()) {
+    const streamed = discarded ? lines.length - 1 : lines.length;
+    for (let i = 0; i < streamed; i += 1) {
       ctx.stats.add('trajectories_out');
-      ctx.stats.add('api_calls', (i < subAgents.length ? subAgents[i]! : trajectory).api_calls);
-      await out.writeLine(line);
+      ctx.stats.add('api_calls', apiCalls[i]!);
+      await out.writeLine(lines[i]!);
     }
     await flushSoon();
     await checkpoint.maybeWrite();
