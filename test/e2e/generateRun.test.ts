@@ -1,6 +1,6 @@
 // hermes-generate --run-name: the run directory, exactly-once resume by record id, tombstones,
 // failures.jsonl, the manifest and the refusals, against the scripted endpoint with the real bin.
-import { appendFileSync, readFileSync, statSync } from 'node:fs';
+import { appendFileSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startScriptedEndpoint, type ScriptedEndpoint } from '@hermes-datagen/testkit';
@@ -145,7 +145,53 @@ describe('hermes-generate --run-name', () => {
     expect(again.code, again.stderr).toBe(0);
     expect(statSync(merged).mtimeMs).toBe(built);
     expect(again.stderr).toContain('✅ Trajectories: 3');
+    expect(again.stderr).toMatch(/nothing to run, the rows are not read again/);
+    expect(again.stderr).toMatch(/0 trajectories .* written, 3 already done/);
     expectRunInvariants(join(dir, 'data', 'r'));
+  });
+
+  it('marks a run complete only when every (row, sample) is done, and reads the rows again when the selection or a batch file changed', async () => {
+    endpoint = await startScriptedEndpoint({ script: SCRIPT });
+    const dir = withDataset(PROMPTS);
+    const checkpointOf = (): { complete?: unknown } => JSON.parse(readFileSync(join(dir, 'data', 'r', 'checkpoint.json'), 'utf8'));
+    // A failed prompt: not complete, and the resume reads the rows to run it again.
+    const first = await runGenerate(endpoint.url, PROMPTS, ['prompts.jsonl', ...RUN], { dir });
+    expect(first.code).not.toBe(0);
+    expect(checkpointOf().complete).toBeUndefined();
+    const failedAgain = await runGenerate(endpoint.url, PROMPTS, ['prompts.jsonl', ...RUN, '--resume'], { dir });
+    expect(failedAgain.stderr).not.toMatch(/nothing to run/);
+    expect(checkpointOf().complete).toBeUndefined();
+
+    const prompts = [
+      { prompt: 'a', id: 'a' },
+      { prompt: 'b', id: 'b' },
+      { prompt: 'c', id: 'c' },
+    ];
+    const clean = withDataset(prompts);
+    const runDir = join(clean, 'data', 'r');
+    const done = await runGenerate(endpoint.url, prompts, ['prompts.jsonl', ...RUN], { dir: clean });
+    expect(done.code, done.stderr).toBe(0);
+    expect(JSON.parse(readFileSync(join(runDir, 'checkpoint.json'), 'utf8')).complete).toMatchObject({
+      samples: 1,
+      max_samples: null,
+      shard: null,
+      records: 3,
+    });
+    // Another selection: the rows are read, and only the new pairs run.
+    const more = await runGenerate(endpoint.url, prompts, ['prompts.jsonl', ...RUN, '--resume', '--samples', '2'], { dir: clean });
+    expect(more.code, more.stderr).toBe(0);
+    expect(more.stderr).not.toMatch(/nothing to run/);
+    expect(more.records.map((r) => r.id).sort()).toEqual(['a#s1', 'b#s1', 'c#s1']);
+    expect(JSON.parse(readFileSync(join(runDir, 'checkpoint.json'), 'utf8')).complete).toMatchObject({ samples: 2, records: 6 });
+    // A batch file gone: the checkpoint no longer accounts for the files, and its prompts run again.
+    const { batchFiles } = readRun(runDir);
+    rmSync(join(runDir, batchFiles[0]!));
+    const repaired = await runGenerate(endpoint.url, prompts, ['prompts.jsonl', ...RUN, '--resume', '--samples', '2'], { dir: clean });
+    expect(repaired.code, repaired.stderr).toBe(0);
+    expect(repaired.stderr).not.toMatch(/nothing to run/);
+    expect(repaired.records.length).toBeGreaterThan(0);
+    const run = expectRunInvariants(runDir);
+    expect(run.records.map((r) => r['id']).sort()).toEqual(['a', 'a#s1', 'b', 'b#s1', 'c', 'c#s1']);
   });
 
   it('takes a repeated row id for a bad line, as stream mode does: two prompts under one id would be one record', async () => {

@@ -9,6 +9,7 @@ export type {
   ChatToolCall,
   Checkpoint,
   CheckpointEntry,
+  CompleteRun,
   CompressionMetrics,
   PromptRow,
   ReasoningDetail,

@@ -128,7 +128,19 @@ export interface Checkpoint {
   done: Record<string, CheckpointEntry>;
   /** Batch file name -> its size when every line of it had its entry in `done`. */
   files?: Record<string, number>;
+  /** Every (row, sample) of this dataset and selection was done (a --resume of them has nothing to run). */
+  complete?: CompleteRun;
   last_updated: string;
+}
+
+export interface CompleteRun {
+  sha256: string;
+  samples: number;
+  max_samples: number | null;
+  /** --shard as given (i/N), null for all rows. */
+  shard: string | null;
+  /** The (row, sample) pairs of the selection. */
+  records: number;
 }
 
 export interface CheckpointEntry {

@@ -1612,7 +1612,7 @@ return errors === 0;
 validate24.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const checkpoint = validate25;
-const schema39 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://hermes-datagen.local/schemas/checkpoint.schema.json","title":"Checkpoint","description":"Resume state of a hermes-generate run, keyed by record id (not by prompt text, which collapses duplicate prompts: upstream Hermes #86523, #95322). Written atomically (temp file + rename). It can always be rebuilt from the run's output files; it only makes resume fast.","type":"object","required":["version","run_name","done","last_updated"],"properties":{"version":{"const":1},"run_name":{"type":"string","minLength":1},"dataset":{"type":"object","description":"Identity of the dataset the run started from, so resume can refuse a different one.","required":["path","valid_rows"],"properties":{"path":{"type":"string"},"valid_rows":{"type":"integer","minimum":0},"sha256":{"type":"string","pattern":"^[0-9a-f]{64}$"}},"additionalProperties":false},"endpoint":{"type":"object","description":"Where the run's model calls went; the key appears only as its fingerprint.","required":["host","model","key_fingerprint"],"properties":{"host":{"type":"string"},"model":{"type":"string"},"key_fingerprint":{"type":["string","null"],"pattern":"^[0-9a-f]{8}$"}},"additionalProperties":false},"done":{"type":"object","description":"Record id -> what became of it. Failed attempts are absent, so resume retries them.","additionalProperties":{"type":"object","required":["prompt_index","status"],"properties":{"prompt_index":{"type":"integer","minimum":0},"status":{"enum":["written","discarded"]},"reason":{"type":"string"},"shard":{"type":"string","description":"The output file that holds the row."},"sample":{"type":"integer","minimum":0,"description":"Which of the prompt's --samples this record is, from 0."},"row_hash":{"type":"string","pattern":"^[0-9a-f]{16}$","description":"First 16 hex of SHA-256 of the dataset row the record was made from."}},"additionalProperties":false}},"files":{"type":"object","description":"Batch file name -> its size in bytes when every line of it had its entry in done: a resume that finds the file at this size takes its records from done without opening it (a file that grew or was cut since is read back).","additionalProperties":{"type":"integer","minimum":0}},"last_updated":{"type":"string","description":"ISO 8601 with time zone."}},"additionalProperties":false};
+const schema39 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://hermes-datagen.local/schemas/checkpoint.schema.json","title":"Checkpoint","description":"Resume state of a hermes-generate run, keyed by record id (not by prompt text, which collapses duplicate prompts: upstream Hermes #86523, #95322). Written atomically (temp file + rename). It can always be rebuilt from the run's output files; it only makes resume fast.","type":"object","required":["version","run_name","done","last_updated"],"properties":{"version":{"const":1},"run_name":{"type":"string","minLength":1},"dataset":{"type":"object","description":"Identity of the dataset the run started from, so resume can refuse a different one.","required":["path","valid_rows"],"properties":{"path":{"type":"string"},"valid_rows":{"type":"integer","minimum":0},"sha256":{"type":"string","pattern":"^[0-9a-f]{64}$"}},"additionalProperties":false},"endpoint":{"type":"object","description":"Where the run's model calls went; the key appears only as its fingerprint.","required":["host","model","key_fingerprint"],"properties":{"host":{"type":"string"},"model":{"type":"string"},"key_fingerprint":{"type":["string","null"],"pattern":"^[0-9a-f]{8}$"}},"additionalProperties":false},"done":{"type":"object","description":"Record id -> what became of it. Failed attempts are absent, so resume retries them.","additionalProperties":{"type":"object","required":["prompt_index","status"],"properties":{"prompt_index":{"type":"integer","minimum":0},"status":{"enum":["written","discarded"]},"reason":{"type":"string"},"shard":{"type":"string","description":"The output file that holds the row."},"sample":{"type":"integer","minimum":0,"description":"Which of the prompt's --samples this record is, from 0."},"row_hash":{"type":"string","pattern":"^[0-9a-f]{16}$","description":"First 16 hex of SHA-256 of the dataset row the record was made from."}},"additionalProperties":false}},"files":{"type":"object","description":"Batch file name -> its size in bytes when every line of it had its entry in done: a resume that finds the file at this size takes its records from done without opening it (a file that grew or was cut since is read back).","additionalProperties":{"type":"integer","minimum":0}},"complete":{"type":"object","description":"Set by an invocation that ended with every (row, sample) of its selection done, none failed and no input line rejected: the dataset's SHA-256 and the selection then. A --resume of the same dataset and selection, whose checkpoint still accounts for every batch file, has nothing to run and does not read the rows again.","required":["sha256","samples","max_samples","shard","records"],"properties":{"sha256":{"type":"string","pattern":"^[0-9a-f]{64}$"},"samples":{"type":"integer","minimum":1},"max_samples":{"type":["integer","null"],"minimum":0},"shard":{"type":["string","null"],"description":"--shard as given (i/N), null for all rows."},"records":{"type":"integer","minimum":0,"description":"The (row, sample) pairs of the selection."}},"additionalProperties":false},"last_updated":{"type":"string","description":"ISO 8601 with time zone."}},"additionalProperties":false};
 const pattern7 = new RegExp("^[0-9a-f]{64}$", "u");
 
 function validate25(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -1636,7 +1636,7 @@ return false;
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(((((((key0 === "version") || (key0 === "run_name")) || (key0 === "dataset")) || (key0 === "endpoint")) || (key0 === "done")) || (key0 === "files")) || (key0 === "last_updated"))){
+if(!((((((((key0 === "version") || (key0 === "run_name")) || (key0 === "dataset")) || (key0 === "endpoint")) || (key0 === "done")) || (key0 === "files")) || (key0 === "complete")) || (key0 === "last_updated"))){
 validate25.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
@@ -2036,16 +2036,151 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.last_updated !== undefined){
+if(data.complete !== undefined){
+let data20 = data.complete;
 const _errs45 = errors;
-if(typeof data.last_updated !== "string"){
-validate25.errors = [{instancePath:instancePath+"/last_updated",schemaPath:"#/properties/last_updated/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(errors === _errs45){
+if(data20 && typeof data20 == "object" && !Array.isArray(data20)){
+let missing4;
+if((((((data20.sha256 === undefined) && (missing4 = "sha256")) || ((data20.samples === undefined) && (missing4 = "samples"))) || ((data20.max_samples === undefined) && (missing4 = "max_samples"))) || ((data20.shard === undefined) && (missing4 = "shard"))) || ((data20.records === undefined) && (missing4 = "records"))){
+validate25.errors = [{instancePath:instancePath+"/complete",schemaPath:"#/properties/complete/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
 return false;
+}
+else {
+const _errs47 = errors;
+for(const key6 in data20){
+if(!(((((key6 === "sha256") || (key6 === "samples")) || (key6 === "max_samples")) || (key6 === "shard")) || (key6 === "records"))){
+validate25.errors = [{instancePath:instancePath+"/complete",schemaPath:"#/properties/complete/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs47 === errors){
+if(data20.sha256 !== undefined){
+let data21 = data20.sha256;
+const _errs48 = errors;
+if(errors === _errs48){
+if(typeof data21 === "string"){
+if(!pattern7.test(data21)){
+validate25.errors = [{instancePath:instancePath+"/complete/sha256",schemaPath:"#/properties/complete/properties/sha256/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{64}$"},message:"must match pattern \""+"^[0-9a-f]{64}$"+"\""}];
+return false;
+}
+}
+else {
+validate25.errors = [{instancePath:instancePath+"/complete/sha256",schemaPath:"#/properties/complete/properties/sha256/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid6 = _errs48 === errors;
+}
+else {
+var valid6 = true;
+}
+if(valid6){
+if(data20.samples !== undefined){
+let data22 = data20.samples;
+const _errs50 = errors;
+if(!(((typeof data22 == "number") && (!(data22 % 1) && !isNaN(data22))) && (isFinite(data22)))){
+validate25.errors = [{instancePath:instancePath+"/complete/samples",schemaPath:"#/properties/complete/properties/samples/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs50){
+if((typeof data22 == "number") && (isFinite(data22))){
+if(data22 < 1 || isNaN(data22)){
+validate25.errors = [{instancePath:instancePath+"/complete/samples",schemaPath:"#/properties/complete/properties/samples/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+var valid6 = _errs50 === errors;
+}
+else {
+var valid6 = true;
+}
+if(valid6){
+if(data20.max_samples !== undefined){
+let data23 = data20.max_samples;
+const _errs52 = errors;
+if((!(((typeof data23 == "number") && (!(data23 % 1) && !isNaN(data23))) && (isFinite(data23)))) && (data23 !== null)){
+validate25.errors = [{instancePath:instancePath+"/complete/max_samples",schemaPath:"#/properties/complete/properties/max_samples/type",keyword:"type",params:{type: schema39.properties.complete.properties.max_samples.type},message:"must be integer,null"}];
+return false;
+}
+if(errors === _errs52){
+if((typeof data23 == "number") && (isFinite(data23))){
+if(data23 < 0 || isNaN(data23)){
+validate25.errors = [{instancePath:instancePath+"/complete/max_samples",schemaPath:"#/properties/complete/properties/max_samples/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+var valid6 = _errs52 === errors;
+}
+else {
+var valid6 = true;
+}
+if(valid6){
+if(data20.shard !== undefined){
+let data24 = data20.shard;
+const _errs54 = errors;
+if((typeof data24 !== "string") && (data24 !== null)){
+validate25.errors = [{instancePath:instancePath+"/complete/shard",schemaPath:"#/properties/complete/properties/shard/type",keyword:"type",params:{type: schema39.properties.complete.properties.shard.type},message:"must be string,null"}];
+return false;
+}
+var valid6 = _errs54 === errors;
+}
+else {
+var valid6 = true;
+}
+if(valid6){
+if(data20.records !== undefined){
+let data25 = data20.records;
+const _errs56 = errors;
+if(!(((typeof data25 == "number") && (!(data25 % 1) && !isNaN(data25))) && (isFinite(data25)))){
+validate25.errors = [{instancePath:instancePath+"/complete/records",schemaPath:"#/properties/complete/properties/records/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs56){
+if((typeof data25 == "number") && (isFinite(data25))){
+if(data25 < 0 || isNaN(data25)){
+validate25.errors = [{instancePath:instancePath+"/complete/records",schemaPath:"#/properties/complete/properties/records/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+var valid6 = _errs56 === errors;
+}
+else {
+var valid6 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate25.errors = [{instancePath:instancePath+"/complete",schemaPath:"#/properties/complete/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
 }
 var valid0 = _errs45 === errors;
 }
 else {
 var valid0 = true;
+}
+if(valid0){
+if(data.last_updated !== undefined){
+const _errs58 = errors;
+if(typeof data.last_updated !== "string"){
+validate25.errors = [{instancePath:instancePath+"/last_updated",schemaPath:"#/properties/last_updated/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs58 === errors;
+}
+else {
+var valid0 = true;
+}
 }
 }
 }
@@ -2070,7 +2205,7 @@ export const statistics = validate26;
 const schema40 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://hermes-datagen.local/schemas/statistics.schema.json","title":"Statistics","description":"The statistics.json of a run: upstream Hermes' shape (docs/record-format.md#statistics) plus hermes-stats' extensions. The extensions are optional so that upstream files validate; a file with \"format\": \"hermes-stats-summary/1\" must have all of them, because `hermes-stats merge` reads its counts and histograms back.","type":"object","required":["tool_statistics","reasoning_statistics"],"properties":{"run_name":{"type":"string"},"distribution":{"type":"string"},"total_prompts":{"type":"integer","minimum":0},"total_batches":{"type":"integer","minimum":0},"batch_size":{"type":"integer","minimum":0},"model":{"type":"string"},"completed_at":{"type":"string"},"duration_seconds":{"type":"number","minimum":0},"tool_statistics":{"type":"object","additionalProperties":{"type":"object","required":["count","success","failure","success_rate","failure_rate"],"properties":{"count":{"type":"integer","minimum":0},"success":{"type":"integer","minimum":0},"failure":{"type":"integer","minimum":0},"success_rate":{"type":"number","minimum":0,"maximum":100},"failure_rate":{"type":"number","minimum":0,"maximum":100}}}},"reasoning_statistics":{"type":"object","required":["total_assistant_turns","turns_with_reasoning","turns_without_reasoning"],"properties":{"total_assistant_turns":{"type":"integer","minimum":0},"turns_with_reasoning":{"type":"integer","minimum":0},"turns_without_reasoning":{"type":"integer","minimum":0}}},"discarded_no_reasoning":{"type":"integer","minimum":0},"format":{"const":"hermes-stats-summary/1","description":"Written by hermes-stats (--summary or merge)."},"trajectories":{"type":"integer","minimum":0,"description":"Trajectory records; tombstones are counted in `discarded` instead."},"completed":{"type":"integer","minimum":0},"completed_rate":{"$ref":"#/$defs/rate"},"partial":{"type":"integer","minimum":0},"partial_rate":{"$ref":"#/$defs/rate"},"tool_calls":{"type":"integer","minimum":0,"description":"Sum of tool_statistics count."},"tool_failures":{"type":"integer","minimum":0,"description":"Sum of tool_statistics failure."},"discarded":{"type":"object","description":"Tombstones per discard reason.","additionalProperties":{"type":"integer","minimum":0}},"turns":{"$ref":"#/$defs/distribution","description":"Conversation turns per trajectory (conversations.length)."},"api_calls":{"$ref":"#/$defs/distribution","description":"api_calls per trajectory."},"usage":{"$ref":"#/$defs/usageTotals"},"by_model":{"type":"object","description":"Per metadata.model.","additionalProperties":{"$ref":"#/$defs/group"}},"by_toolset":{"type":"object","description":"Per entry of toolsets_used: a trajectory counts once in each of its toolsets.","additionalProperties":{"$ref":"#/$defs/group"}}},"additionalProperties":true,"dependentRequired":{"format":["trajectories","completed","completed_rate","partial","partial_rate","tool_calls","tool_failures","discarded_no_reasoning","discarded","turns","api_calls","usage","by_model","by_toolset"]},"$defs":{"count":{"type":"integer","minimum":0},"rate":{"type":"number","minimum":0,"maximum":100,"description":"Percent: Python's round(part / whole * 100, 2); 0 when the whole is 0."},"usageTotals":{"type":"object","description":"Token sums over the trajectories that have metadata.usage.","required":["trajectories","prompt_tokens","completion_tokens","total_tokens"],"properties":{"trajectories":{"type":"integer","minimum":0,"description":"Trajectories that had metadata.usage."},"prompt_tokens":{"$ref":"#/$defs/count"},"completion_tokens":{"$ref":"#/$defs/count"},"total_tokens":{"$ref":"#/$defs/count"}},"additionalProperties":false},"distribution":{"type":"object","description":"Derived from the exact histogram: quantiles interpolate linearly between ranks (numpy's default, DuckDB's quantile_cont / median); null when there are no values.","required":["min","median","p90","max","total","histogram"],"properties":{"min":{"type":["integer","null"]},"median":{"type":["number","null"]},"p90":{"type":["number","null"]},"max":{"type":["integer","null"]},"total":{"type":"integer","minimum":0,"description":"Sum of all values."},"histogram":{"type":"object","description":"value -> number of trajectories with it, keys ascending.","propertyNames":{"pattern":"^(0|[1-9][0-9]*)$"},"additionalProperties":{"type":"integer","minimum":1}}},"additionalProperties":false},"group":{"type":"object","required":["trajectories","completed","completed_rate","partial","partial_rate","api_calls_total","tool_calls","tool_failures","usage"],"properties":{"trajectories":{"$ref":"#/$defs/count"},"completed":{"$ref":"#/$defs/count"},"completed_rate":{"$ref":"#/$defs/rate"},"partial":{"$ref":"#/$defs/count"},"partial_rate":{"$ref":"#/$defs/rate"},"api_calls_total":{"$ref":"#/$defs/count"},"tool_calls":{"$ref":"#/$defs/count"},"tool_failures":{"$ref":"#/$defs/count"},"usage":{"$ref":"#/$defs/usageTotals"}},"additionalProperties":false}}};
 const schema41 = {"type":"number","minimum":0,"maximum":100,"description":"Percent: Python's round(part / whole * 100, 2); 0 when the whole is 0."};
 const schema43 = {"type":"object","description":"Derived from the exact histogram: quantiles interpolate linearly between ranks (numpy's default, DuckDB's quantile_cont / median); null when there are no values.","required":["min","median","p90","max","total","histogram"],"properties":{"min":{"type":["integer","null"]},"median":{"type":["number","null"]},"p90":{"type":["number","null"]},"max":{"type":["integer","null"]},"total":{"type":"integer","minimum":0,"description":"Sum of all values."},"histogram":{"type":"object","description":"value -> number of trajectories with it, keys ascending.","propertyNames":{"pattern":"^(0|[1-9][0-9]*)$"},"additionalProperties":{"type":"integer","minimum":1}}},"additionalProperties":false};
-const pattern10 = new RegExp("^(0|[1-9][0-9]*)$", "u");
+const pattern11 = new RegExp("^(0|[1-9][0-9]*)$", "u");
 const schema45 = {"type":"object","description":"Token sums over the trajectories that have metadata.usage.","required":["trajectories","prompt_tokens","completion_tokens","total_tokens"],"properties":{"trajectories":{"type":"integer","minimum":0,"description":"Trajectories that had metadata.usage."},"prompt_tokens":{"$ref":"#/$defs/count"},"completion_tokens":{"$ref":"#/$defs/count"},"total_tokens":{"$ref":"#/$defs/count"}},"additionalProperties":false};
 const schema46 = {"type":"integer","minimum":0};
 
@@ -3185,7 +3320,7 @@ if(data36 && typeof data36 == "object" && !Array.isArray(data36)){
 for(const key3 in data36){
 const _errs81 = errors;
 if(typeof key3 === "string"){
-if(!pattern10.test(key3)){
+if(!pattern11.test(key3)){
 const err0 = {instancePath:instancePath+"/turns/histogram",schemaPath:"#/$defs/distribution/properties/histogram/propertyNames/pattern",keyword:"pattern",params:{pattern: "^(0|[1-9][0-9]*)$"},message:"must match pattern \""+"^(0|[1-9][0-9]*)$"+"\"",propertyName:key3};
 if(vErrors === null){
 vErrors = [err0];
@@ -3365,7 +3500,7 @@ if(data44 && typeof data44 == "object" && !Array.isArray(data44)){
 for(const key6 in data44){
 const _errs101 = errors;
 if(typeof key6 === "string"){
-if(!pattern10.test(key6)){
+if(!pattern11.test(key6)){
 const err2 = {instancePath:instancePath+"/api_calls/histogram",schemaPath:"#/$defs/distribution/properties/histogram/propertyNames/pattern",keyword:"pattern",params:{pattern: "^(0|[1-9][0-9]*)$"},message:"must match pattern \""+"^(0|[1-9][0-9]*)$"+"\"",propertyName:key6};
 if(vErrors === null){
 vErrors = [err2];

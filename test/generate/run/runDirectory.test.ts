@@ -221,6 +221,24 @@ describe('the checkpoint', () => {
     expect(ids(path)).toEqual(['a', 'b', 'c']);
   });
 
+  it('keeps the mark of a complete run through a write and a restore, and drops it with the next record', async () => {
+    const path = join(tempDir(), 'checkpoint.json');
+    const complete = { sha256: 'a'.repeat(64), samples: 1, max_samples: null, shard: null, records: 1 };
+    const state = new CheckpointState(path, { run_name: 'r' }, 5_000);
+    state.add([['a', entry(0)[0]]], 'batch_0.jsonl', 10);
+    state.markComplete(complete);
+    await state.write();
+    const stored = JSON.parse(readFileSync(path, 'utf8'));
+    expect(stored.complete).toEqual(complete);
+    const resumed = new CheckpointState(path, { run_name: 'r' }, 5_000);
+    resumed.restore(new Map([['a', entry(0)[0]]]), new Map([['batch_0.jsonl', 10]]), stored);
+    expect(resumed.complete).toEqual(complete);
+    resumed.add([['b', entry(1)[0]]], 'batch_0.jsonl', 10);
+    expect(resumed.complete).toBeUndefined();
+    await resumed.write();
+    expect(JSON.parse(readFileSync(path, 'utf8')).complete).toBeUndefined();
+  });
+
   it('waits longer between writes during the run as a write takes longer, so rewriting it stays a small share of the run', async () => {
     const dir = tempDir();
     const path = join(dir, 'checkpoint.json');

@@ -19,6 +19,7 @@ import {
   HermesError,
   redact,
   type ApiKey,
+  type CompleteRun,
   type Place,
   type PromptRow,
   type RunContext,
@@ -131,6 +132,20 @@ export async function runBatch(ctx: RunContext, options: BatchRunOptions): Promi
     options.checkpointIntervalMs,
   );
   checkpoint.restore(run.done, run.sizes, run.checkpoint);
+  // Which (row, sample) pairs this invocation is about; known only for a dataset read from files (hashed).
+  const selection: Omit<CompleteRun, 'records'> | undefined =
+    dataset.sha256 === null
+      ? undefined
+      : {
+          sha256: dataset.sha256,
+          samples: options.samples,
+          max_samples: options.maxSamples ?? null,
+          shard: options.shard === undefined ? null : `${options.shard.index}/${options.shard.count}`,
+        };
+  // An earlier invocation did every pair of this very dataset and selection, and no batch file has
+  // changed since: there is nothing to run, and a dataset of millions of rows is not parsed again.
+  const doneBefore = checkpoint.complete;
+  const nothingToRun = selection !== undefined && doneBefore !== undefined && sameSelection(doneBefore, selection);
   const batches = new Batches(run.dir, (run.files.at(-1)?.num ?? -1) + 1, options.batchSize);
   // This invocation's records, counted as they are written, so the merge at the end need not parse them
   // again (runOutputs.ts); given up (the merge reads everything) if a write failed or a key was redacted.
@@ -171,12 +186,26 @@ export async function runBatch(ctx: RunContext, options: BatchRunOptions): Promi
   // A record that cannot be written (a full disk) stops the intake, as a task that throws does.
   const writes = new PendingWork(WAITING_RECORD_BYTES, (error) => intake.abort(error));
 
+  /** Set once intake has read the whole selection (not stopped on the way). */
+  let selectionRead = false;
+
   /** Every (row, sample) not done yet; rows as stream mode reads them (a repeated row id is a bad line). */
   async function* jobs(): AsyncGenerator<Job> {
     let sequence = 0;
     try {
+      if (nothingToRun) {
+        ctx.log.info(`every (row, sample) of this dataset was done by an earlier invocation (${CHECKPOINT_FILE}): nothing to run, the rows are not read again`);
+        datasetFacts.valid_rows = run.checkpoint?.dataset?.valid_rows ?? 0;
+        tally.records = doneBefore.records;
+        tally.skipped = doneBefore.records;
+        selectionRead = true;
+        return;
+      }
       for await (const { row, promptIndex, place, raw, id: prompt } of indexedPrompts(ctx, stop)) {
-        if (options.maxSamples !== undefined && promptIndex >= options.maxSamples) return;
+        if (options.maxSamples !== undefined && promptIndex >= options.maxSamples) {
+          selectionRead = true;
+          return;
+        }
         datasetFacts.valid_rows = promptIndex + 1;
         if (!inShard(prompt, options.shard)) continue;
         const hash = rowHash(row);
@@ -199,6 +228,7 @@ export async function runBatch(ctx: RunContext, options: BatchRunOptions): Promi
           sequence += 1;
         }
       }
+      selectionRead = true;
     } finally {
       batches.intakeEnded();
     }
@@ -374,6 +404,8 @@ export async function runBatch(ctx: RunContext, options: BatchRunOptions): Promi
 
   async function finish(exit: number): Promise<void> {
     const unresolved = await failures.settle((id) => checkpoint.get(id) !== undefined);
+    const allDone = exit === ExitCode.ok && selectionRead && unresolved.length === 0 && tally.interrupted === 0 && ctx.stats.get('rejected_lines') === 0;
+    if (selection !== undefined && allDone && !nothingToRun) checkpoint.markComplete({ ...selection, records: tally.records });
     await checkpoint.write();
     const files = await listBatchFiles(run.dir);
     const invocation = run.invocation;
@@ -413,6 +445,10 @@ export async function runBatch(ctx: RunContext, options: BatchRunOptions): Promi
       `${parts.join(', ')}; the run now has ${merged.trajectories} trajectories and ${merged.tombstones} tombstones in ${files.length} batch files (${run.dir})`,
     );
   }
+}
+
+function sameSelection(a: CompleteRun, b: Omit<CompleteRun, 'records'>): boolean {
+  return a.sha256 === b.sha256 && a.samples === b.samples && a.max_samples === b.max_samples && a.shard === b.shard;
 }
 
 /** upstream's tombstone (docs/record-format.md#tombstones) with our id; the trajectory is kept inside, nothing is lost. */

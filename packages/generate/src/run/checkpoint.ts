@@ -6,7 +6,7 @@
 // nothing changed), so a run of a million prompts does not rewrite a growing file after every record;
 // and the interval grows with the time a write takes, so that rewriting the whole file stays a small
 // share of the run however large it grows (a checkpoint that lags only makes a resume read back more).
-import { writeJsonAtomic, type Checkpoint, type CheckpointEntry } from '@hermes-datagen/core';
+import { writeJsonAtomic, type Checkpoint, type CheckpointEntry, type CompleteRun } from '@hermes-datagen/core';
 
 export const CHECKPOINT_FILE = 'checkpoint.json';
 
@@ -21,6 +21,8 @@ type Head = Pick<Checkpoint, 'run_name' | 'dataset' | 'endpoint'>;
 export class CheckpointState {
   private done = new Map<string, CheckpointEntry>();
   private files = new Map<string, number>();
+  /** Set by markComplete(), or as restored; any change to what is done clears it. */
+  private completeRun: CompleteRun | undefined;
   /** When maybeWrite() may write next. */
   private nextWrite = 0;
   private writing: Promise<void> | undefined;
@@ -43,6 +45,8 @@ export class CheckpointState {
   public restore(done: Map<string, CheckpointEntry>, files: Map<string, number>, stored?: Checkpoint): void {
     this.done = done;
     this.files = files;
+    // The mark holds only while checkpoint.json accounts for every batch file as it is now.
+    this.completeRun = stored?.complete;
     this.stored = stored === undefined ? undefined : { changes: this.changes, head: headKey(stored) };
   }
 
@@ -54,6 +58,17 @@ export class CheckpointState {
     return this.done.get(id);
   }
 
+  /** What an earlier invocation found complete, if nothing has changed since. */
+  public get complete(): CompleteRun | undefined {
+    return this.completeRun;
+  }
+
+  /** Every (row, sample) of `selection` is done: a --resume of the same has nothing to run. */
+  public markComplete(selection: CompleteRun): void {
+    this.completeRun = selection;
+    this.changes += 1;
+  }
+
   /**
    * The records of one append, once it is on disk: their entries, and `bytes` more of `file`
    * accounted for. Appends of one file settle in any order, so a file's recorded size equals its
@@ -62,6 +77,7 @@ export class CheckpointState {
   public add(records: readonly (readonly [string, CheckpointEntry])[], file: string, bytes: number): void {
     for (const [id, entry] of records) this.done.set(id, entry);
     this.files.set(file, (this.files.get(file) ?? 0) + bytes);
+    this.completeRun = undefined;
     this.changes += 1;
   }
 
@@ -73,6 +89,7 @@ export class CheckpointState {
       ...(this.head.endpoint ? { endpoint: this.head.endpoint } : {}),
       done: Object.fromEntries(this.done),
       files: Object.fromEntries(this.files),
+      ...(this.completeRun ? { complete: this.completeRun } : {}),
       last_updated: new Date(this.now()).toISOString(),
     };
   }
