@@ -213,6 +213,20 @@ describe('normaliseToolStats and toolErrorCounts', () => {
     expect(toolErrorCounts({}, { names: ['toString'] })).toEqual({ toString: 0 });
   });
 
+  it('keeps a tool named __proto__ as a key, and its zeros read-only (one object shared by the tools not called)', () => {
+    const normalised = normaliseToolStats(JSON.parse('{"__proto__": {"count": 1, "success": 1, "failure": 0}}'), { names: ['a', 'b'] });
+    expect(Object.getPrototypeOf(normalised)).toBe(Object.prototype);
+    expect(JSON.stringify(normalised)).toBe(
+      '{"__proto__":{"count":1,"success":1,"failure":0},"a":{"count":0,"success":0,"failure":0},"b":{"count":0,"success":0,"failure":0}}',
+    );
+    expect(JSON.stringify(toolErrorCounts(JSON.parse('{"__proto__": {"count": 1, "success": 0, "failure": 1}}'), { names: ['a'] }))).toBe(
+      '{"__proto__":1,"a":0}',
+    );
+    expect(() => {
+      normalised['a']!.count += 1;
+    }).toThrow(TypeError);
+  });
+
   it("reproduces the worked example's tool_stats and tool_error_counts over its 45-tool registry", () => {
     const b0Registry = { names: Object.keys(record.tool_stats) };
     const stats = extractToolStats(example.messages);

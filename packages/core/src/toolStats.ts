@@ -82,14 +82,31 @@ export function toolStatsFromConversations(turns: readonly Turn[]): ToolStats {
  * so that every record has the same keys in the same order (upstream's order varies per process).
  */
 export function normaliseToolStats(stats: ToolStats, registry: ToolNames): ToolStats {
-  return Object.fromEntries(
-    normalisedNames(stats, registry).map((name): [string, ToolStat] => [name, { ...(ownStat(stats, name) ?? { count: 0, success: 0, failure: 0 }) }]),
-  );
+  const normalised: ToolStats = {};
+  for (const name of normalisedNames(stats, registry)) {
+    const own = ownStat(stats, name);
+    defineKey(normalised, name, own === undefined ? NEVER_CALLED : { ...own });
+  }
+  return normalised;
 }
 
 /** `{tool: failure count}` over the same keys as normaliseToolStats. */
 export function toolErrorCounts(stats: ToolStats, registry: ToolNames): ToolErrorCounts {
-  return Object.fromEntries(normalisedNames(stats, registry).map((name): [string, number] => [name, ownStat(stats, name)?.failure ?? 0]));
+  const counts: ToolErrorCounts = {};
+  for (const name of normalisedNames(stats, registry)) defineKey(counts, name, ownStat(stats, name)?.failure ?? 0);
+  return counts;
+}
+
+/**
+ * The stat of every registry tool a record did not call, one frozen object shared by all those keys:
+ * a record has dozens of them, and building each anew was most of what normalising a record cost.
+ */
+const NEVER_CALLED: ToolStat = Object.freeze({ count: 0, success: 0, failure: 0 });
+
+/** As Object.fromEntries defines a key: a tool named "__proto__" is a key like any other, not the prototype. */
+function defineKey<T>(target: Record<string, T>, name: string, value: T): void {
+  if (name === '__proto__') Object.defineProperty(target, name, { value, enumerable: true, writable: true, configurable: true });
+  else target[name] = value;
 }
 
 function normalisedNames(stats: ToolStats, registry: ToolNames): readonly string[] {
