@@ -9,7 +9,7 @@
 //   const file = finaliseSummary(mergeSummaries(summary, summaryFromFile(otherFile, 'other.json')));
 import { InputError } from '../errors.js';
 import type { Tombstone, ToolStat, Trajectory } from '../model.js';
-import { conversationReasoningStats } from '../reasoning.js';
+import { conversationReasoningStats, type ReasoningStats } from '../reasoning.js';
 import { validator } from '../schemas.js';
 import { addToHistogram, distribution, histogramFrom, type ValueDistribution, type Histogram } from './percentiles.js';
 import { percent } from './rates.js';
@@ -119,8 +119,11 @@ export function emptySummary(): Summary {
   };
 }
 
-/** Adds one trajectory (valid against the trajectory schema) to the summary, in place. */
-export function addTrajectory(summary: Summary, record: Trajectory): void {
+/**
+ * Adds one trajectory (valid against the trajectory schema) to the summary, in place; `reasoning`
+ * is its conversationReasoningStats, for a caller that has them already.
+ */
+export function addTrajectory(summary: Summary, record: Trajectory, reasoning: ReasoningStats = conversationReasoningStats(record.conversations)): void {
   summary.trajectories += 1;
   if (record.completed) summary.completed += 1;
   if (record.partial) summary.partial += 1;
@@ -129,7 +132,7 @@ export function addTrajectory(summary: Summary, record: Trajectory): void {
   for (const [name, stat] of Object.entries(record.tool_stats)) {
     if (stat.count > 0 || stat.success > 0 || stat.failure > 0) addToolStat(summary.tools, name, stat);
   }
-  addReasoning(summary.reasoning, conversationReasoningStats(record.conversations));
+  addReasoning(summary.reasoning, reasoning);
   addToHistogram(summary.turns, record.conversations.length);
   addToHistogram(summary.apiCalls, record.api_calls);
 

@@ -15,7 +15,7 @@ import {
   addTrajectory,
   emptySummary,
   ExitCode,
-  gptTurnHasReasoning,
+  conversationReasoningStats,
   HermesError,
   redact,
   type ApiKey,
@@ -307,7 +307,9 @@ export async function runBatch(ctx: RunContext, options: BatchRunOptions): Promi
       record.metadata.sample = job.sample;
       record.metadata.row_hash = job.rowHash;
     }
-    const discard = options.discardNoReasoning && !trajectory.conversations.some((turn) => turn.from === 'gpt' && gptTurnHasReasoning(turn.value));
+    // One pass over the reasoning tags decides the discard and feeds the statistics.
+    const reasoning = conversationReasoningStats(trajectory.conversations);
+    const discard = options.discardNoReasoning && !reasoning.has_any_reasoning;
     const stone = discard ? tombstone(job, trajectory) : undefined;
     const root: Trajectory | Tombstone = stone ?? trajectory;
     // Last line of defence: a key the agent read from a file (a copied .env) never reaches the output.
@@ -316,7 +318,7 @@ export async function runBatch(ctx: RunContext, options: BatchRunOptions): Promi
     if (lines.some((line, i) => line !== json[i])) freshExact = false;
     for (const sub of subAgents) addTrajectory(fresh.summary, sub);
     if (stone) addTombstone(fresh.summary, stone);
-    else addTrajectory(fresh.summary, trajectory);
+    else addTrajectory(fresh.summary, trajectory, reasoning);
     const text = lines.join('\n');
     return {
       ids: [...subAgents.map((sub) => sub.id ?? ''), job.id],
