@@ -11,7 +11,8 @@
 // connection after 5 s (Node's and uvicorn's default); reusing one the server has just closed ends
 // in ECONNRESET. So an idle connection is closed after idleSocketMs (4 s), and, because a stalled
 // event loop runs that timer late, one idle for that long by the clock is never reused either.
-import { request as httpRequest, Agent as HttpAgent, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
+import { request as httpRequest, Agent as HttpAgent, type IncomingHttpHeaders, type IncomingMessage, type RequestOptions } from 'node:http';
+import { urlToHttpOptions } from 'node:url';
 import { request as httpsRequest, Agent as HttpsAgent } from 'node:https';
 import type { Socket } from 'node:net';
 
@@ -77,7 +78,7 @@ export function nodeHttpTransport(options: HttpFetchOptions = {}): Transport {
     const agent = url.protocol === 'https:' ? agents.https : agents.http;
     closeStale(agent, idleMs);
     return new Promise<TransportResponse>((resolve, reject) => {
-      const req = send(url, { method: request.method, headers, agent });
+      const req = send({ ...requestTarget(url), method: request.method, headers, agent });
       // Settle on the abort itself, not on an event of the destroyed request: a request still queued
       // for one of the pool's connections may emit none, and its caller would wait for ever.
       const fail = (error: Error): void => {
@@ -111,6 +112,21 @@ export function nodeHttpTransport(options: HttpFetchOptions = {}): Transport {
       req.end(body);
     });
   };
+}
+
+/**
+ * node:http's options for a URL, worked out once per URL object: a client sends every request to the
+ * same URL, and node converts a URL anew for each request it is given.
+ */
+const TARGETS = new WeakMap<URL, RequestOptions>();
+
+function requestTarget(url: URL): RequestOptions {
+  let target = TARGETS.get(url);
+  if (target === undefined) {
+    target = urlToHttpOptions(url);
+    TARGETS.set(url, target);
+  }
+  return target;
 }
 
 /** A fetch over node:http (see nodeHttpTransport): for callers that want a Response. */
