@@ -82,8 +82,16 @@ export function toolStatsFromConversations(turns: readonly Turn[]): ToolStats {
  * so that every record has the same keys in the same order (upstream's order varies per process).
  */
 export function normaliseToolStats(stats: ToolStats, registry: ToolNames): ToolStats {
+  const keys = registryKeys(registry);
+  const called = Object.keys(stats);
+  if (called.every(keys.has)) {
+    const normalised = { ...keys.zeroStats };
+    for (const name of called) defineKey(normalised, name, { ...ownStat(stats, name)! });
+    return normalised;
+  }
+  // A name outside the registry (a hallucinated tool): the keys are sorted anew.
   const normalised: ToolStats = {};
-  for (const name of normalisedNames(stats, registry)) {
+  for (const name of withOthers(keys.sorted, called)) {
     const own = ownStat(stats, name);
     defineKey(normalised, name, own === undefined ? NEVER_CALLED : { ...own });
   }
@@ -92,15 +100,19 @@ export function normaliseToolStats(stats: ToolStats, registry: ToolNames): ToolS
 
 /** `{tool: failure count}` over the same keys as normaliseToolStats. */
 export function toolErrorCounts(stats: ToolStats, registry: ToolNames): ToolErrorCounts {
+  const keys = registryKeys(registry);
+  const called = Object.keys(stats);
+  if (called.every(keys.has)) {
+    const counts = { ...keys.zeroCounts };
+    for (const name of called) defineKey(counts, name, ownStat(stats, name)!.failure);
+    return counts;
+  }
   const counts: ToolErrorCounts = {};
-  for (const name of normalisedNames(stats, registry)) defineKey(counts, name, ownStat(stats, name)?.failure ?? 0);
+  for (const name of withOthers(keys.sorted, called)) defineKey(counts, name, ownStat(stats, name)?.failure ?? 0);
   return counts;
 }
 
-/**
- * The stat of every registry tool a record did not call, one frozen object shared by all those keys:
- * a record has dozens of them, and building each anew was most of what normalising a record cost.
- */
+/** The stat of a tool a record did not call, outside the registry's template (whose zeros are frozen too). */
 const NEVER_CALLED: ToolStat = Object.freeze({ count: 0, success: 0, failure: 0 });
 
 /** As Object.fromEntries defines a key: a tool named "__proto__" is a key like any other, not the prototype. */
@@ -109,23 +121,38 @@ function defineKey<T>(target: Record<string, T>, name: string, value: T): void {
   else target[name] = value;
 }
 
-function normalisedNames(stats: ToolStats, registry: ToolNames): readonly string[] {
-  const known = sortedRegistryNames(registry);
-  const others = Object.keys(stats).filter((name) => !known.has(name));
-  return others.length === 0 ? known.sorted : [...new Set([...known.sorted, ...others])].sort();
+function withOthers(sorted: readonly string[], called: readonly string[]): readonly string[] {
+  return [...new Set([...sorted, ...called])].sort();
 }
 
-/** The registry's names sorted, once per registry: every record of a run is normalised against the same one. */
-const SORTED_NAMES = new WeakMap<readonly string[], { readonly sorted: readonly string[]; readonly has: (name: string) => boolean }>();
+interface RegistryKeys {
+  readonly sorted: readonly string[];
+  readonly has: (name: string) => boolean;
+  /**
+   * Every registry name, sorted, with zeros: copied for each record. An object given dozens of keys
+   * one by one (or by Object.fromEntries) is kept by V8 as a dictionary, slow to copy, to iterate and
+   * to serialise; one made by JSON.parse has fast properties, and so has a spread copy of it. The
+   * zero stats are frozen, as every record shares them.
+   */
+  readonly zeroStats: ToolStats;
+  readonly zeroCounts: ToolErrorCounts;
+}
 
-function sortedRegistryNames(registry: ToolNames): { readonly sorted: readonly string[]; readonly has: (name: string) => boolean } {
-  let known = SORTED_NAMES.get(registry.names);
-  if (known === undefined) {
+/** Worked out once per registry: every record of a run is normalised against the same one. */
+const REGISTRY_KEYS = new WeakMap<readonly string[], RegistryKeys>();
+
+function registryKeys(registry: ToolNames): RegistryKeys {
+  let keys = REGISTRY_KEYS.get(registry.names);
+  if (keys === undefined) {
     const names = new Set(registry.names);
-    known = { sorted: [...names].sort(), has: (name) => names.has(name) };
-    SORTED_NAMES.set(registry.names, known);
+    const sorted = [...names].sort();
+    const zeroStats = JSON.parse(JSON.stringify(Object.fromEntries(sorted.map((name) => [name, NEVER_CALLED])))) as ToolStats;
+    for (const name of sorted) Object.freeze(zeroStats[name]);
+    const zeroCounts = JSON.parse(JSON.stringify(Object.fromEntries(sorted.map((name) => [name, 0])))) as ToolErrorCounts;
+    keys = { sorted, has: (name) => names.has(name), zeroStats, zeroCounts };
+    REGISTRY_KEYS.set(registry.names, keys);
   }
-  return known;
+  return keys;
 }
 
 // Tool names are data: "constructor" or "__proto__" must not reach Object.prototype.

@@ -129,14 +129,18 @@ export function addTrajectory(summary: Summary, record: Trajectory, reasoning: R
   if (record.partial) summary.partial += 1;
   addUsage(summary.usage, record.metadata.usage);
   // A normalised record has a key for every registry tool, mostly zeros; only the called ones reach the file.
+  let toolCalls = 0;
+  let toolFailures = 0;
   for (const [name, stat] of Object.entries(record.tool_stats)) {
+    toolCalls += stat.count;
+    toolFailures += stat.failure;
     if (stat.count > 0 || stat.success > 0 || stat.failure > 0) addToolStat(summary.tools, name, stat);
   }
   addReasoning(summary.reasoning, reasoning);
   addToHistogram(summary.turns, record.conversations.length);
   addToHistogram(summary.apiCalls, record.api_calls);
 
-  const own = groupCountsOf(record);
+  const own = groupCountsOf(record, toolCalls, toolFailures);
   addGroup(summary.byModel, record.metadata.model, own);
   for (const toolset of new Set(record.toolsets_used)) addGroup(summary.byToolset, toolset, own);
 }
@@ -230,16 +234,15 @@ export function summaryFromFile(content: unknown, source: string): Summary {
   return summary;
 }
 
-function groupCountsOf(record: Trajectory): GroupCounts {
+/** One record's group counts; its tool_stats' sums are counted by the caller, in its one pass over them. */
+function groupCountsOf(record: Trajectory, toolCalls: number, toolFailures: number): GroupCounts {
   const counts = emptyGroup();
   counts.trajectories = 1;
   counts.completed = record.completed ? 1 : 0;
   counts.partial = record.partial ? 1 : 0;
   counts.api_calls_total = record.api_calls;
-  for (const stat of Object.values(record.tool_stats)) {
-    counts.tool_calls += stat.count;
-    counts.tool_failures += stat.failure;
-  }
+  counts.tool_calls = toolCalls;
+  counts.tool_failures = toolFailures;
   addUsage(counts.usage, record.metadata.usage);
   return counts;
 }
