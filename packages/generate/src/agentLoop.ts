@@ -46,6 +46,14 @@ export interface AgentInput {
   /** Bounds each model call, its retries included (--request-timeout). */
   readonly requestTimeoutMs: number;
   readonly signal: AbortSignal;
+  /** Put on every request (run mode: the trace fields a gateway logs, run/trace.ts). */
+  readonly requestTags?: RequestTags | undefined;
+}
+
+/** What a request carries for whoever logs it: the OpenAI `user` field and headers. */
+export interface RequestTags {
+  readonly user: string;
+  readonly headers: Readonly<Record<string, string>>;
 }
 
 export interface AgentRun {
@@ -138,6 +146,7 @@ class Conversation {
       this.calls.abort(timedOut);
     }, this.input.requestTimeoutMs);
     let body: unknown;
+    const tags = this.input.requestTags;
     try {
       body = await this.input.client.chat.completions.create(
         {
@@ -145,8 +154,9 @@ class Conversation {
           messages: this.wire,
           ...(withTools && this.tools.length > 0 ? { tools: this.tools } : {}),
           ...(this.input.reasoningEffort !== undefined ? { reasoning_effort: this.input.reasoningEffort } : {}),
+          ...(tags !== undefined ? { user: tags.user } : {}),
         },
-        { signal: this.calls.signal, timeout: this.input.requestTimeoutMs },
+        { signal: this.calls.signal, timeout: this.input.requestTimeoutMs, ...(tags !== undefined ? { headers: tags.headers } : {}) },
       );
     } catch (error) {
       throw timedOut ?? error;

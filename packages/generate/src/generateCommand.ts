@@ -129,7 +129,6 @@ export async function runGenerate(args: GenerateArgs & Pick<StreamArgs, 'files'>
       checkpointIntervalMs: CHECKPOINT_INTERVAL_MS,
       quotaExhausted: quota.signal,
       limiter: model.limiter,
-      client: model.client,
       delegation: args.maxDepth > 0 ? { maxDepth: args.maxDepth, checkToolsets: (toolsets) => void registry.toolsOf(toolsets) } : undefined,
     });
   } finally {

@@ -21,7 +21,7 @@ import {
   type Trajectory,
 } from '@hermes-datagen/core';
 import { runBounded } from './boundedPool.js';
-import type { ChatClient } from './agentLoop.js';
+import type { RequestTags } from './agentLoop.js';
 import type { Delegate } from './tools/types.js';
 import { failureExitCode } from './failureKinds.js';
 import { failureRecord, internalFailure, promptFailure } from './promptFailure.js';
@@ -40,8 +40,8 @@ export interface PromptJob {
   readonly toolsets?: readonly string[];
   /** Run mode, below the depth budget: delegate_task is offered and runs sub-agents through this. */
   readonly delegate?: Delegate;
-  /** Run mode: this prompt's model client (the run's, with its trace fields on every request). */
-  readonly client?: ChatClient;
+  /** Run mode: the trace fields on every request of this prompt (run/trace.ts). */
+  readonly requestTags?: RequestTags;
 }
 
 export type PromptRunner = (job: PromptJob) => Promise<Trajectory>;

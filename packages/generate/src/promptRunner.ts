@@ -47,7 +47,7 @@ export interface PromptRunnerSettings {
 export function promptRunner(settings: PromptRunnerSettings): PromptRunner {
   const knownToolNames = new Set(settings.registry.names);
   const offers = new ToolOffers(settings.registry);
-  return async ({ row, promptIndex, signal, recordId, batchNum, traceId, toolsets: given, delegate, client }: PromptJob): Promise<Trajectory> => {
+  return async ({ row, promptIndex, signal, recordId, batchNum, traceId, toolsets: given, delegate, requestTags }: PromptJob): Promise<Trajectory> => {
     const started = performance.now();
     const id = recordId ?? promptId(row, promptIndex);
     const toolsets = given ?? toolsetsForPrompt(settings.registry, settings.toolsets, id);
@@ -77,7 +77,8 @@ export function promptRunner(settings: PromptRunnerSettings): PromptRunner {
       const run = await runAgent({
         prompt: row.prompt,
         model: settings.endpoint.model,
-        client: client ?? settings.client,
+        client: settings.client,
+        requestTags,
         tools: offered,
         knownToolNames,
         // A tool result that shows the key (a `cat .env`) is redacted before the model sees it.

@@ -28,7 +28,6 @@ import {
 } from '@hermes-datagen/core';
 import { renderReportText } from '@hermes-datagen/core';
 import { runBounded } from '../boundedPool.js';
-import type { ChatClient } from '../agentLoop.js';
 import { indexedPrompts, type PromptRunner } from '../generateStream.js';
 import { failureExitCode } from '../failureKinds.js';
 import { failureRecord, internalFailure, promptFailure, type PromptFailure } from '../promptFailure.js';
@@ -44,7 +43,7 @@ import type { RunDirectory } from './runDirectory.js';
 import { unchangedRunOutputs, writeRunOutputs, type FreshRecords } from './runOutputs.js';
 import type { RateLimiter } from './rateLimiter.js';
 import { inShard, type Shard } from './shard.js';
-import { tracedClient } from './trace.js';
+import { traceTags } from './trace.js';
 
 export interface BatchRunOptions {
   readonly run: RunDirectory;
@@ -63,8 +62,6 @@ export interface BatchRunOptions {
   readonly distribution: string;
   readonly model: string;
   readonly runPrompt: PromptRunner;
-  /** The run's model client (behind the limiter); each prompt gets it with its trace fields added. */
-  readonly client: ChatClient;
   readonly secret: ApiKey;
   /** Least time between two checkpoint writes during the run. */
   readonly checkpointIntervalMs: number;
@@ -236,7 +233,7 @@ export async function runBatch(ctx: RunContext, options: BatchRunOptions): Promi
 
   // Each agent's requests carry its run, record and trace id (trace.ts).
   const traced: PromptRunner = (job) =>
-    options.runPrompt({ ...job, client: tracedClient(options.client, { runName: options.runName, recordId: job.recordId ?? '', traceId: job.traceId ?? '' }) });
+    options.runPrompt({ ...job, requestTags: traceTags({ runName: options.runName, recordId: job.recordId ?? '', traceId: job.traceId ?? '' }) });
 
   ctx.progress.setDetail(() => {
     const done = tally.written - tally.subAgents + tally.tombstones + failedCount();
