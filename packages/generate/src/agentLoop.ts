@@ -28,7 +28,7 @@ export const DEFAULT_REQUEST_TIMEOUT_S = 120;
  */
 const CUT_OFF = /^(length|content_filter|error)$|malformed|refusal|safety|recitation|blocklist|prohibited/i;
 
-/** The model client the loop calls (core's: a client of the endpoint, maybe rate-limited and traced). */
+/** The model client the loop calls (core's: a client of the endpoint, rate-limited in run mode). */
 export type { ChatClient };
 
 export interface AgentInput {
