@@ -1,5 +1,20 @@
 // Flag checks shared by the bench scripts: a bad flag ends the run with a message that says what to pass.
+import { join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+/** Where a script's results file goes: --out DIR when given (a trial run), else bench/results/. */
+export function resultsDir(out) {
+  return out === undefined ? join(ROOT, 'bench', 'results') : resolve(out);
+}
+
+/** A path as a report line shows it: from the repository root when it is inside it. */
+export function shownPath(path) {
+  const inRoot = relative(ROOT, path);
+  return inRoot.startsWith('..') ? path : inRoot;
+}
 
 /** The whole number in `text` (the value given to `flag`), between min and max. */
 export function wholeNumber(flag, text, min, max = Number.MAX_SAFE_INTEGER) {

@@ -34,12 +34,12 @@ import {
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { exitWithUsage, parseFlags, wholeNumber } from './cli-args.mjs';
+import { exitWithUsage, parseFlags, resultsDir, shownPath, wholeNumber } from './cli-args.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BIN = `${ROOT}packages/generate/bin/hermes-generate.js`;
 const TESTKIT = `${ROOT}packages/testkit/dist/index.js`;
-const RESULTS = `${ROOT}bench/results/generate-run.json`;
+const RESULTS_FILE = 'generate-run.json';
 const OVERHEAD_TARGET = 0.1;
 const RESUME_TARGET = 0.05;
 const RSS_TARGET_MB = 500;
@@ -47,12 +47,13 @@ const GATEWAY_CONCURRENCY = 512;
 const GATEWAY_LATENCY_MS = 1000;
 const GATEWAY_TARGET = 0.9;
 const PARTS = ['overhead', 'gateway'];
-const USAGE = `usage: node bench/generate-run.mjs [--prompts N] [--repeat N] [--gateway-prompts N] [--only overhead|gateway] [--no-fail]
+const USAGE = `usage: node bench/generate-run.mjs [--prompts N] [--repeat N] [--gateway-prompts N] [--only overhead|gateway] [--no-fail] [--out DIR]
   --prompts N          prompts of the zero-latency runs (default 10000; 2 model turns each)
   --repeat N           runs of each mode at zero latency, in turn (default 3; the fastest counts)
   --gateway-prompts N  prompts of the 1 s, --max-concurrency 512 run (default 2048)
   --only PART          run one part, overhead (with resume) or gateway, and leave the results file as it is
-  --no-fail            report a miss without exiting 1`;
+  --no-fail            report a miss without exiting 1
+  --out DIR            write generate-run.json into DIR, not bench/results/ (a trial run that leaves the results alone)`;
 
 function options() {
   const values = parseFlags(
@@ -62,6 +63,7 @@ function options() {
       'gateway-prompts': { type: 'string', default: '2048' },
       only: { type: 'string' },
       'no-fail': { type: 'boolean', default: false },
+      out: { type: 'string' },
     },
     USAGE,
   );
@@ -73,6 +75,7 @@ function options() {
     repeat: wholeNumber('--repeat', values.repeat, 1),
     gatewayPrompts: wholeNumber('--gateway-prompts', values['gateway-prompts'], 1),
     noFail: values['no-fail'],
+    resultsDir: resultsDir(values.out),
   };
 }
 
@@ -299,15 +302,16 @@ async function main() {
     };
     // A one-part run is for iterating: bench/results-md.mjs reads every part from the results file.
     const complete = opts.parts.length === PARTS.length;
+    const resultsFile = join(opts.resultsDir, RESULTS_FILE);
     if (complete) {
-      mkdirSync(`${ROOT}bench/results`, { recursive: true });
-      writeFileSync(RESULTS, `${JSON.stringify(report, null, 2)}\n`);
+      mkdirSync(opts.resultsDir, { recursive: true });
+      writeFileSync(resultsFile, `${JSON.stringify(report, null, 2)}\n`);
     }
     process.stdout.write(
       `${[
         `hermes-generate run mode, load average ${loadBefore.map((v) => v.toFixed(1)).join(' ')} on ${cpus().length} CPUs`,
         ...results.flatMap((result) => result.lines),
-        complete ? `written to ${RESULTS.slice(ROOT.length)}` : `(--only ${opts.parts[0]}: ${RESULTS.slice(ROOT.length)} left as it was)`,
+        complete ? `written to ${shownPath(resultsFile)}` : `(--only ${opts.parts[0]}: ${shownPath(resultsFile)} left as it was)`,
       ].join('\n')}\n`,
     );
     const misses = results.flatMap((result) => result.misses);

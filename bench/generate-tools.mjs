@@ -18,22 +18,23 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { exitWithUsage, parseFlags, wholeNumber } from './cli-args.mjs';
+import { exitWithUsage, parseFlags, resultsDir, shownPath, wholeNumber } from './cli-args.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BIN = `${ROOT}packages/generate/bin/hermes-generate.js`;
 const TESTKIT = `${ROOT}packages/testkit/dist/index.js`;
 const TOOLS = `${ROOT}packages/generate/dist/tools/`;
-const RESULTS = `${ROOT}bench/results/generate-tools.json`;
+const RESULTS_FILE = 'generate-tools.json';
 // Loaded once the build is known to be there (main).
 let core;
 let testkit;
 const SANDBOX_CALLS = 200;
-const USAGE = `usage: node bench/generate-tools.mjs [--prompts N] [--concurrency N] [--latency-ms N] [--no-fail]
+const USAGE = `usage: node bench/generate-tools.mjs [--prompts N] [--concurrency N] [--latency-ms N] [--no-fail] [--out DIR]
   --prompts N      prompts of each run (default 1000; two model calls and one command each)
   --concurrency N  -c of the load runs (default 256; the ulimit run uses half)
   --latency-ms N   delay of every reply (default 200)
-  --no-fail        report a failed check without exiting 1`;
+  --no-fail        report a failed check without exiting 1
+  --out DIR        write generate-tools.json into DIR, not bench/results/ (a trial run that leaves the results alone)`;
 
 function options() {
   const values = parseFlags(
@@ -42,6 +43,7 @@ function options() {
       concurrency: { type: 'string', default: '256' },
       'latency-ms': { type: 'string', default: '200' },
       'no-fail': { type: 'boolean', default: false },
+      out: { type: 'string' },
     },
     USAGE,
   );
@@ -50,6 +52,7 @@ function options() {
     concurrency: wholeNumber('--concurrency', values.concurrency, 2),
     latencyMs: wholeNumber('--latency-ms', values['latency-ms'], 0),
     noFail: values['no-fail'],
+    resultsDir: resultsDir(values.out),
   };
 }
 
@@ -190,8 +193,9 @@ async function main() {
     sandboxMsPerCall: cost,
     runs,
   };
-  mkdirSync(`${ROOT}bench/results`, { recursive: true });
-  writeFileSync(RESULTS, `${JSON.stringify(report, null, 2)}\n`);
+  const results = join(opts.resultsDir, RESULTS_FILE);
+  mkdirSync(opts.resultsDir, { recursive: true });
+  writeFileSync(results, `${JSON.stringify(report, null, 2)}\n`);
 
   const costLine = Object.entries(cost)
     .map(([name, ms]) => `${name} ${ms.toFixed(1)} ms`)
@@ -204,7 +208,7 @@ async function main() {
       `hermes-generate with real tools, load average ${loadBefore.map((v) => v.toFixed(1)).join(' ')} on ${cpus().length} CPUs`,
       `sandbox: per tool call (sh -c true, one at a time): ${costLine}`,
       ...Object.entries(runs).map(([name, r]) => line(name, r)),
-      `written to ${RESULTS.slice(ROOT.length)}`,
+      `written to ${shownPath(results)}`,
     ].join('\n')}\n`,
   );
   const problems = Object.entries(runs).flatMap(([name, r]) => r.problems.map((p) => `${name} run: ${p}`));

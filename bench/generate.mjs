@@ -19,23 +19,24 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { exitWithUsage, parseFlags, wholeNumber } from './cli-args.mjs';
+import { exitWithUsage, parseFlags, resultsDir, shownPath, wholeNumber } from './cli-args.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BIN = `${ROOT}packages/generate/bin/hermes-generate.js`;
 const TESTKIT = `${ROOT}packages/testkit/dist/index.js`;
-const RESULTS = `${ROOT}bench/results/generate.json`;
+const RESULTS_FILE = 'generate.json';
 const LATENCY_MS = 100;
 const LATENCY_CONCURRENCY = 32;
 const LATENCY_TARGET = 0.9;
 const LOAD_LATENCY_MS = 1000;
 const LOAD_CONCURRENCY = 512;
 const LOAD_TARGET = 0.7;
-const USAGE = `usage: node bench/generate.mjs [--cpu-prompts N] [--latency-prompts N] [--load-prompts N] [--no-fail]
+const USAGE = `usage: node bench/generate.mjs [--cpu-prompts N] [--latency-prompts N] [--load-prompts N] [--no-fail] [--out DIR]
   --cpu-prompts N      prompts of the zero-latency run (default 300; 9 model turns each)
   --latency-prompts N  prompts of the 100 ms run (default 384; 3 model turns each)
   --load-prompts N     prompts of the 1 s, -c 512 run (default 2048; 2 model turns each)
-  --no-fail            report a miss without exiting 1`;
+  --no-fail            report a miss without exiting 1
+  --out DIR            write generate.json into DIR, not bench/results/ (a trial run that leaves the results alone)`;
 
 function options() {
   const values = parseFlags(
@@ -44,6 +45,7 @@ function options() {
       'latency-prompts': { type: 'string', default: '384' },
       'load-prompts': { type: 'string', default: '2048' },
       'no-fail': { type: 'boolean', default: false },
+      out: { type: 'string' },
     },
     USAGE,
   );
@@ -52,6 +54,7 @@ function options() {
     latencyPrompts: wholeNumber('--latency-prompts', values['latency-prompts'], 1),
     loadPrompts: wholeNumber('--load-prompts', values['load-prompts'], 1),
     noFail: values['no-fail'],
+    resultsDir: resultsDir(values.out),
   };
 }
 
@@ -206,8 +209,9 @@ async function main() {
       target: LOAD_TARGET,
     },
   };
-  mkdirSync(`${ROOT}bench/results`, { recursive: true });
-  writeFileSync(RESULTS, `${JSON.stringify(report, null, 2)}\n`);
+  const results = join(opts.resultsDir, RESULTS_FILE);
+  mkdirSync(opts.resultsDir, { recursive: true });
+  writeFileSync(results, `${JSON.stringify(report, null, 2)}\n`);
 
   const c = report.cpu;
   const l = report.latency;
@@ -218,7 +222,7 @@ async function main() {
       `cpu:     ${c.turns} turns (${c.prompts} prompts x 9, todo tool, zero latency, -c ${c.concurrency}): ${c.cpuMsPerTurn.toFixed(2)} ms CPU per turn = ${c.turnsPerCpuS.toFixed(0)} turns per CPU-second (start-up ${c.startupCpuS.toFixed(2)} s CPU not counted); ${c.turnsPerWallS.toFixed(0)} turns/s wall (endpoint on the same machine)`,
       `latency: ${l.turns} calls at ${LATENCY_MS} ms, -c ${LATENCY_CONCURRENCY}: ${l.callsPerS.toFixed(0)} calls/s of the ideal ${ideal.toFixed(0)} = ${l.share.toFixed(3)} (target >= ${LATENCY_TARGET}); ${l.shareWithStartup.toFixed(3)} counting process start`,
       `load:    ${o.prompts} prompts, ${o.turns} calls at ${LOAD_LATENCY_MS} ms, -c ${LOAD_CONCURRENCY}: exit 0, every record whole, no warning; ${o.callsPerS.toFixed(0)} calls/s of the ideal ${loadIdeal.toFixed(0)} = ${o.share.toFixed(3)} (target >= ${LOAD_TARGET}); ${o.shareWithStartup.toFixed(3)} counting process start`,
-      `written to ${RESULTS.slice(ROOT.length)}`,
+      `written to ${shownPath(results)}`,
     ].join('\n')}\n`,
   );
   const misses = [
