@@ -1,13 +1,20 @@
 // Flag checks shared by the bench scripts: a bad flag ends the run with a message that says what to pass.
-import { join, relative, resolve } from 'node:path';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
-/** Where a script's results file goes: --out DIR when given (a trial run), else bench/results/. */
-export function resultsDir(out) {
-  return out === undefined ? join(ROOT, 'bench', 'results') : resolve(out);
+/** Where a script's results file `name` goes: into --out DIR when given (a trial run), else bench/results/. */
+export function resultsFile(out, name) {
+  return join(out === undefined ? join(ROOT, 'bench', 'results') : resolve(out), name);
+}
+
+/** Writes a script's report to its results file, creating the directory. */
+export function writeResults(path, report) {
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, `${JSON.stringify(report, null, 2)}\n`);
 }
 
 /** A path as a report line shows it: from the repository root when it is inside it. */

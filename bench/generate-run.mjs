@@ -17,29 +17,15 @@
 // Writes bench/results/generate-run.json; exits 1 when a target is missed (--no-fail: report only).
 // Needs the build (npx tsc -b).
 import { spawn } from 'node:child_process';
-import {
-  closeSync,
-  existsSync,
-  fsyncSync,
-  mkdirSync,
-  mkdtempSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-  writeSync,
-} from 'node:fs';
+import { closeSync, existsSync, fsyncSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { exitWithUsage, parseFlags, resultsDir, shownPath, wholeNumber } from './cli-args.mjs';
+import { exitWithUsage, parseFlags, resultsFile, shownPath, wholeNumber, writeResults } from './cli-args.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BIN = `${ROOT}packages/generate/bin/hermes-generate.js`;
 const TESTKIT = `${ROOT}packages/testkit/dist/index.js`;
-const RESULTS_FILE = 'generate-run.json';
 const OVERHEAD_TARGET = 0.1;
 const RESUME_TARGET = 0.05;
 const RSS_TARGET_MB = 500;
@@ -75,7 +61,7 @@ function options() {
     repeat: wholeNumber('--repeat', values.repeat, 1),
     gatewayPrompts: wholeNumber('--gateway-prompts', values['gateway-prompts'], 1),
     noFail: values['no-fail'],
-    resultsDir: resultsDir(values.out),
+    resultsFile: resultsFile(values.out, 'generate-run.json'),
   };
 }
 
@@ -185,12 +171,12 @@ async function overheadPart(startScriptedEndpoint, dir, opts) {
     streams.push(await generate(endpoint, dir, opts.prompts, ['-c', '40']));
     runs.push({ ...(await generate(endpoint, dir, opts.prompts, runArgs(`bench-${i}`))), name: `bench-${i}` });
   }
-  const fastest = (results) => results.reduce((best, result) => (result.cpuS < best.cpuS ? result : best));
+  const fastest = (results, key = 'cpuS') => results.reduce((best, result) => (result[key] < best[key] ? result : best));
   const stream = fastest(streams);
   const { name: runName, ...run } = fastest(runs);
   const resumes = [];
   for (let i = 0; i < opts.repeat; i += 1) resumes.push(await generate(endpoint, dir, opts.prompts, [...runArgs(runName), '--resume']));
-  const resume = resumes.reduce((best, result) => (result.wallS < best.wallS ? result : best));
+  const resume = fastest(resumes, 'wallS');
   await endpoint.close();
   const files = batchFiles(join(dir, 'data', runName));
   const floorCpuS = fileSystemFloor(dir, files);
@@ -302,16 +288,12 @@ async function main() {
     };
     // A one-part run is for iterating: bench/results-md.mjs reads every part from the results file.
     const complete = opts.parts.length === PARTS.length;
-    const resultsFile = join(opts.resultsDir, RESULTS_FILE);
-    if (complete) {
-      mkdirSync(opts.resultsDir, { recursive: true });
-      writeFileSync(resultsFile, `${JSON.stringify(report, null, 2)}\n`);
-    }
+    if (complete) writeResults(opts.resultsFile, report);
     process.stdout.write(
       `${[
         `hermes-generate run mode, load average ${loadBefore.map((v) => v.toFixed(1)).join(' ')} on ${cpus().length} CPUs`,
         ...results.flatMap((result) => result.lines),
-        complete ? `written to ${shownPath(resultsFile)}` : `(--only ${opts.parts[0]}: ${shownPath(resultsFile)} left as it was)`,
+        complete ? `written to ${shownPath(opts.resultsFile)}` : `(--only ${opts.parts[0]}: ${shownPath(opts.resultsFile)} left as it was)`,
       ].join('\n')}\n`,
     );
     const misses = results.flatMap((result) => result.misses);

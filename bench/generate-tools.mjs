@@ -14,17 +14,16 @@
 // Prompts that fail on a connection reset are counted apart (the endpoint client's retries own them).
 // Needs the build (npx tsc -b).
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { exitWithUsage, parseFlags, resultsDir, shownPath, wholeNumber } from './cli-args.mjs';
+import { exitWithUsage, parseFlags, resultsFile, shownPath, wholeNumber, writeResults } from './cli-args.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BIN = `${ROOT}packages/generate/bin/hermes-generate.js`;
 const TESTKIT = `${ROOT}packages/testkit/dist/index.js`;
 const TOOLS = `${ROOT}packages/generate/dist/tools/`;
-const RESULTS_FILE = 'generate-tools.json';
 // Loaded once the build is known to be there (main).
 let core;
 let testkit;
@@ -52,7 +51,7 @@ function options() {
     concurrency: wholeNumber('--concurrency', values.concurrency, 2),
     latencyMs: wholeNumber('--latency-ms', values['latency-ms'], 0),
     noFail: values['no-fail'],
-    resultsDir: resultsDir(values.out),
+    resultsFile: resultsFile(values.out, 'generate-tools.json'),
   };
 }
 
@@ -193,9 +192,7 @@ async function main() {
     sandboxMsPerCall: cost,
     runs,
   };
-  const results = join(opts.resultsDir, RESULTS_FILE);
-  mkdirSync(opts.resultsDir, { recursive: true });
-  writeFileSync(results, `${JSON.stringify(report, null, 2)}\n`);
+  writeResults(opts.resultsFile, report);
 
   const costLine = Object.entries(cost)
     .map(([name, ms]) => `${name} ${ms.toFixed(1)} ms`)
@@ -208,7 +205,7 @@ async function main() {
       `hermes-generate with real tools, load average ${loadBefore.map((v) => v.toFixed(1)).join(' ')} on ${cpus().length} CPUs`,
       `sandbox: per tool call (sh -c true, one at a time): ${costLine}`,
       ...Object.entries(runs).map(([name, r]) => line(name, r)),
-      `written to ${shownPath(results)}`,
+      `written to ${shownPath(opts.resultsFile)}`,
     ].join('\n')}\n`,
   );
   const problems = Object.entries(runs).flatMap(([name, r]) => r.problems.map((p) => `${name} run: ${p}`));

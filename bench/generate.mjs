@@ -15,16 +15,15 @@
 // Writes bench/results/generate.json; exits 1 when the latency share misses its target (--no-fail:
 // report only). Needs the build (npx tsc -b).
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { exitWithUsage, parseFlags, resultsDir, shownPath, wholeNumber } from './cli-args.mjs';
+import { exitWithUsage, parseFlags, resultsFile, shownPath, wholeNumber, writeResults } from './cli-args.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BIN = `${ROOT}packages/generate/bin/hermes-generate.js`;
 const TESTKIT = `${ROOT}packages/testkit/dist/index.js`;
-const RESULTS_FILE = 'generate.json';
 const LATENCY_MS = 100;
 const LATENCY_CONCURRENCY = 32;
 const LATENCY_TARGET = 0.9;
@@ -54,7 +53,7 @@ function options() {
     latencyPrompts: wholeNumber('--latency-prompts', values['latency-prompts'], 1),
     loadPrompts: wholeNumber('--load-prompts', values['load-prompts'], 1),
     noFail: values['no-fail'],
-    resultsDir: resultsDir(values.out),
+    resultsFile: resultsFile(values.out, 'generate.json'),
   };
 }
 
@@ -209,9 +208,7 @@ async function main() {
       target: LOAD_TARGET,
     },
   };
-  const results = join(opts.resultsDir, RESULTS_FILE);
-  mkdirSync(opts.resultsDir, { recursive: true });
-  writeFileSync(results, `${JSON.stringify(report, null, 2)}\n`);
+  writeResults(opts.resultsFile, report);
 
   const c = report.cpu;
   const l = report.latency;
@@ -222,7 +219,7 @@ async function main() {
       `cpu:     ${c.turns} turns (${c.prompts} prompts x 9, todo tool, zero latency, -c ${c.concurrency}): ${c.cpuMsPerTurn.toFixed(2)} ms CPU per turn = ${c.turnsPerCpuS.toFixed(0)} turns per CPU-second (start-up ${c.startupCpuS.toFixed(2)} s CPU not counted); ${c.turnsPerWallS.toFixed(0)} turns/s wall (endpoint on the same machine)`,
       `latency: ${l.turns} calls at ${LATENCY_MS} ms, -c ${LATENCY_CONCURRENCY}: ${l.callsPerS.toFixed(0)} calls/s of the ideal ${ideal.toFixed(0)} = ${l.share.toFixed(3)} (target >= ${LATENCY_TARGET}); ${l.shareWithStartup.toFixed(3)} counting process start`,
       `load:    ${o.prompts} prompts, ${o.turns} calls at ${LOAD_LATENCY_MS} ms, -c ${LOAD_CONCURRENCY}: exit 0, every record whole, no warning; ${o.callsPerS.toFixed(0)} calls/s of the ideal ${loadIdeal.toFixed(0)} = ${o.share.toFixed(3)} (target >= ${LOAD_TARGET}); ${o.shareWithStartup.toFixed(3)} counting process start`,
-      `written to ${shownPath(results)}`,
+      `written to ${shownPath(opts.resultsFile)}`,
     ].join('\n')}\n`,
   );
   const misses = [
