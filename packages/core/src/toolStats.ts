@@ -82,34 +82,48 @@ export function toolStatsFromConversations(turns: readonly Turn[]): ToolStats {
  * so that every record has the same keys in the same order (upstream's order varies per process).
  */
 export function normaliseToolStats(stats: ToolStats, registry: ToolNames): ToolStats {
-  const keys = registryKeys(registry);
-  const called = Object.keys(stats);
-  if (called.every(keys.has)) {
-    const normalised = { ...keys.zeroStats };
-    for (const name of called) defineKey(normalised, name, { ...ownStat(stats, name)! });
-    return normalised;
-  }
-  // A name outside the registry (a hallucinated tool): the keys are sorted anew.
-  const normalised: ToolStats = {};
-  for (const name of withOthers(keys.sorted, called)) {
-    const own = ownStat(stats, name);
-    defineKey(normalised, name, own === undefined ? NEVER_CALLED : { ...own });
-  }
-  return normalised;
+  return normalised(
+    stats,
+    registry,
+    (keys) => keys.zeroStats,
+    (stat) => ({ ...stat }),
+    NEVER_CALLED,
+  );
 }
 
 /** `{tool: failure count}` over the same keys as normaliseToolStats. */
 export function toolErrorCounts(stats: ToolStats, registry: ToolNames): ToolErrorCounts {
+  return normalised(
+    stats,
+    registry,
+    (keys) => keys.zeroCounts,
+    (stat) => stat.failure,
+    0,
+  );
+}
+
+/** Every registry name and any other called one, sorted: `value` of a called tool's stat, `never` for the rest. */
+function normalised<T>(
+  stats: ToolStats,
+  registry: ToolNames,
+  template: (keys: RegistryKeys) => Record<string, T>,
+  value: (stat: ToolStat) => T,
+  never: T,
+): Record<string, T> {
   const keys = registryKeys(registry);
   const called = Object.keys(stats);
   if (called.every(keys.has)) {
-    const counts = { ...keys.zeroCounts };
-    for (const name of called) defineKey(counts, name, ownStat(stats, name)!.failure);
-    return counts;
+    const result = { ...template(keys) };
+    for (const name of called) defineKey(result, name, value(ownStat(stats, name)!));
+    return result;
   }
-  const counts: ToolErrorCounts = {};
-  for (const name of withOthers(keys.sorted, called)) defineKey(counts, name, ownStat(stats, name)?.failure ?? 0);
-  return counts;
+  // A name outside the registry (a hallucinated tool): the keys are sorted anew.
+  const result: Record<string, T> = {};
+  for (const name of withOthers(keys.sorted, called)) {
+    const own = ownStat(stats, name);
+    defineKey(result, name, own === undefined ? never : value(own));
+  }
+  return result;
 }
 
 /** The stat of a tool a record did not call, outside the registry's template (whose zeros are frozen too). */

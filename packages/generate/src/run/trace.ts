@@ -14,11 +14,11 @@ export const TRACE_HEADER = 'X-Hermes-Trace';
 /** OpenAI documents `user` as a short end-user id; gateways cut long ones. */
 const USER_CHARS = 256;
 
-export function traceHeader(trace: RequestTrace): string {
+function traceHeader(trace: RequestTrace): string {
   return `run=${trace.runName}; record=${trace.recordId}; trace=${trace.traceId}`;
 }
 
-export function traceUser(trace: RequestTrace): string {
+function traceUser(trace: RequestTrace): string {
   return `hermes:${trace.runName}:${trace.recordId}:${trace.traceId}`.slice(0, USER_CHARS);
 }
 
