@@ -299,7 +299,8 @@ export async function runBatch(ctx: RunContext, options: BatchRunOptions): Promi
    * counts the files instead). Sub-agents are never discarded: the root decides.
    */
   const recordLines = (job: Job, trajectory: Trajectory, subAgents: readonly Trajectory[]): RecordLines => {
-    for (const record of [...subAgents, trajectory]) {
+    const records = [...subAgents, trajectory];
+    for (const record of records) {
       record.metadata.run_name = options.runName;
       record.metadata.sample = job.sample;
       record.metadata.row_hash = job.rowHash;
@@ -321,7 +322,7 @@ export async function runBatch(ctx: RunContext, options: BatchRunOptions): Promi
       ids: [...subAgents.map((sub) => sub.id ?? ''), job.id],
       discarded: discard,
       lines,
-      apiCalls: [...subAgents, trajectory].map((record) => record.api_calls),
+      apiCalls: records.map((record) => record.api_calls),
       text,
       bytes: Buffer.byteLength(text) + 1,
     };
