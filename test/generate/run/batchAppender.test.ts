@@ -121,6 +121,19 @@ describe('batch appender', () => {
     expect(readFileSync(join(dir, 'batch_0.jsonl'), 'utf8')).toBe('old\n');
   });
 
+  it('create and close their file off the event loop, which may wait on a network file system', async () => {
+    const opens = { sync: vi.spyOn(fs, 'openSync'), pool: vi.spyOn(fs, 'open') };
+    const closes = { sync: vi.spyOn(fs, 'closeSync'), pool: vi.spyOn(fs, 'close') };
+    const file = await BatchAppender.create(tempDir(), 3);
+    const appended = file.append('{"id":"a"}');
+    await file.close();
+    await appended;
+    const ofThisFile = (calls: unknown[][]): number => calls.filter(([path]) => path === file.file.path).length;
+    expect([ofThisFile(opens.sync.mock.calls), ofThisFile(opens.pool.mock.calls)]).toEqual([0, 1]);
+    expect([closes.sync.mock.calls.length, closes.pool.mock.calls.length]).toEqual([0, 1]);
+    expect(readFileSync(file.file.path, 'utf8')).toBe('{"id":"a"}\n');
+  });
+
   it('take many concurrent appends as whole lines, each on disk when its append resolves', async () => {
     vi.useRealTimers();
     const dir = tempDir();

@@ -4,10 +4,12 @@
 // turn, so one per record would be most of the run directory's overhead; the wait is a bounded
 // delay before a finished record counts as done (a kill in it loses only records that --resume runs again).
 //
-// Opening, writing and closing are synchronous: on a local file they only reach the page cache and
-// take microseconds, less than handing them to the thread pool and back (a batch of 10 prompts is a
-// file of its own, so a run opens one every few prompts). Only the fsync, which waits for the disk,
-// goes to the thread pool. The calls go through the `fs` object, so tests can count them.
+// Creating, fsyncing and closing a file go to the thread pool: each may wait for the disk or, on a
+// network file system (a cluster's shared /data), for the server, and the event loop that carries
+// every prompt in flight must not wait with them (a batch of 10 prompts is a file of its own, so a
+// run creates one every few prompts). The write of a group is synchronous: it only reaches the page
+// cache, in less time than a round trip through the thread pool. The calls go through the `fs`
+// object, so tests can count them.
 import fs from 'node:fs';
 import { join } from 'node:path';
 import { withResolvers } from '../withResolvers.js';
@@ -48,7 +50,8 @@ export class BatchAppender {
   public static async create(dir: string, num: number, commit: GroupCommit = DEFAULT_GROUP_COMMIT): Promise<BatchAppender> {
     const name = `batch_${num}.jsonl`;
     const path = join(dir, name);
-    return new BatchAppender({ num, name, path }, fs.openSync(path, 'ax'), commit);
+    const fd = await new Promise<number>((resolve, reject) => fs.open(path, 'ax', (error, opened) => (error ? reject(error) : resolve(opened))));
+    return new BatchAppender({ num, name, path }, fd, commit);
   }
 
   /** Resolves once `text` (one or more whole lines, without the last newline) is fsynced. */
@@ -65,7 +68,7 @@ export class BatchAppender {
   public async close(): Promise<void> {
     this.writeGroup();
     await this.chain;
-    fs.closeSync(this.fd);
+    await new Promise<void>((resolve, reject) => fs.close(this.fd, (error) => (error ? reject(error) : resolve())));
   }
 
   private openGroup(): Group {
