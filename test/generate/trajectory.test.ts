@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { validator, type ChatMessage, type ToolDefinition } from '@hermes-datagen/core';
 import { hermesSystemPrompt } from '@hermes-datagen/core/internal/sharegpt.js';
 import type { AgentRun } from '@hermes-datagen/generate/internal/agentLoop.js';
-import { buildTrajectory, type TrajectoryInput } from '@hermes-datagen/generate/internal/trajectory.js';
+import { buildTrajectory, type RunRecordFields, type TrajectoryInput } from '@hermes-datagen/generate/internal/trajectory.js';
 
 const OFFERED: ToolDefinition[] = [{ name: 'terminal', description: 'Run a command', parameters: { type: 'object', properties: {} } }];
 const REGISTRY = { names: ['read_file', 'terminal', 'write_file'] };
@@ -101,6 +101,18 @@ describe('buildTrajectory', () => {
       seed: 7,
       unknown_tools: ['web_search_v2'],
     });
+  });
+
+  it("writes run mode's fields last in metadata, and none of them outside run mode", () => {
+    const written = (runFields?: RunRecordFields): Record<string, unknown> =>
+      JSON.parse(JSON.stringify(buildTrajectory(input(runFields === undefined ? {} : { runFields })).metadata)) as Record<string, unknown>;
+    const upstream = ['batch_num', 'timestamp', 'model', 'endpoint_host', 'key_fingerprint', 'usage', 'wall_time_s', 'trace_id', 'seed', 'unknown_tools'];
+    expect(Object.keys(written())).toEqual(upstream);
+    const root = { run_name: 'r', sample: 1, row_hash: '0123456789abcdef' };
+    expect(written(root)).toMatchObject(root);
+    expect(Object.keys(written(root))).toEqual([...upstream, 'run_name', 'sample', 'row_hash']);
+    expect(Object.keys(written({ ...root, parent_id: 'p1', depth: 1 }))).toEqual([...upstream, 'run_name', 'sample', 'row_hash', 'parent_id', 'depth']);
+    expect(validator('trajectory')(buildTrajectory(input({ runFields: { ...root, parent_id: 'p1', depth: 1 } })))).toBeNull();
   });
 
   it('leaves the fingerprint out when there is no key, and records a null seed', () => {

@@ -22,6 +22,7 @@ import {
 } from '@hermes-datagen/core';
 import { runBounded } from './boundedPool.js';
 import type { RequestTags } from './agentLoop.js';
+import type { RunRecordFields } from './trajectory.js';
 import type { Delegate } from './tools/types.js';
 import { failureExitCode } from './failureKinds.js';
 import { failureRecord, internalFailure, promptFailure } from './promptFailure.js';
@@ -42,6 +43,8 @@ export interface PromptJob {
   readonly delegate?: Delegate;
   /** Run mode: the trace fields on every request of this prompt (run/trace.ts). */
   readonly requestTags?: RequestTags;
+  /** Run mode: what the record's metadata says of its run, sample, row and parent. */
+  readonly runFields?: RunRecordFields;
 }
 
 export type PromptRunner = (job: PromptJob) => Promise<Trajectory>;

@@ -47,7 +47,18 @@ export interface PromptRunnerSettings {
 export function promptRunner(settings: PromptRunnerSettings): PromptRunner {
   const knownToolNames = new Set(settings.registry.names);
   const offers = new ToolOffers(settings.registry);
-  return async ({ row, promptIndex, signal, recordId, batchNum, traceId, toolsets: given, delegate, requestTags }: PromptJob): Promise<Trajectory> => {
+  return async ({
+    row,
+    promptIndex,
+    signal,
+    recordId,
+    batchNum,
+    traceId,
+    toolsets: given,
+    delegate,
+    requestTags,
+    runFields,
+  }: PromptJob): Promise<Trajectory> => {
     const started = performance.now();
     const id = recordId ?? promptId(row, promptIndex);
     const toolsets = given ?? toolsetsForPrompt(settings.registry, settings.toolsets, id);
@@ -104,6 +115,7 @@ export function promptRunner(settings: PromptRunnerSettings): PromptRunner {
         traceId: traceId ?? randomUUID(),
         seed: settings.toolsets.seed,
         finishedAt: new Date(),
+        runFields,
       });
     } finally {
       if (!settings.keepWorkspaces) await workspace?.cleanup();

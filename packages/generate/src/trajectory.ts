@@ -11,6 +11,9 @@ export interface EndpointFacts {
   readonly keyFingerprint?: string | undefined;
 }
 
+/** Run mode's part of a record's metadata: its run, sample and row, and a sub-agent's parent and depth. */
+export type RunRecordFields = Pick<Trajectory['metadata'], 'run_name' | 'sample' | 'row_hash' | 'parent_id' | 'depth'>;
+
 export interface TrajectoryInput {
   readonly id: string;
   readonly promptIndex: number;
@@ -29,6 +32,8 @@ export interface TrajectoryInput {
   readonly traceId: string;
   readonly seed: number | null;
   readonly finishedAt: Date;
+  /** Run mode only. */
+  readonly runFields?: RunRecordFields | undefined;
 }
 
 export function buildTrajectory(input: TrajectoryInput): Trajectory {
@@ -49,6 +54,13 @@ export function buildTrajectory(input: TrajectoryInput): Trajectory {
       trace_id: input.traceId,
       seed: input.seed,
       unknown_tools: run.unknownTools,
+      // Always in the literal, undefined outside run mode (JSON.stringify leaves them out): set on the
+      // finished object instead, they would move each record to a new hidden class, a cost per record.
+      run_name: input.runFields?.run_name,
+      sample: input.runFields?.sample,
+      row_hash: input.runFields?.row_hash,
+      parent_id: input.runFields?.parent_id,
+      depth: input.runFields?.depth,
     },
     completed: run.completed,
     partial: run.partial,

@@ -254,7 +254,13 @@ export async function runBatch(ctx: RunContext, options: BatchRunOptions): Promi
     // Sub-agents' trajectories, written with their root's record (a root that fails leaves none).
     const subAgents: Trajectory[] = [];
     const traceId = randomUUID();
-    const base = { row: job.row, promptIndex: job.promptIndex, place: job.place, batchNum: job.batch };
+    const base = {
+      row: job.row,
+      promptIndex: job.promptIndex,
+      place: job.place,
+      batchNum: job.batch,
+      runFields: { run_name: options.runName, sample: job.sample, row_hash: job.rowHash },
+    };
     try {
       trajectory = await traced({
         ...base,
@@ -300,11 +306,6 @@ export async function runBatch(ctx: RunContext, options: BatchRunOptions): Promi
    */
   const recordLines = (job: Job, trajectory: Trajectory, subAgents: readonly Trajectory[]): RecordLines => {
     const records = [...subAgents, trajectory];
-    for (const record of records) {
-      record.metadata.run_name = options.runName;
-      record.metadata.sample = job.sample;
-      record.metadata.row_hash = job.rowHash;
-    }
     // One pass over the reasoning tags decides the discard and feeds the statistics.
     const reasoning = conversationReasoningStats(trajectory.conversations);
     const discard = options.discardNoReasoning && !reasoning.has_any_reasoning;

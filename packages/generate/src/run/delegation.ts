@@ -102,10 +102,9 @@ export function delegateFor(
             recordId: link.id,
             traceId: link.traceId,
             toolsets: chosen,
+            runFields: { ...job.runFields, parent_id: parent.id, depth: link.depth },
             ...(link.depth < settings.maxDepth ? { delegate: delegateFor(link, job, settings, keep) } : {}),
           });
-          record.metadata.parent_id = parent.id;
-          record.metadata.depth = link.depth;
           keep(record);
           return { task: index, id: link.id, status: record.completed ? 'completed' : 'incomplete', summary: finalAnswer(record) };
         } catch (error) {
