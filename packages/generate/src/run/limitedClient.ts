@@ -25,10 +25,12 @@ export function limitedClient(inner: EndpointChatClient, limiter: RateLimiter, o
   const create = async (body: CreateParams[0], requestOptions: CreateParams[1] = {}) => {
     const signal = requestOptions.signal ?? new AbortController().signal;
     const estimate = limiter.countsTokens ? estimateTokens(body) : 0;
+    // The same for every attempt, and of one shape for every call (a spread copy would take the caller's).
+    const attemptOptions = { signal, timeout: requestOptions.timeout, headers: requestOptions.headers, maxRetries: 0 };
     for (let attempt = 0; ; attempt += 1) {
       const permit = await limiter.acquire(estimate, signal);
       try {
-        const { data, status, headers } = await inner.chat.completions.create(body, { ...requestOptions, maxRetries: 0 }).withResponse();
+        const { data, status, headers } = await inner.chat.completions.create(body, attemptOptions).withResponse();
         limiter.release(permit, { status, headers, tokens: usageTokens(data) });
         return data;
       } catch (error) {

@@ -57,6 +57,12 @@ const BURST_SIZE = 3;
 /** After a cut, no further cut for this long (the cut needs time to show). */
 const CUT_COOLDOWN_MS = 10_000;
 
+/** The provider's budget headers (OpenAI's names), spelled out once rather than built per response. */
+const BUDGET_HEADERS = [
+  { kind: 'requests', remainingHeader: 'x-ratelimit-remaining-requests', resetHeader: 'x-ratelimit-reset-requests' },
+  { kind: 'tokens', remainingHeader: 'x-ratelimit-remaining-tokens', resetHeader: 'x-ratelimit-reset-tokens' },
+] as const;
+
 export class RateLimiter {
   private readonly now: () => number;
   private readonly spacingMs: number;
@@ -126,7 +132,8 @@ export class RateLimiter {
       this.tokens = Math.min(this.options.tpm, this.tokens + Math.min(permit.estimate, this.options.tpm) - outcome.tokens);
     }
     if (outcome.headers) this.pace(outcome.headers, now);
-    const retryAfter = outcome.headers ? headerRetryAfterMs(outcome.headers, now) : undefined;
+    // Read only where it counts, a 429 or an exhausted quota: every response passes here, hundreds a second.
+    const retryAfter = outcome.headers && (outcome.status === 429 || outcome.quota) ? headerRetryAfterMs(outcome.headers, now) : undefined;
     if (outcome.quota || (outcome.status === 429 && retryAfter !== undefined && retryAfter > this.options.retryAfterCapMs)) {
       this.counts.rateLimited += 1;
       this.quotaSignal(
@@ -168,9 +175,11 @@ export class RateLimiter {
 
   /** x-ratelimit-remaining-requests / -tokens and their resets: wait out a spent budget, spread a thin one. */
   private pace(headers: ResponseHeaders, now: number): void {
-    for (const kind of ['requests', 'tokens'] as const) {
-      const remaining = Number.parseFloat(headers.get(`x-ratelimit-remaining-${kind}`) ?? '');
-      const reset = durationMs(headers.get(`x-ratelimit-reset-${kind}`));
+    for (const { kind, remainingHeader, resetHeader } of BUDGET_HEADERS) {
+      const remainingText = headers.get(remainingHeader);
+      if (remainingText === null) continue;
+      const remaining = Number.parseFloat(remainingText);
+      const reset = durationMs(headers.get(resetHeader));
       if (!Number.isFinite(remaining) || reset === undefined) continue;
       const wait = Math.min(reset, this.options.retryAfterCapMs);
       if (remaining <= 0) this.pauseUntil(now + wait);
