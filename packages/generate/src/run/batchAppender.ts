@@ -50,8 +50,7 @@ export class BatchAppender {
   public static async create(dir: string, num: number, commit: GroupCommit = DEFAULT_GROUP_COMMIT): Promise<BatchAppender> {
     const name = `batch_${num}.jsonl`;
     const path = join(dir, name);
-    const fd = await new Promise<number>((resolve, reject) => fs.open(path, 'ax', (error, opened) => (error ? reject(error) : resolve(opened))));
-    return new BatchAppender({ num, name, path }, fd, commit);
+    return new BatchAppender({ num, name, path }, await openNew(path), commit);
   }
 
   /** Resolves once `text` (one or more whole lines, without the last newline) is fsynced. */
@@ -68,7 +67,7 @@ export class BatchAppender {
   public async close(): Promise<void> {
     this.writeGroup();
     await this.chain;
-    await new Promise<void>((resolve, reject) => fs.close(this.fd, (error) => (error ? reject(error) : resolve())));
+    await closeFile(this.fd);
   }
 
   private openGroup(): Group {
@@ -111,6 +110,17 @@ function writeAll(fd: number, data: Buffer): void {
   for (let offset = 0; offset < data.length; ) offset += fs.writeSync(fd, data, offset);
 }
 
+// The thread pool's calls, made through `fs` when called (so a test's spy sees them).
+
+/** Opens a file that must not exist yet ('ax': fails on an existing one), for appending. */
+function openNew(path: string): Promise<number> {
+  return new Promise((resolve, reject) => fs.open(path, 'ax', (error, fd) => (error ? reject(error) : resolve(fd))));
+}
+
 function fsync(fd: number): Promise<void> {
   return new Promise((resolve, reject) => fs.fsync(fd, (error) => (error ? reject(error) : resolve())));
+}
+
+function closeFile(fd: number): Promise<void> {
+  return new Promise((resolve, reject) => fs.close(fd, (error) => (error ? reject(error) : resolve())));
 }
