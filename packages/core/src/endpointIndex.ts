@@ -28,6 +28,7 @@ export {
   endpointUrl,
   headerRetryAfterMs,
   type ChatClient,
+  type ChatRequestOptions,
   type EndpointChatClient,
   type ResponseHeaders,
 } from './chatClient.js';

@@ -12,6 +12,8 @@ export const ExitCode = {
   inputData: 3,
   /** Retryable failure: endpoint unreachable, rate-limit budget exhausted. Run again (or --resume). */
   retryable: 4,
+  /** hermes-generate's --max-cost or --max-tokens was reached: --resume with a higher budget continues. */
+  budgetReached: 5,
   interrupted: 130,
   terminated: 143,
   /** An unexpected exception: a bug, distinct from every documented outcome. */
@@ -27,6 +29,7 @@ export const EXIT_CODES_HELP = [
   '  2    usage or configuration error',
   '  3    input data error (bad line under --on-error fail, unreadable input)',
   '  4    retryable failure (endpoint unreachable, rate-limit budget exhausted)',
+  '  5    budget reached (hermes-generate --max-cost / --max-tokens; --resume with a higher one continues)',
   '  70   internal error (a bug: please report it)',
   '  130  interrupted (SIGINT), 143 terminated (SIGTERM), after flushing what is done',
 ].join('\n');

@@ -68,6 +68,20 @@ export { writeFileAtomic, writeFileAtomicWith, writeJsonAtomic } from './atomicF
 
 // Text, tokens and secrets: token counting, the API key, and secrets found in text.
 export { DEFAULT_TOKEN_ENCODING, TOKEN_ENCODINGS, loadTokenCounter, type TokenCounter, type TokenEncoding } from './tokenizer.js';
+export {
+  callCost,
+  callUsageOf,
+  loadPrices,
+  priceFor,
+  pricesOption,
+  priceTableOf,
+  readPriceFile,
+  roundUsd,
+  type CallUsage,
+  type ModelPrice,
+  type PriceTable,
+  type PricesArgs,
+} from './prices.js';
 export { ApiKey, canBeSecret, keyFingerprint, keyForms, redact } from './secrets.js';
 export { findSecrets, mayHoldSecret } from './secretPatterns.js';
 

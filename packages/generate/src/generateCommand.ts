@@ -4,14 +4,26 @@
 // runner per prompt.
 import { randomInt } from 'node:crypto';
 import { resolve } from 'node:path';
-import { canBeSecret, loadToolRegistry, onForcedExit, UsageError, type RunContext, type StreamArgs, type ToolsRegistryArgs } from '@hermes-datagen/core';
+import {
+  canBeSecret,
+  loadPrices,
+  loadToolRegistry,
+  onForcedExit,
+  UsageError,
+  type PricesArgs,
+  type RunContext,
+  type StreamArgs,
+  type ToolsRegistryArgs,
+} from '@hermes-datagen/core';
 import { endpointIdentity, resolveEndpoint, type EndpointArgs } from '@hermes-datagen/core/endpoint';
+import type { CallAccounting } from './agentCalls.js';
 import type { ReasoningEffort } from './agentLoop.js';
 import { generateStream } from './generateStream.js';
 import { failureContext } from './promptFailure.js';
 import { promptRunner } from './promptRunner.js';
 import { runBatch } from './run/batchRun.js';
 import { modelClient } from './run/modelClient.js';
+import { RunBudget, spentBefore } from './run/runBudget.js';
 import { openRun, recordedFlags, runSettings, type RunArgs } from './run/runMode.js';
 import { dockerUnavailable } from './tools/docker.js';
 import { chooseSandbox, type SandboxMode } from './tools/sandbox.js';
@@ -27,7 +39,7 @@ const CHECKPOINT_INTERVAL_MS = 2_000;
 /** Upstream cuts a tool result at 100,000 characters; tools here cap their output at this many bytes. */
 export const MAX_TOOL_OUTPUT_BYTES = 100_000;
 
-export interface GenerateArgs extends EndpointArgs, ToolsRegistryArgs, RunArgs {
+export interface GenerateArgs extends EndpointArgs, ToolsRegistryArgs, RunArgs, PricesArgs {
   concurrency: number;
   maxTurns: number;
   reasoningEffort?: ReasoningEffort;
@@ -52,6 +64,7 @@ export async function runGenerate(args: GenerateArgs & Pick<StreamArgs, 'files'>
   const { cwd, env } = ctx.io;
   const settings = runSettings(args);
 
+  const prices = loadPrices(args, cwd);
   const registry = loadToolRegistry(args.toolsRegistry, cwd);
   const toolsets = selectToolsets(registry, args);
 
@@ -80,6 +93,26 @@ export async function runGenerate(args: GenerateArgs & Pick<StreamArgs, 'files'>
           seed: args.seed,
           settings: recordedFlags(args),
         });
+  const budget =
+    run === undefined || settings === undefined || (settings.budgetLimits.maxCostUsd === undefined && settings.budgetLimits.maxTokens === undefined)
+      ? undefined
+      : new RunBudget(settings.budgetLimits, await spentBefore(run.dir));
+  if (settings?.budgetLimits.maxCostUsd !== undefined && prices === undefined) {
+    ctx.log.warn("--max-cost without --prices counts only the dollars a gateway reports itself (usage.cost): set --prices to count every call");
+  }
+  const unpriced = new Set<string>();
+  const accounting: CallAccounting | undefined =
+    prices === undefined && budget === undefined
+      ? undefined
+      : {
+          prices,
+          unpriced: (model) => {
+            if (unpriced.has(model)) return;
+            unpriced.add(model);
+            ctx.log.warn(`--prices has no price for model ${model}: records with its calls get no cost_usd`, undefined, 'no-price');
+          },
+          spent: budget === undefined ? undefined : (usd, tokens) => budget.spent(usd, tokens),
+        };
   const concurrency = settings?.concurrency ?? args.concurrency;
   const quota = new AbortController();
   const model = modelClient(endpoint, { concurrency, limits: settings, log: ctx.log, onExhausted: (reason) => quota.abort(reason) });
@@ -114,6 +147,7 @@ export async function runGenerate(args: GenerateArgs & Pick<StreamArgs, 'files'>
     processes,
     cwd,
     batchNum: 0,
+    accounting,
   });
   try {
     if (run === undefined || settings === undefined) return await generateStream(ctx, { concurrency, runPrompt, secret: endpoint.apiKey });
@@ -129,6 +163,8 @@ export async function runGenerate(args: GenerateArgs & Pick<StreamArgs, 'files'>
       checkpointIntervalMs: CHECKPOINT_INTERVAL_MS,
       quotaExhausted: quota.signal,
       limiter: model.limiter,
+      budget,
+      priced: prices !== undefined,
       delegation: args.maxDepth > 0 ? { maxDepth: args.maxDepth, checkToolsets: (toolsets) => void registry.toolsOf(toolsets) } : undefined,
     });
   } finally {

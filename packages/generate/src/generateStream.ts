@@ -22,6 +22,7 @@ import {
 } from '@hermes-datagen/core';
 import { runBounded } from './boundedPool.js';
 import type { RequestTags } from './agentLoop.js';
+import type { JournalSession } from './agentCalls.js';
 import type { RunRecordFields } from './trajectory.js';
 import type { Delegate } from './tools/types.js';
 import { failureExitCode } from './failureKinds.js';
@@ -45,6 +46,8 @@ export interface PromptJob {
   readonly requestTags?: RequestTags;
   /** Run mode: what the record's metadata says of its run, sample, row and parent. */
   readonly runFields?: RunRecordFields;
+  /** Run mode: this agent's part of the call journal (replies to replay on --resume, and where new ones go). */
+  readonly journal?: JournalSession;
 }
 
 export type PromptRunner = (job: PromptJob) => Promise<Trajectory>;

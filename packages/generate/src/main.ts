@@ -1,7 +1,7 @@
 // hermes-generate: prompts JSONL in, Hermes trajectories JSONL out. Each prompt runs through the agent
 // loop against one OpenAI-compatible endpoint, with real tools in a workspace of its own; each
 // trajectory is written as soon as its prompt is done.
-import { defineCommand, main as runMain, toolsRegistryOption, type CliSpec } from '@hermes-datagen/core';
+import { defineCommand, main as runMain, pricesOption, toolsRegistryOption, type CliSpec } from '@hermes-datagen/core';
 import { ENDPOINT_ENV_HELP, endpointOptions } from '@hermes-datagen/core/endpoint';
 import { DEFAULT_MAX_TURNS, DEFAULT_REQUEST_TIMEOUT_S, REASONING_EFFORTS } from './agentLoop.js';
 import { doctorCommand } from './doctor/doctorCommand.js';
@@ -46,7 +46,7 @@ export const spec: CliSpec = {
       describe: 'run every prompt and write its trajectory when it finishes',
       stream: true,
       options: (y) =>
-        runOptions(toolsRegistryOption(endpointOptions(y), TOOLS))
+        runOptions(pricesOption(toolsRegistryOption(endpointOptions(y), TOOLS), 'Cost (docs/cost.md):'))
           .option('concurrency', { alias: 'c', type: 'number', default: 4, describe: 'prompts run at the same time', group: GENERATION })
           .option('max-turns', {
             type: 'number',

@@ -6,6 +6,7 @@ import { indexedPrompts } from '../generateStream.js';
 import { CHECKPOINT_FILE } from './checkpoint.js';
 import { recordId, rowHash } from './recordId.js';
 import type { RunBatches } from './runBatches.js';
+import type { RunBudget } from './runBudget.js';
 import type { RunState, Selection } from './runState.js';
 import type { RunTally } from './runTally.js';
 import { inShard } from './shard.js';
@@ -25,6 +26,8 @@ export interface Job {
 export class RunIntake {
   /** Set once the whole selection was read (not stopped on the way). */
   public selectionRead = false;
+  /** Why intake stopped at the run's budget (--max-cost / --max-tokens), if it did. */
+  public budgetReached: string | undefined;
 
   public constructor(
     private readonly ctx: RunContext,
@@ -34,6 +37,8 @@ export class RunIntake {
     private readonly tally: RunTally,
     /** The valid rows read so far are given in the previous invocation's checkpoint when nothing is read. */
     private readonly validRowsBefore: number,
+    /** Checked before each new prompt starts. */
+    private readonly budget?: RunBudget | undefined,
   ) {}
 
   /** The jobs; when reading fails, `stop` is aborted (the running prompts are stopped) and the error thrown. */
@@ -72,6 +77,11 @@ export class RunIntake {
               );
             }
             continue;
+          }
+          this.budgetReached = this.budget?.reached();
+          if (this.budgetReached !== undefined) {
+            ctx.log.warn(this.budgetReached, undefined, 'budget-reached');
+            return;
           }
           yield { row, promptIndex, place, raw, id, sample, rowHash: hash, batch: batches.assign(sequence) };
           sequence += 1;

@@ -8,10 +8,12 @@ import { UsageError, type Argv, type RunContext, type ToolRegistry } from '@herm
 import type { DatasetIdentity, EndpointIdentity } from './manifest.js';
 import { datasetHash } from './manifest.js';
 import { openRunDirectory, type RunDirectory } from './runDirectory.js';
+import type { BudgetLimits } from './runBudget.js';
 import { parseShard, type Shard } from './shard.js';
 
 const RUN = 'Run directory (--run-name):';
 const RATE = 'Rate limits (with --run-name; one budget shared by every agent of the process):';
+const COST = 'Cost (docs/cost.md):';
 
 export interface RunArgs {
   runName?: string | undefined;
@@ -31,6 +33,9 @@ export interface RunArgs {
   tpm?: number | undefined;
   quotaWait: number;
   maxDepth: number;
+  replay: boolean;
+  maxCost?: number | undefined;
+  maxTokens?: number | undefined;
 }
 
 export function runOptions<T>(y: Argv<T>) {
@@ -120,6 +125,26 @@ export function runOptions<T>(y: Argv<T>) {
       describe: "delegate_task (toolset delegation): how deep sub-agents may go; 1 lets the prompt's agent delegate and its sub-agents not",
       group: RUN,
     })
+    .option('replay', {
+      type: 'boolean',
+      default: true,
+      describe:
+        "on --resume, a prompt that had started replays the model replies the run's call journal holds for it, while its requests match them (--no-replay asks for every call again)",
+      group: RUN,
+    })
+    .option('max-cost', {
+      alias: 'max_cost',
+      type: 'number',
+      describe:
+        "USD the whole run may spend, across resumes (needs --prices or a gateway's usage.cost): once reached no new prompt starts, running ones finish, exit 5",
+      group: COST,
+    })
+    .option('max-tokens', {
+      alias: 'max_tokens',
+      type: 'number',
+      describe: 'prompt + completion tokens the whole run may use, across resumes: once reached no new prompt starts, running ones finish, exit 5',
+      group: COST,
+    })
     .option('discard-no-reasoning', {
       type: 'boolean',
       default: true,
@@ -140,6 +165,8 @@ export interface RunSettings {
   readonly rpm?: number | undefined;
   readonly tpm?: number | undefined;
   readonly quotaWaitMs: number;
+  readonly replay: boolean;
+  readonly budgetLimits: BudgetLimits;
 }
 
 /** The settings of run mode; without --run-name, a flag that only run mode reads is a usage error, never ignored. */
@@ -155,6 +182,9 @@ export function runSettings(args: RunArgs): RunSettings | undefined {
         ['--prompt-timeout', args.promptTimeout !== undefined],
         ['--rpm', args.rpm !== undefined],
         ['--tpm', args.tpm !== undefined],
+        ['--no-replay', !args.replay],
+        ['--max-cost', args.maxCost !== undefined],
+        ['--max-tokens', args.maxTokens !== undefined],
       ] as const
     )
       .filter(([, set]) => set)
@@ -174,6 +204,8 @@ export function runSettings(args: RunArgs): RunSettings | undefined {
   for (const [value, flag] of [
     [args.rpm, '--rpm'],
     [args.tpm, '--tpm'],
+    [args.maxCost, '--max-cost'],
+    [args.maxTokens, '--max-tokens'],
   ] as const) {
     if (value !== undefined && !(value > 0 && Number.isFinite(value))) throw new UsageError(`${flag} must be a number above 0, got ${String(value)}`);
   }
@@ -188,6 +220,8 @@ export function runSettings(args: RunArgs): RunSettings | undefined {
     rpm: args.rpm,
     tpm: args.tpm,
     quotaWaitMs: args.quotaWait * 1000,
+    replay: args.replay,
+    budgetLimits: { maxCostUsd: args.maxCost, maxTokens: args.maxTokens },
   };
 }
 

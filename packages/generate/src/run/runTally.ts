@@ -27,9 +27,14 @@ export class RunTally {
     return this.failedTotal;
   }
 
+  /** Prompts of this invocation that ended: written, discarded or failed. */
+  public get done(): number {
+    return this.written - this.subAgents + this.tombstones + this.failedTotal;
+  }
+
   /** The progress line's detail: prompts done of those to run, running, rate-limited, and an ETA. */
   public progress(running: number, rateLimited: number, seconds: number): string {
-    const done = this.written - this.subAgents + this.tombstones + this.failedTotal;
+    const { done } = this;
     const left = this.records - this.skipped - done;
     const eta = done > 0 && left > 0 ? `, ETA ${Math.round((left * seconds) / done)}s` : '';
     return `${done}/${this.records - this.skipped} prompts done, ${running} running, ${rateLimited} rate-limited${eta}`;
