@@ -135,6 +135,7 @@ export async function runGenerate(args: GenerateArgs & Pick<StreamArgs, 'files'>
     forgetForcedExit();
     if (args.keepWorkspaces) ctx.log.info(`workspaces kept under ${workspaces.root}`);
     else await workspaces.remove();
+    run?.lock.release();
   }
 }
 
