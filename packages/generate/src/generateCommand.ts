@@ -116,7 +116,8 @@ export async function runGenerate(args: GenerateArgs & Pick<StreamArgs, 'files'>
     batchNum: 0,
   });
   try {
-    if (run === undefined || settings === undefined) return await generateStream(ctx, { concurrency, runPrompt, secret: endpoint.apiKey });
+    if (run === undefined || settings === undefined)
+      return await generateStream(ctx, { concurrency, graceMs: args.grace * 1000, runPrompt, secret: endpoint.apiKey });
     return await runBatch(ctx, {
       ...settings,
       run,
