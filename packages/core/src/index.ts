@@ -27,6 +27,7 @@ export { JsonlWriter } from './writer.js';
 export { derivedPromptId, promptId } from './ids.js';
 export { isPlainObject } from './plainObject.js';
 export { pythonJsonDumps } from './pythonJson.js';
+export { pythonStripChars } from './pythonText.js';
 
 // Messages and ShareGPT: an OpenAI-style conversation turned into Hermes turns.
 export { toShareGpt } from './sharegpt.js';
@@ -82,7 +83,7 @@ export {
   type PriceTable,
   type PricesArgs,
 } from './prices.js';
-export { ApiKey, canBeSecret, keyFingerprint, keyForms, redact } from './secrets.js';
+export { ApiKey, canBeSecret, holdsSecret, keyFingerprint, keyForms, redact, registeredSecrets, registerSecret, type SecretValue } from './secrets.js';
 export { findSecrets, mayHoldSecret } from './secretPatterns.js';
 
 // Statistics: statistics.json and hermes-stats' mergeable summary (written by generate's run directory and
