@@ -57,7 +57,8 @@ export function priceTableOf(parsed: unknown, file: OptionFile, at = ''): PriceT
     const amount = (key: (typeof PRICE_KEYS)[number], required: boolean): number | undefined => {
       const value = fields[key];
       if (value === undefined && !required) return undefined;
-      if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) return fail(`${where}.${key}`, 'expected a number of US dollars per million tokens, 0 or more');
+      if (typeof value !== 'number' || !Number.isFinite(value) || value < 0)
+        return fail(`${where}.${key}`, 'expected a number of US dollars per million tokens, 0 or more');
       return value;
     };
     const discount = fields['batch_discount'];

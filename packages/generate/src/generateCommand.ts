@@ -111,7 +111,7 @@ export async function runGenerate(args: GenerateArgs & Pick<StreamArgs, 'files'>
       ? undefined
       : new RunBudget(settings.budgetLimits, await spentBefore(run.dir));
   if (settings?.budgetLimits.maxCostUsd !== undefined && prices === undefined) {
-    ctx.log.warn("--max-cost without --prices counts only the dollars a gateway reports itself (usage.cost): set --prices to count every call");
+    ctx.log.warn('--max-cost without --prices counts only the dollars a gateway reports itself (usage.cost): set --prices to count every call');
   }
   const unpriced = new Set<string>();
   const accounting: CallAccounting | undefined =

@@ -1,6 +1,15 @@
 // The trajectory record (schemas/trajectory.schema.json) of one agent run: upstream's keys in
 // upstream's order (docs/record-format.md#trajectories) after our `id`, and our additions inside metadata.
-import { extractToolStats, normaliseToolStats, roundUsd, toolErrorCounts, toShareGpt, type ToolDefinition, type ToolNames, type Trajectory } from '@hermes-datagen/core';
+import {
+  extractToolStats,
+  normaliseToolStats,
+  roundUsd,
+  toolErrorCounts,
+  toShareGpt,
+  type ToolDefinition,
+  type ToolNames,
+  type Trajectory,
+} from '@hermes-datagen/core';
 import type { AgentRun } from './agentLoop.js';
 
 export interface EndpointFacts {

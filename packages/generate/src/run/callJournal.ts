@@ -117,10 +117,13 @@ export class CallJournal {
     fs.close(segment.fd, () => fs.unlink(segment.path, () => undefined));
   }
 
-  /** Writes what is waiting to disk and closes the journal. */
+  /** Writes what is waiting to disk and closes the journal; segments whose records are all committed go. */
   public async close(): Promise<void> {
     await this.flush();
-    for (const segment of this.segments) fs.closeSync(segment.fd);
+    for (const segment of this.segments) {
+      fs.closeSync(segment.fd);
+      if (segment.live.size === 0) await unlink(segment.path).catch(() => undefined);
+    }
     this.segments.length = 0;
   }
 
@@ -136,8 +139,8 @@ export class CallJournal {
       const { id, turn, request, reply } = value;
       if (typeof id !== 'string' || typeof turn !== 'number' || typeof request !== 'string' || typeof reply !== 'object' || reply === null) continue;
       if (isDone(id)) continue;
-      let turns = this.earlier.get(id);
-      if (turns === undefined) this.earlier.set(id, (turns = new Map()));
+      const turns = this.earlier.get(id) ?? new Map<number, Entry>();
+      this.earlier.set(id, turns);
       // A later line of the same turn is a later invocation's live reply: it wins, and what followed
       // the earlier one no longer belongs to this agent's history.
       if (turns.has(turn)) for (const later of [...turns.keys()]) if (later >= turn) turns.delete(later);
@@ -160,7 +163,9 @@ export class CallJournal {
       this.current.live.add(id);
     } catch (error) {
       this.failed = true;
-      this.options.log.warn(`the call journal cannot be written (${(error as NodeJS.ErrnoException).code ?? String(error)}): prompts stopped now start again from their first call on --resume`);
+      this.options.log.warn(
+        `the call journal cannot be written (${(error as NodeJS.ErrnoException).code ?? String(error)}): prompts stopped now start again from their first call on --resume`,
+      );
       return;
     }
     this.fsyncTimer ??= setTimeout(() => {
