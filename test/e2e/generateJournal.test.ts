@@ -10,7 +10,7 @@ import { startScriptedEndpoint, type ScriptedEndpoint } from '@hermes-datagen/te
 import { binPath, jsonl, parseJsonl, tempDir } from '../util/cli.js';
 import { expectNoSecret, TEST_MODEL } from '../util/generate.js';
 import { TEST_API_KEY } from '../util/secrets.js';
-import { PROCESS_TEST_TIMEOUT_MS, until } from '../util/until.js';
+import { PROCESS_TEST_TIMEOUT_MS } from '../util/until.js';
 
 let endpoint: ScriptedEndpoint | undefined;
 afterEach(async () => {
