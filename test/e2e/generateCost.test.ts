@@ -128,9 +128,11 @@ describe('hermes-generate cost', () => {
     expect(again.code).toBe(5);
     expect(again.records).toHaveLength(0);
 
-    const more = await runGenerate(endpoint.url, prompts, [...args, '--resume', '--max-cost', '10'], { dir });
+    const more = await runGenerate(endpoint.url, prompts, [...args, '--resume', '--max-cost', '10', '--progress'], { dir });
     expect(more.code, more.stderr).toBe(0);
     expect(more.records).toHaveLength(4);
+    // The progress line counts what the whole run spent, the earlier invocations' records included.
+    expect(more.stderr).toMatch(/4\/4 prompts done.*\$1\.6800 spent/);
     expect(statisticsOf(dir, 'b').cost_usd?.total).toBeCloseTo(6 * usd(100_000, 0, 10_000), 9);
   });
 

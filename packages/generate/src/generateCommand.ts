@@ -106,8 +106,10 @@ export async function runGenerate(args: GenerateArgs & Pick<StreamArgs, 'files'>
           seed: args.seed,
           settings: recordedFlags(args),
         });
+  // What the run spends is followed when it is priced (the progress line's dollars) or has a budget.
+  const limited = settings !== undefined && (settings.budgetLimits.maxCostUsd !== undefined || settings.budgetLimits.maxTokens !== undefined);
   const budget =
-    run === undefined || settings === undefined || (settings.budgetLimits.maxCostUsd === undefined && settings.budgetLimits.maxTokens === undefined)
+    run === undefined || settings === undefined || (prices === undefined && !limited)
       ? undefined
       : new RunBudget(settings.budgetLimits, await spentBefore(run.dir));
   if (settings?.budgetLimits.maxCostUsd !== undefined && prices === undefined) {

@@ -57,6 +57,8 @@ export interface BatchRunOptions {
   readonly limiter?: RateLimiter | undefined;
   /** --no-replay: a --resume asks for every call again instead of replaying the call journal. */
   readonly replay: boolean;
+  /** --no-journal: no call journal is kept (nor replayed). */
+  readonly journal: boolean;
   /** --max-cost / --max-tokens, with what the run spent before; also fed by every call (agentCalls.ts). */
   readonly budget?: RunBudget | undefined;
   /** Records are priced: the progress line shows the dollars. */
@@ -68,12 +70,11 @@ export async function runBatch(ctx: RunContext, options: BatchRunOptions): Promi
   const started = Date.now();
   const out = await ctx.openOutput();
   const state = await openRunState(run, options.runName, options, options.checkpointIntervalMs);
-  const journal = await CallJournal.open(run.dir, (id) => state.checkpoint.get(id) !== undefined, {
-    replay: options.replay,
-    secret: options.secret,
-    log: ctx.log,
-  });
-  if (journal.replayable > 0) ctx.log.info(`call journal: ${journal.replayable} replies of unfinished prompts can be replayed instead of bought again`);
+  const journal = options.journal
+    ? await CallJournal.open(run.dir, (id) => state.checkpoint.get(id) !== undefined, { replay: options.replay, secret: options.secret, log: ctx.log })
+    : undefined;
+  if (journal !== undefined && journal.replayable > 0)
+    ctx.log.info(`call journal: ${journal.replayable} replies of unfinished prompts can be replayed instead of bought again`);
   const tally = new RunTally();
   const batches = new RunBatches(run.dir, (run.files.at(-1)?.num ?? -1) + 1, options.batchSize);
   const intake = new RunIntake(ctx, state, options, batches, tally, run.checkpoint?.dataset?.valid_rows ?? 0, options.budget);
@@ -105,7 +106,7 @@ export async function runBatch(ctx: RunContext, options: BatchRunOptions): Promi
     // Also after a failure: every finished record still gets written.
     await commits.settled().catch(() => undefined);
     await batches.closeAll();
-    await journal.close();
+    await journal?.close();
     await finishRun(ctx, run, state, tally, commits, {
       runName: options.runName,
       distribution: options.distribution,

@@ -34,6 +34,7 @@ export interface RunArgs {
   quotaWait: number;
   maxDepth: number;
   replay: boolean;
+  journal: boolean;
   maxCost?: number | undefined;
   maxTokens?: number | undefined;
 }
@@ -133,6 +134,13 @@ export function runOptions<T>(y: Argv<T>) {
         "on --resume, a prompt that had started replays the model replies the run's call journal holds for it, while its requests match them (--no-replay asks for every call again)",
       group: RUN,
     })
+    .option('journal', {
+      type: 'boolean',
+      default: true,
+      describe:
+        'keep the call journal (<run>/journal/: the replies of running prompts, for --resume); --no-journal keeps none, and a resumed prompt starts again from its first call',
+      group: RUN,
+    })
     .option('max-cost', {
       alias: 'max_cost',
       type: 'number',
@@ -167,6 +175,7 @@ export interface RunSettings {
   readonly tpm?: number | undefined;
   readonly quotaWaitMs: number;
   readonly replay: boolean;
+  readonly journal: boolean;
   readonly budgetLimits: BudgetLimits;
 }
 
@@ -186,6 +195,7 @@ export function runSettings(args: RunArgs): RunSettings | undefined {
         ['--rpm', args.rpm !== undefined],
         ['--tpm', args.tpm !== undefined],
         ['--no-replay', !args.replay],
+        ['--no-journal', !args.journal],
         ['--max-cost', args.maxCost !== undefined],
         ['--max-tokens', args.maxTokens !== undefined],
       ] as const
@@ -223,6 +233,7 @@ export function runSettings(args: RunArgs): RunSettings | undefined {
     tpm: args.tpm,
     quotaWaitMs: args.quotaWait * 1000,
     replay: args.replay,
+    journal: args.journal,
     budgetLimits: { maxCostUsd: args.maxCost, maxTokens: args.maxTokens },
   };
 }
