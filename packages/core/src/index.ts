@@ -75,11 +75,7 @@ export {
   loadPrices,
   priceFor,
   pricesOption,
-  priceTableOf,
-  readPriceFile,
   roundUsd,
-  type CallUsage,
-  type ModelPrice,
   type PriceTable,
   type PricesArgs,
 } from './prices.js';
@@ -92,6 +88,7 @@ export {
   SUMMARY_FORMAT,
   addTombstone,
   addTrajectory,
+  costStatistics,
   emptySummary,
   finaliseSummary,
   mergeSummaries,
@@ -102,6 +99,6 @@ export {
   type ToolStatistics,
   type UsageTotals,
 } from './statistics/summary.js';
-export { renderReportText, shortNumber } from './statistics/reportText.js';
+export { NOT_PRICED, renderReportText, shortNumber } from './statistics/reportText.js';
 export { binHistogram, binLabel, niceWidth, type Bin } from './statistics/bins.js';
 export { percent } from './statistics/rates.js';

@@ -238,7 +238,8 @@ export function finaliseSummary(summary: Summary): StatisticsSummary {
   };
 }
 
-function costStatistics(cost: Map<string, CostTotals>): CostStatistics {
+/** statistics.json's cost_usd from the totals per model (also the report's, from SQL). */
+export function costStatistics(cost: ReadonlyMap<string, CostTotals>): CostStatistics {
   const all: CostTotals = { trajectories: 0, usd: 0 };
   for (const part of cost.values()) {
     all.trajectories += part.trajectories;
