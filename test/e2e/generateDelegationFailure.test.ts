@@ -64,7 +64,7 @@ describe('hermes-generate: a failed sub-agent', () => {
       const [failure] = run.failures;
       expect(validator('failure')(failure)).toBeNull();
       expect(failure).toMatchObject({ id: 'root/d0.1', parent_id: 'root', depth: 1, error_class: 'unauthorized', line: 1, prompt_index: 0 });
-      expect(JSON.parse((failure as unknown as { raw: string }).raw)).toEqual({ prompt: 'sub part B [fail]', toolsets: ['todo'] });
+      expect(JSON.parse(failure!.raw ?? '')).toEqual({ prompt: 'sub part B [fail]', toolsets: ['todo'] });
 
       // The key fixed (here: the endpoint no longer refuses), --resume runs the failed sub-agent alone.
       const port = Number(new URL(endpoint.url).port);
