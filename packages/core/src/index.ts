@@ -27,6 +27,7 @@ export { JsonlWriter } from './writer.js';
 export { derivedPromptId, promptId } from './ids.js';
 export { isPlainObject } from './plainObject.js';
 export { pythonJsonDumps } from './pythonJson.js';
+export { pythonStripChars } from './pythonText.js';
 
 // Messages and ShareGPT: an OpenAI-style conversation turned into Hermes turns.
 export { toShareGpt } from './sharegpt.js';

@@ -132,7 +132,8 @@ export async function runGenerate(args: GenerateArgs & Pick<StreamArgs, 'files'>
     batchNum: 0,
   });
   try {
-    if (run === undefined || settings === undefined) return await generateStream(ctx, { concurrency, runPrompt, secret: endpoint.apiKey });
+    if (run === undefined || settings === undefined)
+      return await generateStream(ctx, { concurrency, graceMs: args.grace * 1000, runPrompt, secret: endpoint.apiKey });
     return await runBatch(ctx, {
       ...settings,
       run,
@@ -151,6 +152,7 @@ export async function runGenerate(args: GenerateArgs & Pick<StreamArgs, 'files'>
     forgetForcedExit();
     if (args.keepWorkspaces) ctx.log.info(`workspaces kept under ${workspaces.root}`);
     else await workspaces.remove();
+    run?.lock.release();
   }
 }
 
