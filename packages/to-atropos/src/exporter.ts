@@ -25,6 +25,8 @@ export interface ExportOptions {
   readonly select: SelectOptions;
   readonly seed: number;
   readonly mask: MaskMode;
+  /** A chat that cannot be masked exactly is an input error (--on-error) rather than left out. */
+  readonly strictRender: boolean;
   /** Sequences with at least this many tokens drop their group (BaseEnv's rule, `>=`). */
   readonly maxTokenLen: number | undefined;
   readonly tokenizer: ChatTokenizer | undefined;
@@ -85,8 +87,7 @@ export class Exporter {
       const chat = options.render === options.messages ? shown : this.messagesOf(member, options.render);
       const result = trainerTokens(options.tokenizer as ChatTokenizer, chat, options.mask);
       if ('problem' in result) {
-        this.ctx.stats.add('sequences_untokenizable');
-        await this.ctx.rejectRecord(asInput(member), `cannot build tokens and masks: ${result.problem}`);
+        await this.refuse(member, `cannot build tokens and masks: ${result.problem}`);
         continue;
       }
       members.push(member);
@@ -121,6 +122,16 @@ export class Exporter {
     this.ctx.stats.add('groups_written');
     this.ctx.stats.add('sequences_written', members.length);
     if (options.client) await this.queue(scored);
+  }
+
+  /**
+   * A chat the template cannot tokenize and mask exactly: under --strict-render a rejected record
+   * (--on-error: a located error, or --rejects); by default left out of its group, counted and warned about.
+   */
+  private async refuse(member: Member, reason: string): Promise<void> {
+    this.ctx.stats.add('sequences_untokenizable');
+    if (this.options.strictRender) return this.ctx.rejectRecord(asInput(member), reason);
+    this.ctx.log.warn(`left out of its group: ${reason}`, member.place, 'untokenizable');
   }
 
   /** A group of two or more whose scores are all equal carries no signal: dropped under dropUniform. */

@@ -32,6 +32,7 @@ interface ToAtroposArgs extends ScoreOptions {
   tokenizer?: string;
   chatTemplate?: string;
   mask: MaskMode;
+  strictRender: boolean;
   maxTokenLen?: number;
   post?: string;
   postWait: number;
@@ -56,10 +57,14 @@ const EPILOG = `Output (--emit):
           GRPO or Tinker trainers. tokens and masks come from --tokenizer with its chat template
           (or --chat-template), rendering the raw turns (--render structured: content + tool_calls, for
           templates that render tool calls themselves, e.g. Qwen3's; a template that would drop a call
-          from the tokens is refused). The template used is named on stderr. masks are -100 where no loss is taken and the token id where it is; every
-          assistant message is trained (--mask last-assistant: only the last). A chat whose template is
-          not prefix-stable at an assistant message (its prefix renders do not tokenize to the first
-          tokens of the whole) cannot be masked exactly and is rejected under --on-error.
+          from the tokens is refused). The template used is named on stderr. masks are -100 where no
+          loss is taken and the token id where it is; every assistant message is trained (--mask
+          last-assistant: only the last), over its own text in ONE render of the whole chat (after the
+          generation prompt, through its end of turn), so templates that render earlier turns
+          differently once later ones follow (Qwen3's) mask exactly too. A chat that still cannot be
+          masked exactly (a token crossing a span's edge, a template that renders an assistant message
+          outside its loop over the messages) is left out of its group, counted and warned about with
+          its place; --strict-render rejects it under --on-error instead (fail: exit 3 at its line).
   Messages (--messages): raw (default) keeps each turn's text verbatim (system/user/assistant/tool, <think>,
   <tool_call> and <tool_response> included); structured splits assistant turns into content + tool_calls
   and tool turns into one tool message per response, as hermes-agent's environments store them (a turn
@@ -163,6 +168,12 @@ const toAtropos = defineCommand({
         describe: 'scored: which assistant messages are trained',
         group: 'Scored groups:',
       })
+      .option('strict-render', {
+        type: 'boolean',
+        default: false,
+        describe: 'scored: a chat that cannot be masked exactly is rejected under --on-error (default: left out, counted, warned about)',
+        group: 'Scored groups:',
+      })
       .option('max-token-len', { type: 'number', describe: 'scored: a sequence of this many tokens or more drops its group', group: 'Scored groups:' })
       .option('post', { type: 'string', describe: 'scored: also POST the groups to this Atropos API server', group: 'Scored groups:' })
       .option('post-wait', { type: 'number', default: 600, describe: 'seconds to wait for the trainer to register', group: 'Scored groups:' })
@@ -237,6 +248,7 @@ async function exportStream(ctx: RunContext, args: ToAtroposArgs): Promise<void>
     },
     seed: args.seed,
     mask: args.mask,
+    strictRender: args.strictRender,
     maxTokenLen,
     tokenizer,
     client,
@@ -350,6 +362,9 @@ function countsLine({ stats }: RunContext): string {
   if (stats.get('groups_dropped') > 0) parts.push(`dropped ${stats.get('groups_dropped')} groups: ${dropped.join(', ')}`);
   if (stats.get('groups_incomplete') > 0)
     parts.push(`${stats.get('groups_incomplete')} incomplete groups (${stats.get('sequences_in_incomplete_groups')} sequences) not written`);
+  if (stats.get('sequences_untokenizable') > 0) {
+    parts.push(`${stats.get('sequences_untokenizable')} sequences left out: their chat cannot be tokenized and masked exactly (the warnings say why)`);
+  }
   if (stats.get('sequences_too_long') > 0) parts.push(`${stats.get('sequences_too_long')} sequences at or over --max-token-len`);
   if (stats.get('posted_batches') > 0) parts.push(`posted ${stats.get('posted_groups')} groups in ${stats.get('posted_batches')} batches`);
   return parts.join('; ');
