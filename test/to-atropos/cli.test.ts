@@ -106,7 +106,7 @@ describe('scores', () => {
 });
 
 describe('input', () => {
-  it('a bad line stops the run at its place (exit 3) and writes nothing', async () => {
+  it('a bad line stops the run at its place (exit 3); the one record before it is a group of one, uniform, so nothing is written', async () => {
     const result = await run(['bad.jsonl', '--score', 'completed'], { 'bad.jsonl': `${JSON.stringify(corpus[0])}\n{not json\n` });
     expect(result.code).toBe(3);
     expect(result.stderr).toMatch(/bad\.jsonl:2/);

@@ -3,7 +3,7 @@
 // and rewardRules.ts score each trajectory, exporter.ts applies Atropos's checks and writes the chosen
 // output (select.ts for SFT/DPO; messages.ts, chatTokenizer.ts and trainerTokens.ts for scored groups),
 // atroposClient.ts posts. This file declares the CLI and runs the stream.
-import { ChecksFailedError, defineCommand, main as runMain, UsageError, type CliSpec, type RunContext } from '@hermes-datagen/core';
+import { ChecksFailedError, defineCommand, InputError, main as runMain, UsageError, type CliSpec, type RunContext } from '@hermes-datagen/core';
 import { AtroposClient } from './atroposClient.js';
 import { loadChatTokenizer } from './chatTokenizer.js';
 import { Exporter, type Emit } from './exporter.js';
@@ -80,7 +80,8 @@ keeps such groups), and keeps groups of one (nothing to compare); sft and dpo do
 (--drop-uniform does). scored: with --group-size N a group that lost a sequence is dropped; a group scoring
 below --min-score everywhere is dropped; any sequence of at least --max-token-len tokens drops its group.
 Counts per reason go to stderr and --stats-out (groups_dropped.<reason>). A run that scored records but
-wrote nothing says why and exits 1.
+wrote nothing says why and exits 1. A bad line under --on-error fail ends the input
+there: the groups read before it are written as at the end of the input, then the run exits 3.
 
 Scores (at most one): --score completed (1 when "completed" and not "partial", else 0), --score-field PATH
 (a number in the record, e.g. metadata.reward), --scores FILE (JSONL {"id", "score"}; a record without an
@@ -260,31 +261,42 @@ async function exportStream(ctx: RunContext, args: ToAtroposArgs): Promise<void>
     ctx.stats.add('sequences_in_incomplete_groups', group.members.length);
     if (incomplete.length < 5) incomplete.push(group);
   });
-  for await (const batch of ctx.readRecords({ schema: 'trajectory', tombstones: true })) {
-    for (const input of batch) {
-      if (input.kind === 'tombstone') {
-        ctx.stats.add('tombstones');
-        continue;
-      }
-      const record = input.value;
-      const scored = policy(record);
-      if ('problem' in scored) {
-        await ctx.rejectRecord(input, scored.problem);
-        continue;
-      }
-      ctx.stats.add('records_scored');
-      const member = { record, place: input.place, score: scored.score, ...(scored.fired ? { fired: scored.fired } : {}) };
-      for (const group of buffer.add(groupKey(record, args.groupBy), member)) await exporter.group(group);
+  const finish = async (): Promise<void> => {
+    for (const group of buffer.finish()) await exporter.group(group);
+    await exporter.finish();
+    for (const group of incomplete) {
+      ctx.log.warn(
+        `incomplete group (${group.key}): ${group.members.length} of ${String(groupSize)} sequences, first at ${group.members[0]?.place.source}:${group.members[0]?.place.line}`,
+      );
     }
+    ctx.log.info(countsLine(ctx));
+  };
+  try {
+    for await (const batch of ctx.readRecords({ schema: 'trajectory', tombstones: true })) {
+      for (const input of batch) {
+        if (input.kind === 'tombstone') {
+          ctx.stats.add('tombstones');
+          continue;
+        }
+        const record = input.value;
+        const scored = policy(record);
+        if ('problem' in scored) {
+          await ctx.rejectRecord(input, scored.problem);
+          continue;
+        }
+        ctx.stats.add('records_scored');
+        const member = { record, place: input.place, score: scored.score, ...(scored.fired ? { fired: scored.fired } : {}) };
+        for (const group of buffer.add(groupKey(record, args.groupBy), member)) await exporter.group(group);
+      }
+    }
+  } catch (err) {
+    // A bad line under --on-error fail ends the input there: the groups read before it are written
+    // as at the end of the input (grouping would otherwise hold them all back), then it exits 3.
+    if (!(err instanceof InputError)) throw err;
+    await finish();
+    throw err;
   }
-  for (const group of buffer.finish()) await exporter.group(group);
-  await exporter.finish();
-  for (const group of incomplete) {
-    ctx.log.warn(
-      `incomplete group (${group.key}): ${group.members.length} of ${String(groupSize)} sequences, first at ${group.members[0]?.place.source}:${group.members[0]?.place.line}`,
-    );
-  }
-  ctx.log.info(countsLine(ctx));
+  await finish();
   if (ctx.stats.get('records_scored') > 0 && ctx.stats.get('lines_written') === 0) throw new ChecksFailedError(nothingWritten(ctx));
 }
 
