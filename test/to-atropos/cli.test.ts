@@ -106,11 +106,11 @@ describe('scores', () => {
 });
 
 describe('input', () => {
-  it('a bad line stops the run at its place (exit 3); the one record before it is a group of one, uniform, so nothing is written', async () => {
+  it('a bad line stops the run at its place (exit 3); the one record before it, a group of one, is written first', async () => {
     const result = await run(['bad.jsonl', '--score', 'completed'], { 'bad.jsonl': `${JSON.stringify(corpus[0])}\n{not json\n` });
     expect(result.code).toBe(3);
     expect(result.stderr).toMatch(/bad\.jsonl:2/);
-    expect(result.stdout).toBe('');
+    expect((parseJsonl(result.stdout) as { score: number }[]).map((line) => line.score)).toEqual([1]);
   });
 
   it('tombstones are counted and skipped; --group-size 1 --keep-uniform makes every trajectory an example', async () => {
