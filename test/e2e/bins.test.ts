@@ -1,6 +1,9 @@
-// Every bin of the toolkit answers --help and --version.
+// Every bin of the toolkit answers --help and --version; in a checkout that was never built (or after
+// `make clean`) each says so and exits 2, instead of Node's stack trace for a missing module.
+import { cpSync, mkdirSync, symlinkSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { binPath, runProcess } from '../util/cli.js';
+import { binPath, REPO_ROOT, runProcess, tempDir } from '../util/cli.js';
 
 const BINS = [
   ['generate', 'hermes-generate'],
@@ -25,4 +28,23 @@ describe('the bins', () => {
       expect(version.stdout).toMatch(/^\d+\.\d+\.\d+\n$/);
     });
   }
+
+  it('in a checkout without build output, each bin says "not built: run `make build`" and exits 2', async () => {
+    // The packages as a clone has them before `make build`: their bin scripts and manifests, linked into
+    // node_modules as npm's workspaces are, and no dist/.
+    const checkout = tempDir();
+    mkdirSync(join(checkout, 'node_modules', '@hermes-datagen'), { recursive: true });
+    for (const pkg of ['core', ...BINS.map(([name]) => name)]) {
+      const dir = join(checkout, 'packages', pkg);
+      cpSync(join(REPO_ROOT, 'packages', pkg, 'package.json'), join(dir, 'package.json'));
+      cpSync(join(REPO_ROOT, 'packages', pkg, 'bin'), join(dir, 'bin'), { recursive: true });
+      symlinkSync(dir, join(checkout, 'node_modules', '@hermes-datagen', pkg));
+    }
+    for (const [pkg, bin] of BINS) {
+      const res = await runProcess(join(checkout, 'packages', pkg, 'bin', `${bin}.js`), ['--help']);
+      expect(res.stderr).toBe(`${bin}: not built: run \`make build\` (${join(checkout, 'packages', pkg, 'dist', 'main.js')} is missing)\n`);
+      expect(res.stdout).toBe('');
+      expect(res.code).toBe(2);
+    }
+  });
 });
