@@ -25,6 +25,7 @@ import {
   type TombstoneRecord,
 } from './records.js';
 import type { JsonObject, SchemaTypes } from './schemas.js';
+import { notANumberMessage, unknownArgumentsMessage } from './usageMessages.js';
 import { JsonlWriter } from './writer.js';
 
 /** yargs' builder type, for option helpers: commands reach yargs only through core, which declares it. */
@@ -262,6 +263,15 @@ function restoreDashes(args: Record<string, unknown>): void {
   }
 }
 
+/** The options yargs knows at the point parsing stopped (the chosen command's included); yargs' types omit getOptions. */
+function knownOptions(parser: object): string[] {
+  const getOptions: unknown = Reflect.get(parser, 'getOptions');
+  if (typeof getOptions !== 'function') return [];
+  const options: unknown = getOptions.call(parser);
+  const key: unknown = typeof options === 'object' && options !== null ? Reflect.get(options, 'key') : undefined;
+  return typeof key === 'object' && key !== null ? Object.keys(key) : [];
+}
+
 interface Selected {
   /** The shared options; a command without the stream options has only --color of them. */
   readonly args: GlobalArgs & Partial<StreamArgs>;
@@ -309,8 +319,13 @@ export async function runCli(spec: CliSpec, argv: readonly string[], partialIo: 
       helpText = output;
     });
   } catch (err) {
-    const message = err instanceof Error ? err.message : String(err);
+    const message = unknownArgumentsMessage(err instanceof Error ? err.message : String(err), knownOptions(parser), argv);
     io.stderr.write(`${spec.name}: error: ${message}\n${spec.name}: try '${spec.name} --help'\n`);
+    return ExitCode.usage;
+  }
+  const notANumber = selected === undefined ? undefined : notANumberMessage(selected.args, argv);
+  if (notANumber !== undefined) {
+    io.stderr.write(`${spec.name}: error: ${notANumber}\n${spec.name}: try '${spec.name} --help'\n`);
     return ExitCode.usage;
   }
   if (!selected) {
