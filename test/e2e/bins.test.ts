@@ -26,6 +26,10 @@ describe('the bins', () => {
       const version = await runProcess(binPath(pkg, bin), ['--version']);
       expect(version.code).toBe(0);
       expect(version.stdout).toMatch(/^\d+\.\d+\.\d+\n$/);
+      // Each of its own options sits in a group that says what it is for: the generic "Options:" holds
+      // only the ones every CLI has.
+      const generic = /^Options:\n((?:.+\n)*)/m.exec(help.stdout)?.[1] ?? '';
+      expect(generic.split('\n').filter((line) => line !== '' && !/--(color|version|help)\b/.test(line))).toEqual([]);
     });
   }
 
