@@ -33,6 +33,13 @@ describe('the bins', () => {
     });
   }
 
+  it("hermes-testkit --help shows serve's options and only the exit codes it can give", async () => {
+    const help = await runProcess(binPath('testkit', 'hermes-testkit'), ['--help']);
+    expect(help.stdout).toMatch(/^Serve options:\n(?:.+\n)*\s+--port\s/m);
+    const codes = [...(/^Exit codes:\n((?:.+\n?)*)/m.exec(help.stdout)?.[1] ?? '').matchAll(/^\s+(\d+)\s/gm)].map((m) => m[1]);
+    expect(codes).toEqual(['0', '2', '70', '130']);
+  });
+
   it('in a checkout without build output, each bin says "not built: run `make build`" and exits 2', async () => {
     // The packages as a clone has them before `make build`: their bin scripts and manifests, linked into
     // node_modules as npm's workspaces are, and no dist/.

@@ -7,7 +7,7 @@ import type { Readable, Writable } from 'node:stream';
 import yargs, { type ArgumentsCamelCase, type Argv } from 'yargs';
 import { writeJsonAtomic, writeJsonAtomicSync } from './atomicFile.js';
 import { Counters } from './counters.js';
-import { BrokenPipe, EXIT_CODES_HELP, ExitCode, HermesError, InputError, UsageError } from './errors.js';
+import { BrokenPipe, ExitCode, type ExitCodeValue, exitCodesHelp, HermesError, InputError, UsageError } from './errors.js';
 import { checkOperands, DEFAULT_MAX_LINE_BYTES } from './lineReader.js';
 import { onForcedExit, runForcedExitHooks } from './forcedExit.js';
 import { Logger, wantsColor } from './logger.js';
@@ -97,8 +97,11 @@ export interface OutputOptions {
 type RunResult = Promise<number | void>;
 
 interface CommandText {
-  /** yargs command syntax: '$0 [files..]' for the default command, 'merge <summaries..>' for a subcommand. */
-  readonly command: string;
+  /**
+   * yargs command syntax: '$0 [files..]' for the default command, 'merge <summaries..>' for a subcommand,
+   * ['serve', '$0'] for a subcommand that is also the default (its options then show in the main --help).
+   */
+  readonly command: string | readonly string[];
   readonly describe: string;
   readonly examples?: readonly (readonly [string, string])[];
 }
@@ -177,6 +180,8 @@ export interface CliSpec {
   readonly env?: readonly (readonly [string, string])[];
   /** More help text after the options (before exit codes). */
   readonly epilog?: string;
+  /** The exit codes this CLI can give, for --help (default: all of them). */
+  readonly exitCodes?: readonly ExitCodeValue[];
 }
 
 function addStreamOptions<T>(y: Argv<T>) {
@@ -248,7 +253,7 @@ function helpEpilog(spec: CliSpec): string {
   if (spec.env && spec.env.length > 0) {
     parts.push(['Environment:', ...spec.env.map(([k, v]) => `  ${k.padEnd(18)} ${v}`), `  ${'NO_COLOR'.padEnd(18)} no colour on stderr`].join('\n'));
   }
-  parts.push(EXIT_CODES_HELP);
+  parts.push(exitCodesHelp(spec.exitCodes));
   return parts.join('\n\n');
 }
 
