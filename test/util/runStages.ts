@@ -31,9 +31,12 @@ export function quietLogger(): { log: Logger; text: () => string } {
   return { log: new Logger('test', stream, { color: false }), text: () => text };
 }
 
-/** A run directory `run1` under `root`, new or resumed, for a dataset read from stdin unless `sha256` is given. */
-export function openTestRun(root: string, resume = false, sha256: string | null = null): Promise<RunDirectory> {
-  return openRunDirectory(
+/**
+ * A run directory `run1` under `root`, new or resumed, for a dataset read from stdin unless `sha256`
+ * is given; its lock given back at once, so that the test may open it again.
+ */
+export async function openTestRun(root: string, resume = false, sha256: string | null = null): Promise<RunDirectory> {
+  const run = await openRunDirectory(
     {
       outputRoot: root,
       runName: 'run1',
@@ -47,6 +50,8 @@ export function openTestRun(root: string, resume = false, sha256: string | null 
     },
     quietLogger().log,
   );
+  run.lock.release();
+  return run;
 }
 
 export interface Stages {

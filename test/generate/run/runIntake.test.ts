@@ -12,7 +12,7 @@ interface Taken {
   jobs: Job[];
   tally: RunTally;
   selectionRead: boolean;
-  stopped: boolean;
+  readBeforeFailure?: number;
   error?: unknown;
 }
 
@@ -26,14 +26,13 @@ async function intake(input: string, selected: Selection, done?: { id: string; h
       if (done) state.checkpoint.add([[done.id, { prompt_index: 0, status: 'written', shard: 'batch_0.jsonl', row_hash: done.hash }]], 'batch_0.jsonl', 10);
       const tally = new RunTally();
       const reader = new RunIntake(ctx, state, selected, new RunBatches(run.dir, 0, 2), tally, 0);
-      const stop = new AbortController();
       const jobs: Job[] = [];
       try {
-        for await (const job of reader.jobs(stop)) jobs.push(job);
+        for await (const job of reader.jobs((read) => (taken.readBeforeFailure = read))) jobs.push(job);
       } catch (error) {
         taken.error = error;
       }
-      Object.assign(taken, { jobs, tally, selectionRead: reader.selectionRead, stopped: stop.signal.aborted });
+      Object.assign(taken, { jobs, tally, selectionRead: reader.selectionRead });
       return 0;
     },
     { input },
@@ -84,11 +83,11 @@ describe('run intake', () => {
     expect(selectionRead).toBe(true);
   });
 
-  it('at a bad line under --on-error fail: the jobs before it, the running prompts told to stop, the selection not read', async () => {
-    const { jobs, selectionRead, stopped, error } = await intake(`${jsonl([{ prompt: 'one' }])}{broken\n`, { samples: 1 });
+  it('at a bad line under --on-error fail: the jobs before it, the prompts read told, then the error', async () => {
+    const { jobs, selectionRead, error, readBeforeFailure } = await intake(`${jsonl([{ prompt: 'one' }])}{broken\n`, { samples: 1 });
     expect(jobs).toHaveLength(1);
-    expect(error).toBeDefined();
-    expect(stopped).toBe(true);
+    expect(readBeforeFailure).toBe(1);
+    expect(error).toMatchObject({ exitCode: 3, place: { line: 2 } });
     expect(selectionRead).toBe(false);
   });
 });

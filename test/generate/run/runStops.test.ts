@@ -1,5 +1,6 @@
 // The stop rules of a run, with fake timers for the grace period.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { InputStopped } from '@hermes-datagen/generate/internal/promptFailure.js';
 import { RunStops } from '@hermes-datagen/generate/internal/run/runStops.js';
 import { quietLogger } from '../../util/runStages.js';
 
@@ -61,5 +62,18 @@ describe('run stops', () => {
     stops.dispose();
     signal.abort('SIGTERM');
     expect(stops.intake.signal.aborted).toBe(false);
+  });
+
+  it('after a bad input line gives the running prompts the grace, then stops them as failures (InputStopped), not as a signal', () => {
+    const { log, text } = quietLogger();
+    const stops = new RunStops(new AbortController().signal, log, 5_000, undefined);
+    const prompt = stops.start();
+    stops.inputFailed(100);
+    expect(text()).toMatch(/the input stopped after 100 prompts: no new prompt starts; the 1 running prompt gets 5s \(--grace\)/);
+    vi.advanceTimersByTime(4_999);
+    expect(prompt.signal.aborted).toBe(false);
+    vi.advanceTimersByTime(1);
+    expect(prompt.signal.reason).toBeInstanceOf(InputStopped);
+    expect(stops.code()).toBeUndefined();
   });
 });

@@ -71,7 +71,12 @@ export async function runBatch(ctx: RunContext, options: BatchRunOptions): Promi
 
   let code: number = ExitCode.internal;
   try {
-    await runBounded(intake.jobs(stops.prompts), options.concurrency, runOne, stops.intake.signal);
+    await runBounded(
+      intake.jobs((read) => stops.inputFailed(read)),
+      options.concurrency,
+      runOne,
+      stops.intake.signal,
+    );
     await commits.settled();
     code = stops.code() ?? tally.failureCode();
   } catch (error) {

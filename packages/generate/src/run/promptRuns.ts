@@ -1,11 +1,11 @@
 // Running prompts: each job through the agent (its requests tagged with its run, record and trace id,
 // trace.ts), with delegate_task where the run offers it and --prompt-timeout over the whole prompt. A
 // finished prompt's records go to their commit; a failed one is classed, counted and appended to
-// failures.jsonl (it runs again on --resume); a stopped one is counted and goes unwritten.
+// failures.jsonl (it runs again on --resume); one stopped by a signal or the quota is counted and goes unwritten.
 import { randomUUID } from 'node:crypto';
 import type { ApiKey, RunContext, Trajectory } from '@hermes-datagen/core';
 import type { PromptRunner } from '../generateStream.js';
-import { failureRecord, internalFailure, promptFailure, type PromptFailure } from '../promptFailure.js';
+import { abortFailure, failureRecord, internalFailure, promptFailure, PromptTimeout, type PromptFailure } from '../promptFailure.js';
 import { delegateFor, type DelegationSettings } from './delegation.js';
 import type { FailureLog } from './failureLog.js';
 import type { RecordCommits } from './recordCommits.js';
@@ -24,13 +24,6 @@ export interface PromptRunOptions {
   readonly delegation?: Omit<DelegationSettings, 'runPrompt'> | undefined;
 }
 
-export class PromptTimeout extends Error {
-  public constructor(seconds: number) {
-    super(`the prompt ran longer than --prompt-timeout ${seconds}s and was stopped; it runs again on --resume`);
-    this.name = 'PromptTimeout';
-  }
-}
-
 export interface PromptRunParts {
   readonly ctx: RunContext;
   readonly stops: RunStops;
@@ -46,10 +39,7 @@ export function promptRuns(options: PromptRunOptions, { ctx, stops, tally, failu
     options.runPrompt({ ...job, requestTags: traceTags({ runName: options.runName, recordId: job.recordId ?? '', traceId: job.traceId ?? '' }) });
   const delegation = options.delegation === undefined ? undefined : { ...options.delegation, runPrompt: traced };
 
-  const recordFailure = async (job: Job, error: unknown): Promise<void> => {
-    // Classed as doctor classes it (promptFailure.ts); anything else is a bug (exit 70), and the run goes on.
-    const failure: PromptFailure =
-      error instanceof PromptTimeout ? { kind: 'prompt-timeout', retryable: true, reason: error.message } : (promptFailure(error) ?? internalFailure(error));
+  const recordFailure = async (job: Job, failure: PromptFailure): Promise<void> => {
     tally.addFailure(failure.kind);
     ctx.stats.add('prompts_failed');
     const record = failureRecord({ id: job.id, promptIndex: job.promptIndex, place: job.place, sample: job.sample, raw: job.raw }, failure, options.secret);
@@ -82,8 +72,12 @@ export function promptRuns(options: PromptRunOptions, { ctx, stops, tally, failu
         ...(delegation ? { delegate: delegateFor({ id: job.id, traceId, depth: 0 }, base, delegation, (record) => subAgents.push(record)) } : {}),
       });
     } catch (error) {
-      if (stops.prompts.signal.aborted) tally.interrupted += 1;
-      else await recordFailure(job, prompt.signal.reason instanceof PromptTimeout ? prompt.signal.reason : error);
+      // Stopped by --prompt-timeout or after a bad input line: a failure; by a signal or the quota: unwritten.
+      // Anything else is classed as doctor classes it (promptFailure.ts), or is a bug (exit 70), and the run goes on.
+      const stopped = prompt.signal.aborted ? abortFailure(prompt.signal.reason) : undefined;
+      if (stopped) await recordFailure(job, stopped);
+      else if (stops.prompts.signal.aborted) tally.interrupted += 1;
+      else await recordFailure(job, promptFailure(error) ?? internalFailure(error));
     } finally {
       clearTimeout(timer);
       stops.finished(prompt);

@@ -36,8 +36,8 @@ export class RunIntake {
     private readonly validRowsBefore: number,
   ) {}
 
-  /** The jobs; when reading fails, `stop` is aborted (the running prompts are stopped) and the error thrown. */
-  public async *jobs(stop: AbortController): AsyncGenerator<Job> {
+  /** The jobs; when reading fails (a bad line), `onFailure` is told the prompts read, then the error is thrown. */
+  public async *jobs(onFailure: (promptsRead: number) => void): AsyncGenerator<Job> {
     const { ctx, state, selected, tally, batches } = this;
     let sequence = 0;
     try {
@@ -50,7 +50,7 @@ export class RunIntake {
         this.selectionRead = true;
         return;
       }
-      for await (const { row, promptIndex, place, raw, id: prompt } of indexedPrompts(ctx, stop)) {
+      for await (const { row, promptIndex, place, raw, id: prompt } of indexedPrompts(ctx, onFailure)) {
         if (selected.maxSamples !== undefined && promptIndex >= selected.maxSamples) {
           this.selectionRead = true;
           return;

@@ -1,8 +1,11 @@
 // How a run stops. Intake (no new prompt) stops at once on SIGINT/SIGTERM; the running prompts get
 // --grace seconds to finish, then they are aborted and go unwritten. A quota that stays exhausted
-// (rateLimiter.ts) stops both at once. Each prompt has a signal of its own, all aborted by one
+// (rateLimiter.ts) stops both at once. A bad input line ends intake; the running prompts get the same
+// grace, then fail (they are listed in failures.jsonl, so nothing read goes unaccounted). Each prompt has a signal of its own, all aborted by one
 // listener: hundreds of prompts listening on one shared signal would trip Node's MaxListenersExceededWarning.
 import { ExitCode, type Logger } from '@hermes-datagen/core';
+import { inputStoppedMessage } from '../generateStream.js';
+import { InputStopped } from '../promptFailure.js';
 
 export class RunStops {
   /** Aborted when no new prompt may start. */
@@ -11,6 +14,7 @@ export class RunStops {
   public readonly prompts = new AbortController();
   private readonly running = new Set<AbortController>();
   private grace: NodeJS.Timeout | undefined;
+  private inputGrace: NodeJS.Timeout | undefined;
   private readonly onSignal = (): void => {
     this.intake.abort(this.signal.reason);
     this.log.info(
@@ -43,6 +47,15 @@ export class RunStops {
     quotaExhausted?.addEventListener('abort', this.onQuota, { once: true });
   }
 
+  /**
+   * The input stopped at a bad line: intake has ended; the running prompts get --grace seconds to
+   * finish and be written, then the ones still running fail (InputStopped), listed in failures.jsonl.
+   */
+  public inputFailed(promptsRead: number): void {
+    this.log.info(inputStoppedMessage(promptsRead, this.running.size, this.graceMs));
+    this.inputGrace = setTimeout(() => this.prompts.abort(new InputStopped(this.graceMs / 1000)), this.graceMs);
+  }
+
   /** A new prompt's own controller, aborted with the others when the prompts are stopped. */
   public start(): AbortController {
     const prompt = new AbortController();
@@ -68,6 +81,7 @@ export class RunStops {
   /** No more listening: the run is over (prompts still finishing are not stopped by a late signal). */
   public dispose(): void {
     clearTimeout(this.grace);
+    clearTimeout(this.inputGrace);
     this.signal.removeEventListener('abort', this.onSignal);
     this.quotaExhausted?.removeEventListener('abort', this.onQuota);
   }
