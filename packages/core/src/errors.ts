@@ -22,17 +22,24 @@ export const ExitCode = {
 
 export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
 
-export const EXIT_CODES_HELP = [
-  'Exit codes:',
-  '  0    ok',
-  '  1    checks failed, or records rejected under a strict flag',
-  '  2    usage or configuration error',
-  '  3    input data error (bad line under --on-error fail, unreadable input)',
-  '  4    retryable failure (endpoint unreachable, rate-limit budget exhausted)',
-  '  5    budget reached (hermes-generate --max-cost / --max-tokens; --resume with a higher one continues)',
-  '  70   internal error (a bug: please report it)',
-  '  130  interrupted (SIGINT), 143 terminated (SIGTERM), after flushing what is done',
-].join('\n');
+const EXIT_CODE_LINES: readonly (readonly [ExitCodeValue, string])[] = [
+  [0, '  0    ok'],
+  [1, '  1    checks failed, or records rejected under a strict flag'],
+  [2, '  2    usage or configuration error'],
+  [3, '  3    input data error (bad line under --on-error fail, unreadable input)'],
+  [4, '  4    retryable failure (endpoint unreachable, rate-limit budget exhausted)'],
+  [5, '  5    budget reached (hermes-generate --max-cost / --max-tokens; --resume with a higher one continues)'],
+  [70, '  70   internal error (a bug: please report it)'],
+  [130, '  130  interrupted (SIGINT), 143 terminated (SIGTERM), after flushing what is done'],
+];
+
+/** The codes every CLI can give; a CLI with others (generate's 5) or fewer names its own. */
+const SHARED_EXIT_CODES: readonly ExitCodeValue[] = [0, 1, 2, 3, 4, 70, 130];
+
+/** The Exit codes section of --help: the shared codes, or only those a CLI can give. */
+export function exitCodesHelp(codes: readonly ExitCodeValue[] = SHARED_EXIT_CODES): string {
+  return ['Exit codes:', ...EXIT_CODE_LINES.filter(([code]) => codes.includes(code)).map(([, line]) => line)].join('\n');
+}
 
 /** Where an input line came from: file name (or `<stdin>`) and 1-based line number. */
 export interface Place {

@@ -6,7 +6,7 @@ import { ENDPOINT_ENV_HELP, endpointOptions } from '@hermes-datagen/core/endpoin
 import { DEFAULT_MAX_TURNS, DEFAULT_REQUEST_TIMEOUT_S, REASONING_EFFORTS } from './agentLoop.js';
 import { doctorCommand } from './doctor/doctorCommand.js';
 import { failureKindsHelp } from './failureKinds.js';
-import { runGenerate } from './generateCommand.js';
+import { DEFAULT_CONCURRENCY, runGenerate } from './generateCommand.js';
 import { listDistributionsCommand } from './run/listDistributions.js';
 import { runOptions } from './run/runMode.js';
 import { SANDBOX_HELP, SANDBOX_MODES } from './tools/sandbox.js';
@@ -20,6 +20,7 @@ export const spec: CliSpec = {
   name: 'hermes-generate',
   summary: 'Run each prompt through an agent loop with real tools and write its Hermes trajectory (JSONL in, JSONL out).',
   env: ENDPOINT_ENV_HELP,
+  exitCodes: [0, 1, 2, 3, 4, 5, 70, 130],
   epilog: [
     'Input: one JSON object a line with "prompt" (required), and optionally "id", "cwd" (a directory copied into',
     'the prompt\'s workspace), "docker_image" / "image" (used with --sandbox docker), "env" (an object of',
@@ -48,7 +49,12 @@ export const spec: CliSpec = {
       stream: true,
       options: (y) =>
         runOptions(pricesOption(toolsRegistryOption(endpointOptions(y), TOOLS), 'Cost (docs/cost.md):'))
-          .option('concurrency', { alias: 'c', type: 'number', default: 4, describe: 'prompts run at the same time', group: GENERATION })
+          .option('concurrency', {
+            alias: 'c',
+            type: 'number',
+            describe: `prompts run at the same time (default ${DEFAULT_CONCURRENCY}); with --run-name it takes the place of num-workers x batch-size, still capped by --max-concurrency`,
+            group: GENERATION,
+          })
           .option('max-turns', {
             type: 'number',
             default: DEFAULT_MAX_TURNS,
