@@ -1,18 +1,26 @@
 // --strategy llm reaches the model through the one endpoint every hermes-* CLI resolves (flags >
 // environment > --config providers), so the summariser can never use another key or URL than the
 // generator. The endpoint is resolved before any record is read.
-import type { RunContext } from '@hermes-datagen/core';
+import { CostMeter, loadPrices, meteredClient, type PricesArgs, type RunContext } from '@hermes-datagen/core';
 import { createChatClient, describeEndpoint, resolveEndpoint, type EndpointArgs } from '@hermes-datagen/core/endpoint';
 import type { CompressConfig } from './config.js';
 import { llmSummarizer, type Summarizer } from './summarizer.js';
 
-export async function endpointSummarizer(args: EndpointArgs, ctx: RunContext, config: CompressConfig): Promise<{ summarizer: Summarizer; model: string }> {
+export interface EndpointSummarizer {
+  readonly summarizer: Summarizer;
+  readonly model: string;
+  /** What the summary calls cost, with --prices (or the gateway's own figure). */
+  readonly cost: CostMeter;
+}
+
+export async function endpointSummarizer(args: EndpointArgs & PricesArgs, ctx: RunContext, config: CompressConfig): Promise<EndpointSummarizer> {
   const endpoint = await resolveEndpoint(args, ctx.io);
   for (const warning of endpoint.warnings) ctx.log.warn(warning.message);
   ctx.log.info(`summaries from ${describeEndpoint(endpoint)}`);
   // Attempts and backoff are the summariser's own (upstream's loop), so the client does not retry.
   // The per-record --timeout bounds the calls through the record's signal; a client timer of the same
   // length would race it and turn a timed-out record into a failed call and a fallback summary.
-  const client = createChatClient(endpoint, { maxRetries: 0 });
-  return { summarizer: llmSummarizer(client, endpoint.model, config), model: endpoint.modelId };
+  const cost = new CostMeter();
+  const client = meteredClient(createChatClient(endpoint, { maxRetries: 0 }), endpoint.model, loadPrices(args, ctx.io.cwd), (reply) => cost.add(reply));
+  return { summarizer: llmSummarizer(client, endpoint.model, config), model: endpoint.modelId, cost };
 }

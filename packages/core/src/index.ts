@@ -73,9 +73,12 @@ export { DEFAULT_TOKEN_ENCODING, TOKEN_ENCODINGS, loadTokenCounter, type TokenCo
 export {
   callCost,
   callUsageOf,
+  CostMeter,
   loadPrices,
+  meteredClient,
   priceFor,
   pricesOption,
+  replyCost,
   roundUsd,
   type PriceTable,
   type PricesArgs,

@@ -5,6 +5,7 @@
 //
 //   gpt-4.1-mini: { input: 0.40, output: 1.60, cached_input: 0.10, batch_discount: 0.5 }
 import type { Argv } from 'yargs';
+import type { ChatClient } from './chatClient.js';
 import { loadOptionFile, optionFileError, type OptionFile } from './optionFile.js';
 import { isPlainObject } from './plainObject.js';
 
@@ -124,11 +125,10 @@ export interface PricesArgs {
 }
 
 /** --prices, declared once for every command that makes model calls (generate, its doctor, compress's LLM strategy). */
-export function pricesOption<T>(y: Argv<T>, group: string) {
+export function pricesOption<T>(y: Argv<T>, group: string, effect = 'records then carry metadata.cost_usd') {
   return y.option('prices', {
     type: 'string',
-    describe:
-      'model prices, JSON or YAML: model id -> {input, output, cached_input?, batch_discount?} in USD per million tokens (also `prices:` in --config); records then carry metadata.cost_usd',
+    describe: `model prices, JSON or YAML: model id -> {input, output, cached_input?, batch_discount?} in USD per million tokens (also \`prices:\` in --config); ${effect}`,
     group,
   });
 }
@@ -141,4 +141,59 @@ export function loadPrices(args: PricesArgs, cwd: string): PriceTable | undefine
   const config = loadOptionFile(file, 'json-or-yaml');
   const section = isPlainObject(config) ? config['prices'] : undefined;
   return section === undefined || section === null ? undefined : priceTableOf(section, file, 'prices');
+}
+
+/** What one reply cost: its USD (undefined when not priced), its tokens, and the model it was priced as. */
+export interface ReplyCost {
+  readonly usd: number | undefined;
+  readonly tokens: number;
+  readonly model: string;
+}
+
+/** Prices a reply of the model `requested` (its `usage` and the `model` it says it served). */
+export function replyCost(reply: unknown, requested: string, prices: PriceTable | undefined): ReplyCost {
+  const body = isPlainObject(reply) ? reply : {};
+  const served = typeof body['model'] === 'string' && body['model'] !== '' ? body['model'] : undefined;
+  // A reply without usage cannot be priced: its cost is unknown, not zero.
+  const usage = callUsageOf(body['usage']);
+  return {
+    usd: usage === undefined ? undefined : callCost(usage, prices === undefined ? undefined : priceFor(prices, requested, served)),
+    tokens: usage === undefined ? 0 : usage.prompt_tokens + usage.completion_tokens,
+    model: served ?? requested,
+  };
+}
+
+/** The client for calls outside an agent (compress's summaries, doctor's probe): each reply is priced as it comes. */
+export function meteredClient(inner: ChatClient, model: string, prices: PriceTable | undefined, onReply: (cost: ReplyCost) => void): ChatClient {
+  return {
+    chat: {
+      completions: {
+        create: async (body, options) => {
+          const reply = await inner.chat.completions.create(body, options);
+          onReply(replyCost(reply, model, prices));
+          return reply;
+        },
+      },
+    },
+  };
+}
+
+/** Sums what a CLI's calls cost, for its closing line: dollars, and whether any call went unpriced. */
+export class CostMeter {
+  public usd = 0;
+  public calls = 0;
+  public readonly unpriced = new Set<string>();
+
+  public add(cost: ReplyCost): void {
+    this.calls += 1;
+    if (cost.usd === undefined) this.unpriced.add(cost.model);
+    else this.usd += cost.usd;
+  }
+
+  /** "$0.0123 for 4 calls", with the models that had no price; empty when there were no calls. */
+  public describe(): string {
+    if (this.calls === 0) return '';
+    const missing = this.unpriced.size === 0 ? '' : ` (not priced: ${[...this.unpriced].sort().join(', ')}; the sum is a lower bound)`;
+    return `$${roundUsd(this.usd)} for ${this.calls} call${this.calls === 1 ? '' : 's'}${missing}`;
+  }
 }

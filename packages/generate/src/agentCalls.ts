@@ -5,7 +5,7 @@
 // the agent would send is byte for byte the journaled one: once a tool's output differs, the requests
 // differ, and the agent goes on live from there.
 import { createHash } from 'node:crypto';
-import { callCost, callUsageOf, priceFor, type PriceTable } from '@hermes-datagen/core';
+import { replyCost, type PriceTable } from '@hermes-datagen/core';
 import type { ChatClient, ChatRequestOptions } from '@hermes-datagen/core/endpoint';
 import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
 
@@ -73,15 +73,14 @@ export class AgentCalls {
 
   private account(reply: ChatCompletion): void {
     this.calls += 1;
-    const { prices } = this.accounting;
-    // A reply without usage cannot be priced: the agent's cost is then unknown, not zero.
-    const usage = callUsageOf((reply as { usage?: unknown }).usage);
-    const served = typeof reply.model === 'string' && reply.model !== '' ? reply.model : undefined;
-    const usd = usage === undefined ? undefined : callCost(usage, prices === undefined ? undefined : priceFor(prices, this.model, served));
-    if (usd === undefined && prices !== undefined) this.accounting.unpriced?.(served ?? this.model);
-    if (usd === undefined) this.priced = false;
-    else this.cost += usd;
-    this.accounting.spent?.(usd, usage === undefined ? 0 : usage.prompt_tokens + usage.completion_tokens);
+    const { usd, tokens, model } = replyCost(reply, this.model, this.accounting.prices);
+    if (usd === undefined) {
+      this.priced = false;
+      if (this.accounting.prices !== undefined) this.accounting.unpriced?.(model);
+    } else {
+      this.cost += usd;
+    }
+    this.accounting.spent?.(usd, tokens);
   }
 }
 
