@@ -226,6 +226,14 @@ function generateSection() {
       `${pct(run.overhead.cpuPerTurn)} CPU per turn, ${pct(run.overhead.wall)} wall (${run.stream.cpuMsPerTurn.toFixed(2)} -> ${run.run.cpuMsPerTurn.toFixed(2)} CPU ms per turn; peak RSS ${run.stream.peakRssMb} -> ${run.run.peakRssMb} MB)${run.overhead.fileSystem ? `; the file system alone (${run.overhead.fileSystem.files} files created, written, fsynced) ${pct(run.overhead.fileSystem.shareOfStream)}` : ''}`,
       `<= ${pct(run.overhead.target)} CPU`,
     ]);
+    if (run.journal) {
+      rows.push([
+        'generate-run.json',
+        'the call journal: run mode with it against --no-journal, zero latency; and at 1 s latency',
+        `${pct(run.journal.cpuPerTurn)} CPU per turn (${run.journal.withoutCpuMsPerTurn.toFixed(2)} -> ${run.journal.withCpuMsPerTurn.toFixed(2)} ms)${run.gateway?.withoutJournal ? `; at 1 s: ${run.gateway.withoutJournal.wallS.toFixed(1)} -> ${run.gateway.wallS.toFixed(1)} s wall, ${run.gateway.withoutJournal.cpuMsPerCall.toFixed(2)} -> ${run.gateway.cpuMsPerCall.toFixed(2)} ms CPU per call` : ''}`,
+        '-',
+      ]);
+    }
     rows.push([
       'generate-run.json',
       '--resume of the finished run',

@@ -4,7 +4,7 @@
 // in that agent's run, the hash of the exact request, and the reply as the endpoint sent it.
 //
 // Lines are written at once (they reach the page cache, which a killed process does not lose) and
-// fsynced as batch files are, a group at a time. The journal stays small: it is kept in numbered
+// fsynced a group at a time, at most a second after they were written. The journal stays small: it is kept in numbered
 // segments, a new one every SEGMENT_BYTES, and a segment is deleted once every record with a line in
 // it is committed; at the start of an invocation the replies of records not yet done are copied into
 // a fresh segment and the older segments are deleted. A torn last line (a kill mid-write) is skipped.
@@ -18,8 +18,13 @@ import type { JournalSession } from '../agentCalls.js';
 export const JOURNAL_DIR = 'journal';
 const SEGMENT_BYTES = 8 * 1024 * 1024;
 const SEGMENT_NAME = /^(\d+)\.jsonl$/;
-/** As batch files' group commit: the lines of this long share one fsync. */
-const FSYNC_DELAY_MS = 50;
+/**
+ * The lines of this long share one fsync. A killed process loses no line (each is written at once);
+ * only a machine that goes down can lose the last second's, whose replies are then bought again.
+ * An fsync costs about a model turn's CPU, so one per batch-file group (50 ms) would double the
+ * journal's cost for what it guards.
+ */
+const FSYNC_DELAY_MS = 1000;
 
 interface Entry {
   readonly request: string;
