@@ -27,8 +27,10 @@ const CHECKPOINT_INTERVAL_MS = 2_000;
 /** Upstream cuts a tool result at 100,000 characters; tools here cap their output at this many bytes. */
 export const MAX_TOOL_OUTPUT_BYTES = 100_000;
 
+/** Prompts at once in stream mode without -c. */
+export const DEFAULT_CONCURRENCY = 4;
+
 export interface GenerateArgs extends EndpointArgs, ToolsRegistryArgs, RunArgs {
-  concurrency: number;
   maxTurns: number;
   reasoningEffort?: ReasoningEffort;
   toolsets?: string;
@@ -43,7 +45,7 @@ export interface GenerateArgs extends EndpointArgs, ToolsRegistryArgs, RunArgs {
 }
 
 export async function runGenerate(args: GenerateArgs & Pick<StreamArgs, 'files'>, ctx: RunContext): Promise<number> {
-  positiveInteger(args.concurrency, '--concurrency');
+  if (args.concurrency !== undefined) positiveInteger(args.concurrency, '--concurrency');
   positiveInteger(args.maxTurns, '--max-turns');
   positiveInteger(args.toolConcurrency, '--tool-concurrency');
   if (!(args.toolTimeout > 0)) throw new UsageError(`--tool-timeout must be a number of seconds above 0, got ${String(args.toolTimeout)}`);
@@ -80,7 +82,7 @@ export async function runGenerate(args: GenerateArgs & Pick<StreamArgs, 'files'>
           seed: args.seed,
           settings: recordedFlags(args),
         });
-  const concurrency = settings?.concurrency ?? args.concurrency;
+  const concurrency = settings?.concurrency ?? args.concurrency ?? DEFAULT_CONCURRENCY;
   const quota = new AbortController();
   const model = modelClient(endpoint, { concurrency, limits: settings, log: ctx.log, onExhausted: (reason) => quota.abort(reason) });
   const workspaces = new RunWorkspaces(workspaceRoot, args.workspaceRoot === undefined);

@@ -6,7 +6,7 @@ import { ENDPOINT_ENV_HELP, endpointOptions } from '@hermes-datagen/core/endpoin
 import { DEFAULT_MAX_TURNS, DEFAULT_REQUEST_TIMEOUT_S, REASONING_EFFORTS } from './agentLoop.js';
 import { doctorCommand } from './doctor/doctorCommand.js';
 import { failureKindsHelp } from './failureKinds.js';
-import { runGenerate } from './generateCommand.js';
+import { DEFAULT_CONCURRENCY, runGenerate } from './generateCommand.js';
 import { listDistributionsCommand } from './run/listDistributions.js';
 import { runOptions } from './run/runMode.js';
 import { SANDBOX_HELP, SANDBOX_MODES } from './tools/sandbox.js';
@@ -47,7 +47,12 @@ export const spec: CliSpec = {
       stream: true,
       options: (y) =>
         runOptions(toolsRegistryOption(endpointOptions(y), TOOLS))
-          .option('concurrency', { alias: 'c', type: 'number', default: 4, describe: 'prompts run at the same time', group: GENERATION })
+          .option('concurrency', {
+            alias: 'c',
+            type: 'number',
+            describe: `prompts run at the same time (default ${DEFAULT_CONCURRENCY}; with --run-name, num-workers x batch-size unless given): the most model requests in flight too`,
+            group: GENERATION,
+          })
           .option('max-turns', {
             type: 'number',
             default: DEFAULT_MAX_TURNS,
@@ -57,7 +62,8 @@ export const spec: CliSpec = {
           .option('request-timeout', {
             type: 'number',
             default: DEFAULT_REQUEST_TIMEOUT_S,
-            describe: 'seconds one model call may take in all, its retries included; over it the call fails as a timeout (retryable, exit 4)',
+            describe:
+              'seconds one HTTP attempt of a model call may take; waits for the rate limiter, a backoff or a Retry-After never count. Over it the attempt is retried, and the last one fails as a timeout (retryable, exit 4)',
             group: GENERATION,
           })
           .option('reasoning-effort', {

@@ -5,8 +5,8 @@
 // never re-run, upstream #9950/#93527); a failed one goes to failures.jsonl and is re-run on resume.
 //
 // Stopping: on SIGINT/SIGTERM no new prompt starts, the running ones get --grace seconds to finish,
-// then they are aborted unwritten. A quota that stays exhausted (rateLimiter.ts) stops the run the
-// same way at once, with exit 4. At the end of every invocation, stopped or not, the checkpoint,
+// then they are aborted unwritten. When the rate limiter gives up (no successful call for --quota-wait,
+// core rateLimiter.ts) no new prompt starts, the running ones fail as rate-limited, and the run ends with exit 4. At the end of every invocation, stopped or not, the checkpoint,
 // failures.jsonl, trajectories.jsonl, statistics.json and run.json are brought up to date.
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
@@ -41,7 +41,8 @@ import { recordId, rowHash } from './recordId.js';
 import { PendingWork } from './pendingWork.js';
 import type { RunDirectory } from './runDirectory.js';
 import { unchangedRunOutputs, writeRunOutputs, type FreshRecords } from './runOutputs.js';
-import type { RateLimiter } from './rateLimiter.js';
+import type { RateLimiter } from '@hermes-datagen/core/endpoint';
+import { PromptClock } from './promptClock.js';
 import { inShard, type Shard } from './shard.js';
 import { traceTags } from './trace.js';
 
@@ -54,7 +55,7 @@ export interface BatchRunOptions {
   readonly shard?: Shard | undefined;
   readonly batchSize: number;
   readonly concurrency: number;
-  /** Wall-clock budget of one prompt; over it the prompt fails (and runs again on resume). */
+  /** Budget of one prompt's own work (its waits for the rate limiter not counted); over it the prompt fails (and runs again on resume). */
   readonly promptTimeoutMs?: number | undefined;
   /** How long running prompts may take to finish after a stop signal. */
   readonly graceMs: number;
@@ -65,11 +66,11 @@ export interface BatchRunOptions {
   readonly secret: ApiKey;
   /** Least time between two checkpoint writes during the run. */
   readonly checkpointIntervalMs: number;
-  /** Aborted (with the reason) when the quota stays exhausted: the run stops at once, resumably (exit 4). */
+  /** Aborted (with the reason) when the limiter gives up: no new prompt starts, and the run ends resumably (exit 4). */
   readonly quotaExhausted?: AbortSignal | undefined;
   /** delegate_task: offered to prompts whose toolsets include `delegation`. */
   readonly delegation?: Omit<DelegationSettings, 'runPrompt'> | undefined;
-  /** The run's rate limiter, for the progress line's count of 429s. */
+  /** The run's rate limiter, for the progress line's concurrency and 429s a minute. */
   readonly limiter?: RateLimiter | undefined;
 }
 
@@ -173,11 +174,11 @@ export async function runBatch(ctx: RunContext, options: BatchRunOptions): Promi
     grace = setTimeout(() => stop.abort(ctx.signal.reason), options.graceMs);
   };
   ctx.signal.addEventListener('abort', onSignal, { once: true });
-  // The prompts waiting for the quota are stopped unwritten, not failed: they run again on --resume.
+  // No new prompt starts; each running one fails as rate-limited at its next model call (the limiter
+  // refuses them all), or is written if it needs none: every failed one runs again on --resume.
   const onQuota = (): void => {
     ctx.log.error(String(options.quotaExhausted?.reason));
     intake.abort(options.quotaExhausted?.reason);
-    stop.abort(options.quotaExhausted?.reason);
   };
   options.quotaExhausted?.addEventListener('abort', onQuota, { once: true });
   // A record that cannot be written (a full disk) stops the intake, as a task that throws does.
@@ -240,16 +241,19 @@ export async function runBatch(ctx: RunContext, options: BatchRunOptions): Promi
     const seconds = (Date.now() - started) / 1000;
     const left = tally.records - tally.skipped - done;
     const eta = done > 0 && left > 0 ? `, ETA ${Math.round((left * seconds) / done)}s` : '';
-    return `${done}/${tally.records - tally.skipped} prompts done, ${running.size} running, ${options.limiter?.stats.rateLimited ?? 0} rate-limited${eta}`;
+    const limits = options.limiter?.stats;
+    const rate = limits === undefined ? '' : `, ${limits.inFlight} in flight of ${limits.limit} allowed, ${limits.refusalsPerMinute} 429s/min`;
+    return `${done}/${tally.records - tally.skipped} prompts done, ${running.size} running${rate}${eta}`;
   });
 
   const runOne = async (job: Job): Promise<void> => {
     const prompt = new AbortController();
     running.add(prompt);
-    const timer =
+    // The prompt's own work, not its waits for the rate limiter (promptClock.ts).
+    const clock =
       options.promptTimeoutMs === undefined
         ? undefined
-        : setTimeout(() => prompt.abort(new PromptTimeout(options.promptTimeoutMs! / 1000)), options.promptTimeoutMs);
+        : new PromptClock(options.promptTimeoutMs, () => prompt.abort(new PromptTimeout(options.promptTimeoutMs! / 1000)));
     let trajectory: Trajectory | undefined;
     // Sub-agents' trajectories, written with their root's record (a root that fails leaves none).
     const subAgents: Trajectory[] = [];
@@ -260,6 +264,7 @@ export async function runBatch(ctx: RunContext, options: BatchRunOptions): Promi
       place: job.place,
       batchNum: job.batch,
       runFields: { run_name: options.runName, sample: job.sample, row_hash: job.rowHash },
+      ...(clock === undefined ? {} : { waits: clock }),
     };
     try {
       trajectory = await traced({
@@ -275,7 +280,7 @@ export async function runBatch(ctx: RunContext, options: BatchRunOptions): Promi
       if (stop.signal.aborted) tally.interrupted += 1;
       else await recordFailure(job, prompt.signal.reason instanceof PromptTimeout ? prompt.signal.reason : error);
     } finally {
-      clearTimeout(timer);
+      clock?.stop();
       running.delete(prompt);
     }
     if (!trajectory) return batches.settle(job.batch);
