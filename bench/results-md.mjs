@@ -272,6 +272,41 @@ function generateSection() {
   ];
 }
 
+/** bench/generate-quota.mjs: run mode behind a gateway's quota, upstream's way beside it, and the fault storm. */
+function quotaSection() {
+  const q = readResult('generate-quota');
+  if (!q) return ['## hermes-generate behind a quota', '', 'No results: run `node bench/generate-quota.mjs` (part of `make bench`).', ''];
+  const { quota, upstream, storm } = q;
+  const rows = [
+    ...quota.runs.map((r) => ['run mode (the limiter)', r.limitHeaders, r.retryAfter, fmt(r.share, 3), pct1(r.refusedShare), String(r.failed)]),
+    ...upstream.runs.map((r) => [
+      'upstream-style: 2 retries, no limiter',
+      r.limitHeaders,
+      r.retryAfter,
+      fmt(r.share, 3),
+      pct1(r.refusedShare),
+      String(r.failed),
+    ]),
+  ];
+  const classes = Object.entries(storm.first.byClass)
+    .map(([kind, n]) => `${kind} ${n}`)
+    .join(', ');
+  return [
+    '## hermes-generate behind a quota',
+    '',
+    `From bench/generate-quota.mjs: ${quota.prompts} prompts x ${quota.callsPerPrompt} calls, replies ${quota.latencyMs} ms late, 40 prompts at once, against the testkit's request quota of ${quota.runs[0]?.rps} a second (the calls take ${quota.seconds} s at that rate). Share of ideal: (calls / quota) / wall time, process start and exit included. Targets: >= ${quota.targets.withHeaders} with budget headers, >= ${quota.targets.withoutHeaders} without; 429s <= ${pct(quota.targets.refusals)} of requests; no prompt failed.`,
+    '',
+    `- ${machineLine(q)}`,
+    '',
+    table(['client', 'budget headers', 'Retry-After', 'share of ideal', '429s of requests', 'prompts failed'], rows),
+    '',
+    `Fault storm: ${storm.prompts} prompts x 2 calls, --request-timeout ${storm.requestTimeoutS}, ${storm.faults.map((f) => `${f.kind} ${pct(f.share)}`).join(', ')} of calls: ${pct1(storm.first.doneShare)} done in one invocation (${fmt(storm.first.wallS, 1)} s, exit ${storm.first.code}; failed: ${classes || 'none'}; target >= ${pct(storm.target)}); \`--resume\` (${fmt(storm.resume.wallS, 1)} s, exit ${storm.resume.code}) leaves ${storm.resume.failedLeft} failed.`,
+    '',
+  ];
+}
+
+const pct1 = (share) => `${(share * 100).toFixed(1)}%`;
+
 /** The whole of bench/RESULTS.md for a bench/run.mjs report. */
 export function resultsMarkdown(report) {
   return [
@@ -283,6 +318,7 @@ export function resultsMarkdown(report) {
     ...streamSection(report),
     ...compressSection(report),
     ...generateSection(),
+    ...quotaSection(),
   ].join('\n');
 }
 
