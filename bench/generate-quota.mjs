@@ -7,6 +7,10 @@
 //             share of the ideal (calls / R; process start and exit included), 429s as a share of
 //             the requests, prompts failed. Targets: >= 0.95 of the ideal with headers, >= 0.85
 //             with none; 429s <= 3%; no prompt failed.
+//   floor:    the same prompts with no quota at all, R x latency of them at once (-c): the requests in
+//             flight the quota allows, kept full by nothing but the prompts themselves. What it takes
+//             beyond the ideal is the workload's own (process start, the last prompts' five calls in
+//             a row, the first round), the most any limiter could reach here.
 //   upstream: the same quota without headers, with Retry-After and without, run the way upstream's
 //             batch_runner calls a model: a fixed number of retries (the client's 2) after
 //             Retry-After or a backoff, no limiter. hermes-generate's stream mode is exactly that
@@ -43,8 +47,8 @@ const STORM_FAULTS = [
   { kind: 'unavailable', share: 0.02 },
 ];
 const STORM_REQUEST_TIMEOUT_S = 10;
-const PARTS = ['quota', 'upstream', 'storm'];
-const USAGE = `usage: node bench/generate-quota.mjs [--prompts N] [--seconds S] [--latency-ms N] [--storm-prompts N] [--only quota|upstream|storm] [--no-fail] [--out DIR]
+const PARTS = ['quota', 'floor', 'upstream', 'storm'];
+const USAGE = `usage: node bench/generate-quota.mjs [--prompts N] [--seconds S] [--latency-ms N] [--storm-prompts N] [--only quota|floor|upstream|storm] [--no-fail] [--out DIR]
   --prompts N        prompts of each quota run (default 300; 5 calls each)
   --seconds S        what the quota run takes at the ideal rate: R = prompts x 5 / S (default 60)
   --latency-ms N     how late each answer comes (default 1000)
@@ -186,6 +190,25 @@ async function quotaPart(startScriptedEndpoint, dir, opts) {
   };
 }
 
+async function floorPart(startScriptedEndpoint, dir, opts) {
+  const rps = (opts.prompts * CALLS_PER_PROMPT) / opts.seconds;
+  const concurrency = Math.max(1, Math.round((rps * opts.latencyMs) / 1000));
+  process.stderr.write(`bench: the workload's own floor: no quota, -c ${concurrency} (${rps} req/s x ${opts.latencyMs} ms)\n`);
+  const endpoint = await startScriptedEndpoint({ script: script(CALLS_PER_PROMPT), latencyMs: opts.latencyMs, recordRequests: false });
+  const runDir = mkdtempSync(join(dir, 'floor-'));
+  dataset(runDir, opts.prompts);
+  const { code, wallS } = await generate(endpoint, runDir, ['--run-name', 'floor', '-c', String(concurrency)]);
+  await endpoint.close();
+  rmSync(runDir, { recursive: true, force: true });
+  const { answered } = endpoint.stats;
+  const floor = { concurrency, rps, code, wallS, answered, share: answered / rps / wallS };
+  return {
+    report: { floor },
+    lines: [`floor (no quota, -c ${concurrency}): ${wallS.toFixed(1)} s for ${answered} calls = ${floor.share.toFixed(3)} of the quota's ideal`],
+    misses: [],
+  };
+}
+
 async function upstreamPart(startScriptedEndpoint, dir, opts) {
   process.stderr.write('bench: the same quota without headers, upstream-style: fixed retries (2), no limiter (stream mode, -c 40)\n');
   const runs = [];
@@ -252,7 +275,7 @@ async function main() {
   const loadBefore = loadavg();
   const dir = mkdtempSync(join(tmpdir(), 'hermes-bench-quota-'));
   try {
-    const parts = { quota: quotaPart, upstream: upstreamPart, storm: stormPart };
+    const parts = { quota: quotaPart, floor: floorPart, upstream: upstreamPart, storm: stormPart };
     const results = [];
     for (const part of opts.parts) results.push(await parts[part](startScriptedEndpoint, dir, opts));
     const report = {

@@ -58,6 +58,7 @@ describe('the bench scripts', () => {
       const report = results('generate-quota.json');
       expect((report['quota'] as { runs: unknown[] }).runs).toHaveLength(8);
       expect((report['upstream'] as { runs: unknown[] }).runs).toHaveLength(2);
+      expect(report['floor']).toMatchObject({ answered: 20 });
       expect(report['storm']).toMatchObject({ prompts: 6 });
     },
     SCRIPT_TIMEOUT_MS,
