@@ -16,6 +16,8 @@ const RATE = 'Rate limits (with --run-name; one limiter for every agent of the p
 
 export interface RunArgs {
   runName?: string | undefined;
+  /** -c: in run mode, the prompts at once instead of num-workers x batch-size. */
+  concurrency?: number | undefined;
   outputRoot: string;
   resume: boolean;
   forceResume: boolean;
@@ -23,8 +25,6 @@ export interface RunArgs {
   maxSamples?: number | undefined;
   batchSize: number;
   numWorkers: number;
-  /** -c: prompts at once, instead of num-workers x batch-size. */
-  concurrency?: number | undefined;
   maxConcurrency?: number | undefined;
   shard?: string | undefined;
   promptTimeout?: number | undefined;
@@ -76,7 +76,7 @@ export function runOptions<T>(y: Argv<T>) {
       alias: 'num_workers',
       type: 'number',
       default: 4,
-      describe: 'workers; num-workers x batch-size prompts run at once (4 x 10 = 40)',
+      describe: 'workers; num-workers x batch-size prompts run at once (4 x 10 = 40) unless -c says how many',
       group: RUN,
     })
     .option('max-concurrency', {
@@ -100,7 +100,8 @@ export function runOptions<T>(y: Argv<T>) {
     .option('grace', {
       type: 'number',
       default: 30,
-      describe: 'seconds running prompts get to finish after SIGINT/SIGTERM before they are stopped unwritten',
+      describe:
+        'seconds running prompts get to finish after SIGINT/SIGTERM (run mode; then they are stopped unwritten), or after the input stopped at a bad line (both modes; then they are listed as failures)',
       group: RUN,
     })
     .option('rpm', {
@@ -152,6 +153,8 @@ export interface RunSettings {
 
 /** The settings of run mode; without --run-name, a flag that only run mode reads is a usage error, never ignored. */
 export function runSettings(args: RunArgs): RunSettings | undefined {
+  // Both modes: the time running prompts get after a bad input line.
+  seconds(args.grace, '--grace', true);
   if (args.runName === undefined) {
     const given = (
       [
@@ -175,7 +178,6 @@ export function runSettings(args: RunArgs): RunSettings | undefined {
   wholeNumber(args.numWorkers, '--num-workers', 1);
   if (args.maxSamples !== undefined) wholeNumber(args.maxSamples, '--max-samples', 0);
   if (args.maxConcurrency !== undefined) wholeNumber(args.maxConcurrency, '--max-concurrency', 1);
-  seconds(args.grace, '--grace', true);
   if (args.promptTimeout !== undefined) seconds(args.promptTimeout, '--prompt-timeout', false);
   seconds(args.quotaWait, '--quota-wait', true);
   wholeNumber(args.maxDepth, '--max-depth', 0);
