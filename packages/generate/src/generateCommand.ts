@@ -87,6 +87,9 @@ export async function runGenerate(args: GenerateArgs & Pick<StreamArgs, 'files'>
   for (const warning of endpoint.warnings) ctx.log.warn(warning.message);
   const identity = endpointIdentity(endpoint);
   const endpointFacts = { host: identity.endpoint_host, model: identity.model, key_fingerprint: identity.key_fingerprint ?? null };
+  const fitted = fitConcurrency(settings?.concurrency ?? args.concurrency ?? DEFAULT_CONCURRENCY, openFileLimit());
+  if (fitted.warning !== undefined) ctx.log.warn(fitted.warning);
+  const { concurrency } = fitted;
   const run =
     args.runName === undefined
       ? undefined
@@ -97,9 +100,6 @@ export async function runGenerate(args: GenerateArgs & Pick<StreamArgs, 'files'>
           seed: args.seed,
           settings: recordedFlags(args),
         });
-  const fitted = fitConcurrency(settings?.concurrency ?? args.concurrency ?? DEFAULT_CONCURRENCY, openFileLimit());
-  if (fitted.warning !== undefined) ctx.log.warn(fitted.warning);
-  const { concurrency } = fitted;
   const quota = new AbortController();
   const model = modelClient(endpoint, { concurrency, limits: settings, log: ctx.log, onExhausted: (reason) => quota.abort(reason) });
   const cwdRoot = resolve(cwd, args.cwdRoot ?? datasetDirectory(args.files));
