@@ -144,6 +144,7 @@ export async function runGenerate(args: GenerateArgs & Pick<StreamArgs, 'files'>
       concurrency,
       run,
       runName: run.manifest.run_name,
+      forceResume: args.forceResume,
       discardNoReasoning: args.discardNoReasoning,
       distribution: toolsetSelectionName(toolsets),
       model: identity.model,
