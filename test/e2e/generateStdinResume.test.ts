@@ -4,7 +4,7 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startScriptedEndpoint, type ScriptedEndpoint } from '@hermes-datagen/testkit';
-import { jsonl, tempDir } from '../util/cli.js';
+import { tempDir } from '../util/cli.js';
 import { runGenerate } from '../util/generate.js';
 import { expectRunInvariants } from '../util/runDirectory.js';
 import { PROCESS_TEST_TIMEOUT_MS } from '../util/until.js';
