@@ -99,6 +99,7 @@ export async function runGenerate(args: GenerateArgs & Pick<StreamArgs, 'files'>
           registry,
           seed: args.seed,
           settings: recordedFlags(args),
+          workspaceRoot: args.workspaceRoot === undefined ? workspaceRoot : undefined,
         });
   const quota = new AbortController();
   const model = modelClient(endpoint, { concurrency, limits: settings, log: ctx.log, onExhausted: (reason) => quota.abort(reason) });
