@@ -67,7 +67,21 @@ export async function runBatch(ctx: RunContext, options: BatchRunOptions): Promi
   const intake = new RunIntake(ctx, state, options, batches, tally, run.checkpoint?.dataset?.valid_rows ?? 0, options.forceResume);
   const stops = new RunStops(ctx.signal, ctx.log, options.graceMs, options.quotaExhausted);
   // A record that cannot be written (a full disk) stops the intake, as a task that throws does.
-  const commits = new RecordCommits(ctx, out, state.checkpoint, batches, tally, options, (error) => stops.intake.abort(error));
+  const commits = new RecordCommits(
+    ctx,
+    out,
+    state.checkpoint,
+    batches,
+    tally,
+    options,
+    (error) => stops.intake.abort(error),
+    () => {
+      ctx.log.error(
+        `stdout was closed by its reader (a | head?) after ${ctx.stats.get('trajectories_out')} records: no new prompt starts, the ones running are written to ${run.dir} only; the run ends resumably (exit ${ExitCode.retryable}), --resume continues`,
+      );
+      stops.intake.abort('stdout closed');
+    },
+  );
   const runOne = promptRuns(options, { ctx, stops, tally, failures: state.failures, commits });
   ctx.progress.setDetail(() => tally.progress(stops.runningCount, options.limiter?.stats.rateLimited ?? 0, (Date.now() - started) / 1000));
 
@@ -80,7 +94,7 @@ export async function runBatch(ctx: RunContext, options: BatchRunOptions): Promi
       stops.intake.signal,
     );
     await commits.settled();
-    code = stops.code() ?? tally.failureCode();
+    code = stops.code() ?? (commits.stdoutClosed ? ExitCode.retryable : tally.failureCode());
   } catch (error) {
     code = error instanceof HermesError ? error.exitCode : ExitCode.internal;
     throw error;
