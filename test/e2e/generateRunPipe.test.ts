@@ -23,11 +23,15 @@ const PROMPTS = Array.from({ length: 600 }, (_, i) => ({ id: `p${i}`, prompt: `t
 function intoHead(url: string, dir: string): Promise<{ code: number; head: string; stderr: string }> {
   const generate = [binPath('generate', 'hermes-generate'), 'prompts.jsonl', '--base-url', url, '--model', TEST_MODEL, '--run-name', 'r', '--resume'];
   return new Promise((resolve, reject) => {
-    const child = spawn('/bin/bash', ['-c', '"$@" 2>generate.err | head -1; echo "$((PIPESTATUS[0]))" > generate.code', 'bash', process.execPath, ...generate], {
-      cwd: dir,
-      env: { PATH: process.env['PATH'] ?? '', HERMES_API_KEY: TEST_API_KEY },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
+    const child = spawn(
+      '/bin/bash',
+      ['-c', '"$@" 2>generate.err | head -1; echo "$((PIPESTATUS[0]))" > generate.code', 'bash', process.execPath, ...generate],
+      {
+        cwd: dir,
+        env: { PATH: process.env['PATH'] ?? '', HERMES_API_KEY: TEST_API_KEY },
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
     let head = '';
     child.stdout?.on('data', (c: Buffer) => (head += c.toString()));
     child.on('error', reject);
