@@ -12,15 +12,18 @@ import { generateStream } from './generateStream.js';
 import { failureContext } from './promptFailure.js';
 import { promptRunner } from './promptRunner.js';
 import { runBatch } from './run/batchRun.js';
+import { TOOLS_WITH_DELEGATION } from './run/delegation.js';
 import { modelClient } from './run/modelClient.js';
 import { openRun, recordedFlags, runSettings, type RunArgs } from './run/runMode.js';
 import { dockerUnavailable } from './tools/docker.js';
 import { chooseSandbox, hostProgramsEnv, type SandboxMode } from './tools/sandbox.js';
 import { parseSize } from './tools/toolLimits.js';
 import { toolEnv } from './tools/toolEnv.js';
+import { IMPLEMENTED_TOOLS } from './tools/toolRunner.js';
 import { PROCESS_HELPER_SCRIPT } from './tools/processHelperClient.js';
 import { ToolProcesses } from './tools/toolProcesses.js';
 import { defaultWorkspaceRoot, RunWorkspaces } from './tools/workspace.js';
+import { toolsetsWithoutToolsWarning } from './toolsetAvailability.js';
 import { selectToolsets, toolsetSelectionName } from './toolsetSampling.js';
 
 /** A run's checkpoint is rewritten at most this often (and at its end). */
@@ -70,6 +73,9 @@ export async function runGenerate(args: GenerateArgs & Pick<StreamArgs, 'files'>
 
   const registry = loadToolRegistry(args.toolsRegistry, cwd);
   const toolsets = selectToolsets(registry, args);
+  const delegation = args.runName !== undefined && args.maxDepth > 0;
+  const noTools = toolsetsWithoutToolsWarning(toolsets, registry, delegation ? TOOLS_WITH_DELEGATION : IMPLEMENTED_TOOLS);
+  if (noTools !== undefined) ctx.log.warn(noTools);
 
   if (args.sandbox === 'docker') {
     const problem = await dockerUnavailable(env);
