@@ -93,6 +93,9 @@ export async function runGenerate(args: GenerateArgs & Pick<StreamArgs, 'files'>
   for (const warning of endpoint.warnings) ctx.log.warn(warning.message);
   const identity = endpointIdentity(endpoint);
   const endpointFacts = { host: identity.endpoint_host, model: identity.model, key_fingerprint: identity.key_fingerprint ?? null };
+  const fitted = fitConcurrency(settings?.concurrency ?? args.concurrency ?? DEFAULT_CONCURRENCY, openFileLimit());
+  if (fitted.warning !== undefined) ctx.log.warn(fitted.warning);
+  const { concurrency } = fitted;
   const run =
     args.runName === undefined
       ? undefined
@@ -102,10 +105,8 @@ export async function runGenerate(args: GenerateArgs & Pick<StreamArgs, 'files'>
           registry,
           seed: args.seed,
           settings: recordedFlags(args),
+          workspaceRoot: args.workspaceRoot === undefined ? workspaceRoot : undefined,
         });
-  const fitted = fitConcurrency(settings?.concurrency ?? args.concurrency ?? DEFAULT_CONCURRENCY, openFileLimit());
-  if (fitted.warning !== undefined) ctx.log.warn(fitted.warning);
-  const { concurrency } = fitted;
   const quota = new AbortController();
   const model = modelClient(endpoint, { concurrency, limits: settings, log: ctx.log, onExhausted: (reason) => quota.abort(reason) });
   const cwdRoot = resolve(cwd, args.cwdRoot ?? datasetDirectory(args.files));
@@ -150,6 +151,7 @@ export async function runGenerate(args: GenerateArgs & Pick<StreamArgs, 'files'>
       concurrency,
       run,
       runName: run.manifest.run_name,
+      forceResume: args.forceResume,
       discardNoReasoning: args.discardNoReasoning,
       distribution: toolsetSelectionName(toolsets),
       model: identity.model,

@@ -30,6 +30,8 @@ import type { Shard } from './shard.js';
 export interface BatchRunOptions {
   readonly run: RunDirectory;
   readonly runName: string;
+  /** --force-resume: rows that changed since the run's records were made are warned about, not refused. */
+  readonly forceResume?: boolean | undefined;
   readonly samples: number;
   /** Only the first N valid rows of the dataset. */
   readonly maxSamples?: number | undefined;
@@ -62,10 +64,24 @@ export async function runBatch(ctx: RunContext, options: BatchRunOptions): Promi
   const state = await openRunState(run, options.runName, options, options.checkpointIntervalMs);
   const tally = new RunTally();
   const batches = new RunBatches(run.dir, (run.files.at(-1)?.num ?? -1) + 1, options.batchSize);
-  const intake = new RunIntake(ctx, state, options, batches, tally, run.checkpoint?.dataset?.valid_rows ?? 0);
+  const intake = new RunIntake(ctx, state, options, batches, tally, run.checkpoint?.dataset?.valid_rows ?? 0, options.forceResume);
   const stops = new RunStops(ctx.signal, ctx.log, options.graceMs, options.quotaExhausted);
   // A record that cannot be written (a full disk) stops the intake, as a task that throws does.
-  const commits = new RecordCommits(ctx, out, state.checkpoint, batches, tally, options, (error) => stops.intake.abort(error));
+  const commits = new RecordCommits(
+    ctx,
+    out,
+    state.checkpoint,
+    batches,
+    tally,
+    options,
+    (error) => stops.intake.abort(error),
+    () => {
+      ctx.log.error(
+        `stdout was closed by its reader (a | head?) after ${ctx.stats.get('trajectories_out')} records: no new prompt starts, the ones running are written to ${run.dir} only; the run ends resumably (exit ${ExitCode.retryable}), --resume continues`,
+      );
+      stops.intake.abort('stdout closed');
+    },
+  );
   const runOne = promptRuns(options, { ctx, stops, tally, failures: state.failures, commits });
   ctx.progress.setDetail(() => tally.progress(stops.runningCount, options.limiter?.stats, (Date.now() - started) / 1000));
 
@@ -78,7 +94,7 @@ export async function runBatch(ctx: RunContext, options: BatchRunOptions): Promi
       stops.intake.signal,
     );
     await commits.settled();
-    code = stops.code() ?? tally.failureCode();
+    code = stops.code() ?? (commits.stdoutClosed ? ExitCode.retryable : tally.failureCode());
   } catch (error) {
     code = error instanceof HermesError ? error.exitCode : ExitCode.internal;
     throw error;

@@ -208,6 +208,8 @@ export interface RunIdentity {
   readonly seed?: number | undefined;
   /** The flags, for the manifest. */
   readonly settings: Readonly<Record<string, unknown>>;
+  /** The workspace root the invocation made for itself, if it did (no --workspace-root). */
+  readonly workspaceRoot?: string | undefined;
 }
 
 export async function openRun(args: RunArgs & { runName: string }, ctx: RunContext, identity: RunIdentity): Promise<RunDirectory> {
@@ -228,6 +230,7 @@ export async function openRun(args: RunArgs & { runName: string }, ctx: RunConte
       shard: args.shard === undefined ? null : args.shard.trim(),
       seed: identity.seed,
       settings: identity.settings,
+      workspaceRoot: identity.workspaceRoot,
     },
     ctx.log,
   );
