@@ -77,8 +77,9 @@ describe('namespace sandboxes', () => {
         const result = await run(isolation, `${peek()}; echo; ps -A -o comm=`);
         expect(result.output).not.toContain(CANARY);
         expect(result.output).toContain(`/proc/${holder.pid}/environ: No such file or directory`);
+        // The namespace's own first processes (bwrap's, or unshare's sh) and the command's.
         const commands = result.output.slice(result.output.lastIndexOf('\n\n') + 2).split('\n');
-        expect(commands.filter((name) => !['bwrap', 'bash', 'ps', 'cat'].includes(name))).toEqual([]);
+        expect(commands.filter((name) => !['bwrap', 'sh', 'bash', 'ps', 'cat'].includes(name))).toEqual([]);
       });
 
       it('runs in the workspace, with the system directories read-only', async () => {

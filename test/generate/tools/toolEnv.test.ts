@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { registerSecret } from '@hermes-datagen/core';
+import { registerSecret } from '@hermes-datagen/core/internal/secrets.js';
 import { TOOL_PATH, toolEnv } from '@hermes-datagen/generate/internal/tools/toolEnv.js';
 
 describe('toolEnv', () => {
