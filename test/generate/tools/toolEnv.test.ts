@@ -47,7 +47,7 @@ describe('toolEnv', () => {
     expect(env).toMatchObject({ PLAIN_SETTING: 'plain', PROJECT_MODE: 'test', TZ: 'UTC', PATH: TOOL_PATH });
     expect(env).not.toHaveProperty('NOT_SET');
     expect(env).not.toHaveProperty('DOCKER_HOST');
-    expect(toolEnv(parent, { docker: true })).toHaveProperty('DOCKER_HOST', parent.DOCKER_HOST);
+    expect(toolEnv(parent, { docker: true, workspace: '/tmp/ws' })).toMatchObject({ DOCKER_HOST: parent.DOCKER_HOST, HOME: parent.HOME });
   });
 
   it('drops any variable whose value holds a secret in any form, passed, named or given by the row', () => {
