@@ -44,7 +44,8 @@ export interface GenerateArgs extends EndpointArgs, ToolsRegistryArgs, RunArgs {
   workspaceRoot?: string;
   cwdRoot?: string;
   keepWorkspaces: boolean;
-  toolEnv?: string[];
+  /** One name, or several when --tool-env is repeated. */
+  toolEnv?: string | string[];
   toolNetwork: boolean;
   toolMaxProcs: number;
   toolMemory: string;
@@ -63,7 +64,7 @@ export async function runGenerate(args: GenerateArgs & Pick<StreamArgs, 'files'>
   positiveInteger(args.toolCpuSeconds, '--tool-cpu-seconds');
   const memoryBytes = parseSize(args.toolMemory);
   if (memoryBytes === undefined) throw new UsageError(`--tool-memory must be a size such as 512m or 4g, got ${args.toolMemory}`);
-  const passedEnv = args.toolEnv ?? [];
+  const passedEnv = args.toolEnv === undefined ? [] : [args.toolEnv].flat();
   for (const name of passedEnv) if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new UsageError(`--tool-env takes a variable's name, got "${name}"`);
   if (!(args.toolTimeout > 0)) throw new UsageError(`--tool-timeout must be a number of seconds above 0, got ${String(args.toolTimeout)}`);
   if (!(args.requestTimeout > 0)) throw new UsageError(`--request-timeout must be a number of seconds above 0, got ${String(args.requestTimeout)}`);
