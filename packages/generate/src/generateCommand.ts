@@ -7,6 +7,7 @@ import { dirname, resolve } from 'node:path';
 import { loadToolRegistry, onForcedExit, UsageError, type RunContext, type StreamArgs, type ToolsRegistryArgs } from '@hermes-datagen/core';
 import { endpointIdentity, resolveEndpoint, type EndpointArgs } from '@hermes-datagen/core/endpoint';
 import type { ReasoningEffort } from './agentLoop.js';
+import { fitConcurrency, openFileLimit } from './fdBudget.js';
 import { generateStream } from './generateStream.js';
 import { failureContext } from './promptFailure.js';
 import { promptRunner } from './promptRunner.js';
@@ -31,8 +32,10 @@ const CHECKPOINT_INTERVAL_MS = 2_000;
 /** Upstream cuts a tool result at 100,000 characters; tools here cap their output at this many bytes. */
 export const MAX_TOOL_OUTPUT_BYTES = 100_000;
 
+/** Prompts at once in stream mode without -c. */
+export const DEFAULT_CONCURRENCY = 4;
+
 export interface GenerateArgs extends EndpointArgs, ToolsRegistryArgs, RunArgs {
-  concurrency: number;
   maxTurns: number;
   reasoningEffort?: ReasoningEffort;
   toolsets?: string;
@@ -53,7 +56,7 @@ export interface GenerateArgs extends EndpointArgs, ToolsRegistryArgs, RunArgs {
 }
 
 export async function runGenerate(args: GenerateArgs & Pick<StreamArgs, 'files'>, ctx: RunContext): Promise<number> {
-  positiveInteger(args.concurrency, '--concurrency');
+  if (args.concurrency !== undefined) positiveInteger(args.concurrency, '--concurrency');
   positiveInteger(args.maxTurns, '--max-turns');
   positiveInteger(args.toolConcurrency, '--tool-concurrency');
   positiveInteger(args.toolMaxProcs, '--tool-max-procs');
@@ -100,7 +103,9 @@ export async function runGenerate(args: GenerateArgs & Pick<StreamArgs, 'files'>
           seed: args.seed,
           settings: recordedFlags(args),
         });
-  const concurrency = settings?.concurrency ?? args.concurrency;
+  const fitted = fitConcurrency(settings?.concurrency ?? args.concurrency ?? DEFAULT_CONCURRENCY, openFileLimit());
+  if (fitted.warning !== undefined) ctx.log.warn(fitted.warning);
+  const { concurrency } = fitted;
   const quota = new AbortController();
   const model = modelClient(endpoint, { concurrency, limits: settings, log: ctx.log, onExhausted: (reason) => quota.abort(reason) });
   const cwdRoot = resolve(cwd, args.cwdRoot ?? datasetDirectory(args.files));
@@ -142,6 +147,7 @@ export async function runGenerate(args: GenerateArgs & Pick<StreamArgs, 'files'>
       return await generateStream(ctx, { concurrency, graceMs: args.grace * 1000, runPrompt, secret: endpoint.apiKey });
     return await runBatch(ctx, {
       ...settings,
+      concurrency,
       run,
       runName: run.manifest.run_name,
       discardNoReasoning: args.discardNoReasoning,
