@@ -24,6 +24,7 @@ import {
 import { runBounded } from './boundedPool.js';
 import type { RequestTags } from './agentLoop.js';
 import type { JournalSession } from './agentCalls.js';
+import type { WaitTracker } from '@hermes-datagen/core/endpoint';
 import type { RunRecordFields } from './trajectory.js';
 import type { Delegate } from './tools/types.js';
 import { failureExitCode } from './failureKinds.js';
@@ -49,6 +50,8 @@ export interface PromptJob {
   readonly runFields?: RunRecordFields;
   /** Run mode: this agent's part of the call journal (replies to replay on --resume, and where new ones go). */
   readonly journal?: JournalSession;
+  /** Run mode with --prompt-timeout: told of the model calls' waits, which the prompt's clock does not count. */
+  readonly waits?: WaitTracker;
 }
 
 export type PromptRunner = (job: PromptJob) => Promise<Trajectory>;
