@@ -115,8 +115,13 @@ const toAtropos = defineCommand({
   stream: true,
   options: (y) =>
     y
-      .option('emit', { choices: ['sft', 'dpo', 'scored'] as const, default: 'sft' as Emit, describe: 'what to write' })
-      .option('messages', { choices: ['raw', 'structured'] as const, default: 'raw' as MessagesMode, describe: 'how turns become OpenAI messages' })
+      .option('emit', { choices: ['sft', 'dpo', 'scored'] as const, default: 'sft' as Emit, group: 'Output:', describe: 'what to write' })
+      .option('messages', {
+        choices: ['raw', 'structured'] as const,
+        default: 'raw' as MessagesMode,
+        group: 'Output:',
+        describe: 'how turns become OpenAI messages',
+      })
       .option('group-by', {
         choices: ['prompt_index', 'prompt'] as const,
         default: 'prompt_index' as GroupBy,
