@@ -280,6 +280,27 @@ function generateSection() {
   ];
 }
 
+function toAtroposSection() {
+  const result = readResult('to-atropos');
+  if (!result) return ['## hermes-to-atropos exports', '', 'No results: run `node bench/to-atropos.mjs` (part of `make bench`).', ''];
+  const rows = result.exports.map((r) => [
+    r.name,
+    r.what,
+    `${fmt(r.chatsPerCpuS)} (${fmt(r.chatsPerCpuSWithoutStartup)} without ${r.startupCpuS.toFixed(2)} CPU-s of start-up)`,
+    String(r.atroposPythonChatsPerCpuS),
+    `>= ${r.target}`,
+    r.chatsPerCpuS >= r.target ? 'ok' : 'FAIL',
+  ]);
+  return [
+    '## hermes-to-atropos exports',
+    '',
+    `From bench/to-atropos.mjs: ${result.corpus.records} Qwen3 chats of the synthetic corpus, the fastest run's CPU (user + system). Machine: ${machineLine(result)}.`,
+    '',
+    table(['export', 'command', 'chats per CPU-second', "Atropos's Python", 'target', 'result'], rows),
+    '',
+  ];
+}
+
 /** bench/generate-quota.mjs: run mode behind a gateway's quota, upstream's way beside it, and the fault storm. */
 export function quotaSection() {
   const q = readResult('generate-quota');
@@ -333,6 +354,7 @@ export function resultsMarkdown(report) {
     '',
     ...streamSection(report),
     ...compressSection(report),
+    ...toAtroposSection(),
     ...generateSection(),
     ...quotaSection(),
   ].join('\n');
