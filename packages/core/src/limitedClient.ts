@@ -36,6 +36,7 @@ export function limitedClient(inner: EndpointChatClient, limiter: RateLimiter, o
     // The same for every attempt, and of one shape for every call (a spread copy would take the caller's).
     const attemptOptions = { signal, timeout: requestOptions.timeout, headers: requestOptions.headers, maxRetries: 0 };
     let failures = 0;
+    let timeouts = 0;
     let refusals = 0;
     for (;;) {
       const permit = await waiting(waits, () => limiter.acquire(estimate, signal));
@@ -54,8 +55,8 @@ export function limitedClient(inner: EndpointChatClient, limiter: RateLimiter, o
           wait = retryAfterMs ?? limiter.backoffMs(refusals);
           refusals += 1;
         } else {
-          const retries = error instanceof APIConnectionTimeoutError ? Math.min(options.retries, TIMEOUT_RETRIES) : options.retries;
-          if (failures >= retries || !clientRetries(error)) throw error;
+          if (error instanceof APIConnectionTimeoutError) timeouts += 1;
+          if (failures >= options.retries || timeouts > TIMEOUT_RETRIES || !clientRetries(error)) throw error;
           const asked = answered?.headers === undefined ? undefined : headerRetryAfterMs(answered.headers, Date.now());
           wait = Math.min(asked ?? limiter.backoffMs(failures), SERVER_RETRY_AFTER_CAP_MS);
           failures += 1;
