@@ -12,6 +12,8 @@ export const ExitCode = {
   inputData: 3,
   /** Retryable failure: endpoint unreachable, rate-limit budget exhausted. Run again (or --resume). */
   retryable: 4,
+  /** An output could not be written: disk full, quota, an I/O error (sysexits' EX_IOERR). */
+  output: 74,
   interrupted: 130,
   terminated: 143,
   /** An unexpected exception: a bug, distinct from every documented outcome. */
@@ -28,6 +30,7 @@ export const EXIT_CODES_HELP = [
   '  3    input data error (bad line under --on-error fail, unreadable input)',
   '  4    retryable failure (endpoint unreachable, rate-limit budget exhausted)',
   '  70   internal error (a bug: please report it)',
+  '  74   output failure (disk full, quota or I/O error writing stdout, -o or another output file)',
   '  130  interrupted (SIGINT), 143 terminated (SIGTERM), after flushing what is done',
 ].join('\n');
 
@@ -76,6 +79,29 @@ export class ChecksFailedError extends HermesError {
   public constructor(message: string) {
     super(message, ExitCode.checksFailed);
   }
+}
+
+/** An output that cannot be written (disk full, quota, I/O error): nothing of it is left half-written. */
+export class OutputError extends HermesError {
+  public constructor(message: string) {
+    super(message, ExitCode.output);
+  }
+}
+
+/** The errno codes of a device or file system that cannot take more output, with what they mean. */
+const OUTPUT_FAILURES: Readonly<Record<string, string>> = {
+  ENOSPC: 'no space left on the device',
+  EDQUOT: 'disk quota exceeded',
+  EFBIG: 'file too large for the file system',
+  EIO: 'input/output error',
+  EROFS: 'read-only file system',
+};
+
+/** The OutputError for a failed write to `target`, or undefined when the error is not an output failure. */
+export function outputFailure(err: unknown, target: string): OutputError | undefined {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  const why = code === undefined ? undefined : OUTPUT_FAILURES[code];
+  return why === undefined ? undefined : new OutputError(`cannot write ${target}: ${why} (${code})`);
 }
 
 /** Thrown when stdout's reader has gone away (`| head`): the runner exits 0 quietly. */
