@@ -99,7 +99,7 @@ export const spec: CliSpec = {
           .option('tool-timeout', {
             type: 'number',
             default: 120,
-            describe: 'seconds one command or code run may take before its processes are killed',
+            describe: 'seconds one tool call may take: a command or code run has its processes killed then, any other call is abandoned',
             group: TOOLS,
           }),
       examples: [
