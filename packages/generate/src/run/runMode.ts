@@ -15,6 +15,8 @@ const RATE = 'Rate limits (with --run-name; one budget shared by every agent of 
 
 export interface RunArgs {
   runName?: string | undefined;
+  /** -c: in run mode, the prompts at once instead of num-workers x batch-size. */
+  concurrency?: number | undefined;
   outputRoot: string;
   resume: boolean;
   forceResume: boolean;
@@ -73,7 +75,7 @@ export function runOptions<T>(y: Argv<T>) {
       alias: 'num_workers',
       type: 'number',
       default: 4,
-      describe: 'workers; num-workers x batch-size prompts run at once (4 x 10 = 40)',
+      describe: 'workers; num-workers x batch-size prompts run at once (4 x 10 = 40) unless -c says how many',
       group: RUN,
     })
     .option('max-concurrency', {
@@ -96,7 +98,8 @@ export function runOptions<T>(y: Argv<T>) {
     .option('grace', {
       type: 'number',
       default: 30,
-      describe: 'seconds running prompts get to finish after SIGINT/SIGTERM before they are stopped unwritten',
+      describe:
+        'seconds running prompts get to finish after SIGINT/SIGTERM (run mode; then they are stopped unwritten), or after the input stopped at a bad line (both modes; then they are listed as failures)',
       group: RUN,
     })
     .option('rpm', { type: 'number', describe: 'model requests a minute at most (starts spaced 60/rpm s apart), retries included', group: RATE })
@@ -144,6 +147,8 @@ export interface RunSettings {
 
 /** The settings of run mode; without --run-name, a flag that only run mode reads is a usage error, never ignored. */
 export function runSettings(args: RunArgs): RunSettings | undefined {
+  // Both modes: the time running prompts get after a bad input line.
+  seconds(args.grace, '--grace', true);
   if (args.runName === undefined) {
     const given = (
       [
@@ -167,7 +172,6 @@ export function runSettings(args: RunArgs): RunSettings | undefined {
   wholeNumber(args.numWorkers, '--num-workers', 1);
   if (args.maxSamples !== undefined) wholeNumber(args.maxSamples, '--max-samples', 0);
   if (args.maxConcurrency !== undefined) wholeNumber(args.maxConcurrency, '--max-concurrency', 1);
-  seconds(args.grace, '--grace', true);
   if (args.promptTimeout !== undefined) seconds(args.promptTimeout, '--prompt-timeout', false);
   seconds(args.quotaWait, '--quota-wait', true);
   wholeNumber(args.maxDepth, '--max-depth', 0);
@@ -181,7 +185,7 @@ export function runSettings(args: RunArgs): RunSettings | undefined {
     samples: args.samples,
     maxSamples: args.maxSamples,
     batchSize: args.batchSize,
-    concurrency: Math.min(args.numWorkers * args.batchSize, args.maxConcurrency ?? Infinity),
+    concurrency: Math.min(args.concurrency ?? args.numWorkers * args.batchSize, args.maxConcurrency ?? Infinity),
     shard: args.shard === undefined ? undefined : parseShard(args.shard),
     promptTimeoutMs: args.promptTimeout === undefined ? undefined : args.promptTimeout * 1000,
     graceMs: args.grace * 1000,

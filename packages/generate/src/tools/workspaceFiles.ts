@@ -1,7 +1,7 @@
 // Reading and writing a confined path (confine.ts), with the file-system errors a model can cause
 // turned into messages that say what to do instead.
 import { constants, type Stats } from 'node:fs';
-import { lstat, mkdir, open } from 'node:fs/promises';
+import { chown, lstat, mkdir, open } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { ConfinedPath } from './confine.js';
 import { ToolError, errorCode } from './toolError.js';
@@ -35,6 +35,7 @@ export async function readWorkspaceFile(target: ConfinedPath): Promise<Buffer> {
 export async function writeWorkspaceFile(target: ConfinedPath, content: string): Promise<{ bytesWritten: number; dirsCreated: boolean }> {
   try {
     const firstCreated = await mkdir(dirname(target.absolute), { recursive: true });
+    if (firstCreated !== undefined && target.owner !== undefined) await giveTree(firstCreated, dirname(target.absolute), target.owner);
     await refuseSpecialFile(target);
     // O_NOFOLLOW: the path was resolved link-free; a link that appeared since is refused, not followed.
     // O_NONBLOCK: a named pipe that appeared since the check fails to open (ENXIO) or opens without
@@ -42,6 +43,8 @@ export async function writeWorkspaceFile(target: ConfinedPath, content: string):
     const handle = await open(target.absolute, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW | constants.O_NONBLOCK, 0o644);
     try {
       refuseUnlessRegular(await handle.stat(), target);
+      // The sandbox user's commands must be able to change what the file tools wrote.
+      if (target.owner !== undefined) await handle.chown(target.owner.uid, target.owner.gid);
       await handle.writeFile(content, 'utf8');
     } finally {
       await handle.close();
@@ -84,6 +87,14 @@ function refuseUnlessRegular(stats: Stats, target: ConfinedPath): void {
 
 function notRegular(target: ConfinedPath, what: string): ToolError {
   return new ToolError(`${target.relative} is ${what}, not a regular file; the file tools read and write regular files only (use terminal for anything else)`);
+}
+
+/** Gives the directories mkdir -p made, from the first one down to `last`, to the owner. */
+async function giveTree(first: string, last: string, owner: { readonly uid: number; readonly gid: number }): Promise<void> {
+  for (let dir = last; ; dir = dirname(dir)) {
+    await chown(dir, owner.uid, owner.gid);
+    if (dir === first || dir === dirname(dir)) return;
+  }
 }
 
 /** True when the bytes look like a binary file (a NUL byte near the start, as grep and git decide). */
