@@ -63,11 +63,11 @@ describe('differs from upstream on purpose (docs/upstream-differences.md)', () =
   });
 
   it('"tool_call_id": null is written as "" (upstream: tool_msg.get("tool_call_id", "") gives None, written null)', () => {
-    const messages = [
-      { role: 'user', content: 'Q' },
-      { role: 'assistant', content: '', tool_calls: [{ id: 'c0', type: 'function', function: { name: 't', arguments: '{}' } }] },
-      { role: 'tool', content: 'x', tool_call_id: null },
-    ] as unknown as ChatMessage[];
+    // As the messages arrive from a provider that sends the id as null.
+    const messages: ChatMessage[] = JSON.parse(
+      '[{"role": "user", "content": "Q"}, {"role": "assistant", "content": "", "tool_calls": [{"id": "c0", "type": "function", ' +
+        '"function": {"name": "t", "arguments": "{}"}}]}, {"role": "tool", "content": "x", "tool_call_id": null}]',
+    );
     expect(toShareGpt(messages, 'Q', [])[3]?.value).toBe('<tool_response>\n{"tool_call_id": "", "name": "t", "content": "x"}\n</tool_response>');
   });
 });
