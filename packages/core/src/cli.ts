@@ -25,7 +25,7 @@ import {
   type TombstoneRecord,
 } from './records.js';
 import type { JsonObject, SchemaTypes } from './schemas.js';
-import { notANumberMessage, unknownArgumentsMessage } from './usageMessages.js';
+import { notANumberMessage, repeatedOptionMessage, unknownArgumentsMessage } from './usageMessages.js';
 import { JsonlWriter } from './writer.js';
 
 /** yargs' builder type, for option helpers: commands reach yargs only through core, which declares it. */
@@ -277,6 +277,15 @@ function knownOptions(parser: object): string[] {
   return typeof key === 'object' && key !== null ? Object.keys(key) : [];
 }
 
+/** The options declared to take many values (type 'array'), aliases included. */
+function declaredArrayOptions(parser: object): string[] {
+  const getOptions: unknown = Reflect.get(parser, 'getOptions');
+  if (typeof getOptions !== 'function') return [];
+  const options: unknown = getOptions.call(parser);
+  const array: unknown = typeof options === 'object' && options !== null ? Reflect.get(options, 'array') : undefined;
+  return Array.isArray(array) ? array.filter((name): name is string => typeof name === 'string') : [];
+}
+
 interface Selected {
   /** The shared options; a command without the stream options has only --color of them. */
   readonly args: GlobalArgs & Partial<StreamArgs>;
@@ -296,6 +305,7 @@ export async function runCli(spec: CliSpec, argv: readonly string[], partialIo: 
     ...(partialIo.signal ? { signal: partialIo.signal } : {}),
   };
   let selected: Selected | undefined;
+  let arrayOptions: string[] = [];
   const tokens = argv.map((a) => (a === '-' ? DASH_TOKEN : a));
   let parser = yargs(tokens)
     .scriptName(spec.name)
@@ -314,6 +324,8 @@ export async function runCli(spec: CliSpec, argv: readonly string[], partialIo: 
   for (const command of spec.commands) {
     parser = command.register(parser, (chosen) => {
       selected = chosen;
+      // Only while the command's handler runs does the parser hold the command's own options.
+      arrayOptions = declaredArrayOptions(parser);
     });
   }
   if (spec.commands.length > 1) parser = parser.demandCommand(1, `${spec.name}: name a command (see --help)`);
@@ -328,9 +340,9 @@ export async function runCli(spec: CliSpec, argv: readonly string[], partialIo: 
     io.stderr.write(`${spec.name}: error: ${message}\n${spec.name}: try '${spec.name} --help'\n`);
     return ExitCode.usage;
   }
-  const notANumber = selected === undefined ? undefined : notANumberMessage(selected.args, argv);
-  if (notANumber !== undefined) {
-    io.stderr.write(`${spec.name}: error: ${notANumber}\n${spec.name}: try '${spec.name} --help'\n`);
+  const badValue = selected === undefined ? undefined : (repeatedOptionMessage(selected.args, arrayOptions, argv) ?? notANumberMessage(selected.args, argv));
+  if (badValue !== undefined) {
+    io.stderr.write(`${spec.name}: error: ${badValue}\n${spec.name}: try '${spec.name} --help'\n`);
     return ExitCode.usage;
   }
   if (!selected) {
