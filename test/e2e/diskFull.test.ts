@@ -7,6 +7,7 @@ import { binPath, jsonl, runCommand, tempDir, writeFiles } from '../util/cli.js'
 import { gpt, human, trajectory } from '../util/trajectories.js';
 
 const FILTER = binPath('filter', 'hermes-filter');
+const STATS = binPath('stats', 'hermes-stats');
 
 /** About 600 KB of valid trajectories: more than the 64 KiB file system holds. */
 const records = jsonl(
@@ -19,13 +20,15 @@ const records = jsonl(
  * Runs hermes-filter (args after `--`) in dir, with dir/full a 64 KiB tmpfs; prints what is left in
  * dir/full afterwards (before the mount goes) on a last stdout line, `left: name name`.
  */
-function filterOnFullDisk(dir: string, args: string[]) {
+function filterOnFullDisk(dir: string, args: string[], bin: string = FILTER, filled = false) {
+  // Filled: a file takes all the space first (its own write fails, as meant), so any write fails.
   const script = `mkdir -p full && mount -t tmpfs -o size=64k tmpfs full || exit 99
+${filled ? 'head -c 100000 /dev/zero > full/pad 2>/dev/null' : ''}
 "$0" "$@" > /dev/null
 status=$?
 echo "left:$(ls -A full | tr '\\n' ' ')"
 exit $status`;
-  return runCommand('unshare', ['-rm', '/bin/sh', '-c', script, process.execPath, FILTER, ...args], { cwd: dir });
+  return runCommand('unshare', ['-rm', '/bin/sh', '-c', script, process.execPath, bin, ...args], { cwd: dir });
 }
 
 describe('a full disk is an output failure (exit 74), never a bug', () => {
@@ -59,5 +62,19 @@ describe('a full disk is an output failure (exit 74), never a bug', () => {
     expect(res.stderr).toContain('(--rejects full/rejects.jsonl could not be written)');
     expect(res.stderr).not.toMatch(/internal error|a bug/);
     expect(res.stdout.trim()).toBe('left:');
+  });
+
+  it('a summary file (hermes-stats --summary) or --stats-out on a full disk: exit 74 naming the file, no temp file left', async () => {
+    const dir = tempDir();
+    writeFiles(dir, { 'in.jsonl': records });
+    const summary = await filterOnFullDisk(dir, ['--summary', 'full/summary.json', 'in.jsonl'], STATS, true);
+    expect(summary.code, summary.stderr).toBe(74);
+    expect(summary.stderr).toMatch(/hermes-stats: error: cannot write \S*\/full\/summary\.json: no space left on the device \(ENOSPC\)/);
+    expect(summary.stderr).not.toMatch(/internal error|a bug/);
+    expect(summary.stdout.trim()).toBe('left:pad');
+    const statsOut = await filterOnFullDisk(dir, ['in.jsonl', '--stats-out', 'full/stats.json'], FILTER, true);
+    expect(statsOut.code, statsOut.stderr).toBe(74);
+    expect(statsOut.stderr).toMatch(/cannot write \S*\/full\/stats\.json: no space left on the device \(ENOSPC\)/);
+    expect(statsOut.stdout.trim()).toBe('left:pad');
   });
 });

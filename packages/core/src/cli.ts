@@ -7,7 +7,18 @@ import type { Readable, Writable } from 'node:stream';
 import yargs, { type ArgumentsCamelCase, type Argv } from 'yargs';
 import { writeJsonAtomic, writeJsonAtomicSync } from './atomicFile.js';
 import { Counters } from './counters.js';
-import { BrokenPipe, ExitCode, type ExitCodeValue, exitCodesHelp, HermesError, InputError, OutputError, outputFailure, UsageError } from './errors.js';
+import {
+  BrokenPipe,
+  ExitCode,
+  type ExitCodeValue,
+  exitCodesHelp,
+  HermesError,
+  InputError,
+  OutputError,
+  outOfSpace,
+  outputFailure,
+  UsageError,
+} from './errors.js';
 import { checkOperands, DEFAULT_MAX_LINE_BYTES } from './lineReader.js';
 import { onForcedExit, runForcedExitHooks } from './forcedExit.js';
 import { Logger, wantsColor } from './logger.js';
@@ -458,7 +469,7 @@ async function execute(spec: CliSpec, { args, streamArgs, run }: Selected, io: C
   summarise(ctx, args, rejectsWritten);
   if (args.statsOut !== undefined && ran) {
     await writeJsonAtomic(resolve(io.cwd, args.statsOut), statsReport(code)).catch((err: Error) => {
-      const failure = outputFailure(err, `--stats-out ${args.statsOut}`);
+      const failure = err instanceof OutputError ? err : outputFailure(err, `--stats-out ${args.statsOut}`);
       log.error(failure?.message ?? `cannot write --stats-out ${args.statsOut}: ${err.message}`);
       if (code === ExitCode.ok) code = failure ? ExitCode.output : ExitCode.usage;
     });
@@ -523,6 +534,12 @@ function exitCodeFor(err: unknown, log: Logger, name: string): number {
   }
   const e = err instanceof Error ? err : new Error(String(err));
   if ((e as NodeJS.ErrnoException).code === 'EPIPE') return ExitCode.ok;
+  // A full disk met by any other write of the run (a checkpoint, a run directory's files) is no bug either.
+  const full = outOfSpace(e);
+  if (full) {
+    log.error(full.message);
+    return full.exitCode;
+  }
   log.error(`internal error, a bug in ${name} ${VERSION}; please report it with the command that caused it:\n${e.stack ?? e.message}`);
   return ExitCode.internal;
 }

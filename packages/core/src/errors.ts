@@ -108,6 +108,16 @@ export function outputFailure(err: unknown, target: string): OutputError | undef
   return why === undefined ? undefined : new OutputError(`cannot write ${target}: ${why} (${code})`);
 }
 
+/**
+ * An error of a write that found no space (ENOSPC, EDQUOT, EFBIG) as an OutputError naming `target`
+ * (else the file the error names); undefined for any other error.
+ */
+export function outOfSpace(err: unknown, target?: string): OutputError | undefined {
+  const e = err as NodeJS.ErrnoException | undefined;
+  if (e?.code !== 'ENOSPC' && e?.code !== 'EDQUOT' && e?.code !== 'EFBIG') return undefined;
+  return outputFailure(e, target ?? e.path ?? 'an output file');
+}
+
 /** Thrown when stdout's reader has gone away (`| head`): the runner exits 0 quietly. */
 export class BrokenPipe extends Error {
   public constructor() {
