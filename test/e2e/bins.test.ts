@@ -33,6 +33,25 @@ describe('the bins', () => {
     });
   }
 
+  it.each([
+    ['testkit', 'hermes-testkit', ['serve', '--port', '0', '--port', '8787'], '--port was given 2 times (0, 8787)'],
+    ['filter', 'hermes-filter', ['--on-error', 'skip', '--on-error', 'fail'], '--on-error was given 2 times (skip, fail)'],
+    ['filter', 'hermes-filter', ['-o', 'a.jsonl', '--output=b.jsonl'], '--output was given 2 times (a.jsonl, b.jsonl)'],
+    ['verify', 'hermes-verify', ['--samples', '1', '--samples', '2'], '--samples was given 2 times (1, 2)'],
+    ['to-atropos', 'hermes-to-atropos', ['--score', 'completed', '--emit', 'sft', '--emit', 'dpo'], '--emit was given 2 times (sft, dpo)'],
+    ['generate', 'hermes-generate', ['--model', 'a', '--model', 'b'], '--model was given 2 times (a, b)'],
+  ])('%s: an option of one value given twice is a usage error (exit 2, one line, no stack): %j', async (pkg, bin, args, message) => {
+    const res = await runProcess(binPath(pkg, bin), args, { cwd: tempDir() });
+    expect(res.code, res.stderr).toBe(2);
+    expect(res.stderr).toBe(`${bin}: error: ${message}; it takes one value: give it once\n${bin}: try '${bin} --help'\n`);
+  });
+
+  it('an option that takes many values may repeat (hermes-verify --dropped a --dropped b reads both)', async () => {
+    const res = await runProcess(binPath('verify', 'hermes-verify'), ['-q', '--dropped', 'a.jsonl', '--dropped', 'b.jsonl'], { cwd: tempDir() });
+    expect(res.stderr).toMatch(/cannot read a\.jsonl/);
+    expect(res.stderr).not.toMatch(/given 2 times/);
+  });
+
   it("hermes-testkit --help shows serve's options and only the exit codes it can give", async () => {
     const help = await runProcess(binPath('testkit', 'hermes-testkit'), ['--help']);
     expect(help.stdout).toMatch(/^Serve options:\n(?:.+\n)*\s+--port\s/m);

@@ -1,8 +1,10 @@
 // make dataset (scripts/dataset.mk) as a user runs it against an endpoint from the environment: killed in
 // the middle of generation, run again, it completes with every prompt exactly once; a third run redoes
-// nothing. SHARDS=N runs the shards with GNU parallel and merges them. Without an endpoint it stops before generating and points at hermes-generate doctor.
-import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+// nothing. A failed verify, or a stage stopped by SIGTERM, leaves no file of that stage, so the next make
+// runs it again. SHARDS=N runs the shards with GNU parallel and merges them. Without an endpoint it stops before generating and points at hermes-generate doctor.
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startScriptedEndpoint, type ScriptedEndpoint } from '@hermes-datagen/testkit';
@@ -121,6 +123,83 @@ describe('make dataset', () => {
       const generated = parseJsonl(readFileSync(join(out, 'generated.jsonl'), 'utf8')) as { prompt_index: number }[];
       expect(generated.map((r) => r.prompt_index).sort((a, b) => a - b)).toEqual(prompts.map((_, i) => i));
       expect(readFileSync(join(out, 'sft.jsonl'), 'utf8').trim().split('\n')).toHaveLength(prompts.length);
+    },
+    PROCESS_TEST_TIMEOUT_MS,
+  );
+
+  /** A finished make dataset of 12 prompts, for the tests that then spoil one stage. */
+  async function finishedDataset(run: string): Promise<{ vars: Record<string, string>; env: NodeJS.ProcessEnv; out: string; dir: string }> {
+    endpoint = await startScriptedEndpoint({
+      apiKey: TEST_API_KEY,
+      script: { sequences: [{ match: { regex: '.' }, replies: [{ reasoning: 'Plan the answer.', content: 'Done.' }] }] },
+    });
+    const dir = tempDir('hermes-dataset-');
+    writeFiles(dir, { 'prompts.jsonl': jsonl(Array.from({ length: 12 }, (_, i) => ({ prompt: `Task ${i}: say done.` }))) });
+    const vars = { RUN: run, PROMPTS: join(dir, 'prompts.jsonl'), DATA: join(dir, 'data'), MODEL: 'scripted', GENERATE_FLAGS: '--toolsets todo' };
+    const env = { OPENAI_BASE_URL: endpoint.url, OPENAI_API_KEY: TEST_API_KEY };
+    const first = await makeDataset(vars, env).done;
+    expect(first.code, first.output).toBe(0);
+    return { vars, env, out: join(dir, 'data', run), dir };
+  }
+
+  /** Files in a stage directory that are temp files of a stage or of -o. */
+  function leftovers(out: string): string[] {
+    return readdirSync(out).filter((name) => name.endsWith('.tmp') || name.includes('.tmp-'));
+  }
+
+  it(
+    'a failed verify leaves no verified.jsonl: the same make again runs verify again and fails again; fixed, it finishes',
+    async () => {
+      const { vars, env, out } = await finishedDataset('checked');
+      for (const file of ['verified.jsonl', 'sft.jsonl']) rmSync(join(out, file));
+      // Two records expected per prompt: the count check fails (exit 1) after passing every record on.
+      const failing = { ...vars, VERIFY_FLAGS: '--samples 2' };
+      for (const attempt of [1, 2]) {
+        const failed = await makeDataset(failing, env).done;
+        expect(failed.code, `attempt ${attempt}: ${failed.output}`).not.toBe(0);
+        expect(failed.output).toMatch(/hermes-verify\.js/);
+        expect(existsSync(join(out, 'verified.jsonl')), `attempt ${attempt}`).toBe(false);
+        expect(existsSync(join(out, 'sft.jsonl')), `attempt ${attempt}`).toBe(false);
+        expect(leftovers(out)).toEqual([]);
+      }
+      const fixed = await makeDataset(vars, env).done;
+      expect(fixed.code, fixed.output).toBe(0);
+      expect(readFileSync(join(out, 'sft.jsonl'), 'utf8').trim().split('\n')).toHaveLength(12);
+    },
+    PROCESS_TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'SIGTERM to the compress stage leaves no compressed.jsonl (nor a temp file); the next make compresses again and finishes',
+    async () => {
+      const { vars, env, out } = await finishedDataset('stopped');
+      const filtered = readFileSync(join(out, 'filtered.jsonl'));
+      for (const file of ['filtered.jsonl', 'compressed.jsonl', 'stats.jsonl', 'verified.jsonl', 'sft.jsonl']) rmSync(join(out, file));
+      // The compress stage reads a FIFO the test holds open: it is mid-input, for certain, when stopped.
+      execFileSync('mkfifo', [join(out, 'filtered.jsonl')]);
+      const make = makeDataset(vars, env);
+      const fifo = await open(join(out, 'filtered.jsonl'), 'w');
+      await fifo.write(filtered.subarray(0, filtered.indexOf(0x0a) + 1));
+      let compressPid = 0;
+      await until(() => {
+        const temp = readdirSync(out).find((name) => name.startsWith('.compressed.jsonl.tmp.tmp-'));
+        compressPid = Number(/\.tmp-(\d+)-/.exec(temp ?? '')?.[1] ?? 0);
+        return compressPid > 0;
+      });
+      process.kill(compressPid, 'SIGTERM');
+      const stopped = await make.done;
+      await fifo.close();
+      expect(stopped.code === 0, stopped.output).toBe(false);
+      expect(stopped.output).toMatch(/hermes-compress.js.*\n(.*\n)*.*Error 143/);
+      expect(existsSync(join(out, 'compressed.jsonl'))).toBe(false);
+      expect(leftovers(out)).toEqual([]);
+
+      rmSync(join(out, 'filtered.jsonl'));
+      writeFiles(out, { 'filtered.jsonl': filtered });
+      const again = await makeDataset(vars, env).done;
+      expect(again.code, again.output).toBe(0);
+      expect(again.output).toMatch(/hermes-compress\.js/);
+      expect(readFileSync(join(out, 'sft.jsonl'), 'utf8').trim().split('\n')).toHaveLength(12);
     },
     PROCESS_TEST_TIMEOUT_MS,
   );

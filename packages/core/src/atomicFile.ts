@@ -3,6 +3,7 @@
 import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { open, rename, rm, type FileHandle } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
+import { outOfSpace } from './errors.js';
 import { redact } from './secrets.js';
 
 /** A fresh name beside `path` for its temp file (hidden, unique per process and call). */
@@ -30,7 +31,8 @@ export async function writeFileAtomicWith<T>(path: string, write: (handle: FileH
   } catch (err) {
     await handle.close();
     await rm(temp, { force: true });
-    throw err;
+    // A full disk names the file that could not be written, not its temp file.
+    throw outOfSpace(err, path) ?? err;
   }
   await handle.close();
   await rename(temp, path);

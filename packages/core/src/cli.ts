@@ -7,7 +7,18 @@ import type { Readable, Writable } from 'node:stream';
 import yargs, { type ArgumentsCamelCase, type Argv } from 'yargs';
 import { writeJsonAtomic, writeJsonAtomicSync } from './atomicFile.js';
 import { Counters } from './counters.js';
-import { BrokenPipe, ExitCode, type ExitCodeValue, exitCodesHelp, HermesError, InputError, UsageError } from './errors.js';
+import {
+  BrokenPipe,
+  ExitCode,
+  type ExitCodeValue,
+  exitCodesHelp,
+  HermesError,
+  InputError,
+  OutputError,
+  outOfSpace,
+  outputFailure,
+  UsageError,
+} from './errors.js';
 import { checkOperands, DEFAULT_MAX_LINE_BYTES } from './lineReader.js';
 import { onForcedExit, runForcedExitHooks } from './forcedExit.js';
 import { Logger, wantsColor } from './logger.js';
@@ -25,7 +36,7 @@ import {
   type TombstoneRecord,
 } from './records.js';
 import type { JsonObject, SchemaTypes } from './schemas.js';
-import { notANumberMessage, unknownArgumentsMessage } from './usageMessages.js';
+import { notANumberMessage, repeatedOptionMessage, unknownArgumentsMessage } from './usageMessages.js';
 import { JsonlWriter } from './writer.js';
 
 /** yargs' builder type, for option helpers: commands reach yargs only through core, which declares it. */
@@ -190,7 +201,7 @@ function addStreamOptions<T>(y: Argv<T>) {
     .option('output', {
       alias: 'o',
       type: 'string',
-      describe: 'write here instead of stdout (temp file, renamed when done; .gz compresses)',
+      describe: 'write here instead of stdout (temp file, renamed when the run finishes: none after an error or a signal; .gz compresses)',
       group: 'Stream options:',
     })
     .option('on-error', {
@@ -277,6 +288,15 @@ function knownOptions(parser: object): string[] {
   return typeof key === 'object' && key !== null ? Object.keys(key) : [];
 }
 
+/** The options declared to take many values (type 'array'), aliases included. */
+function declaredArrayOptions(parser: object): string[] {
+  const getOptions: unknown = Reflect.get(parser, 'getOptions');
+  if (typeof getOptions !== 'function') return [];
+  const options: unknown = getOptions.call(parser);
+  const array: unknown = typeof options === 'object' && options !== null ? Reflect.get(options, 'array') : undefined;
+  return Array.isArray(array) ? array.filter((name): name is string => typeof name === 'string') : [];
+}
+
 interface Selected {
   /** The shared options; a command without the stream options has only --color of them. */
   readonly args: GlobalArgs & Partial<StreamArgs>;
@@ -296,6 +316,7 @@ export async function runCli(spec: CliSpec, argv: readonly string[], partialIo: 
     ...(partialIo.signal ? { signal: partialIo.signal } : {}),
   };
   let selected: Selected | undefined;
+  let arrayOptions: string[] = [];
   const tokens = argv.map((a) => (a === '-' ? DASH_TOKEN : a));
   let parser = yargs(tokens)
     .scriptName(spec.name)
@@ -314,6 +335,8 @@ export async function runCli(spec: CliSpec, argv: readonly string[], partialIo: 
   for (const command of spec.commands) {
     parser = command.register(parser, (chosen) => {
       selected = chosen;
+      // Only while the command's handler runs does the parser hold the command's own options.
+      arrayOptions = declaredArrayOptions(parser);
     });
   }
   if (spec.commands.length > 1) parser = parser.demandCommand(1, `${spec.name}: name a command (see --help)`);
@@ -328,9 +351,9 @@ export async function runCli(spec: CliSpec, argv: readonly string[], partialIo: 
     io.stderr.write(`${spec.name}: error: ${message}\n${spec.name}: try '${spec.name} --help'\n`);
     return ExitCode.usage;
   }
-  const notANumber = selected === undefined ? undefined : notANumberMessage(selected.args, argv);
-  if (notANumber !== undefined) {
-    io.stderr.write(`${spec.name}: error: ${notANumber}\n${spec.name}: try '${spec.name} --help'\n`);
+  const badValue = selected === undefined ? undefined : (repeatedOptionMessage(selected.args, arrayOptions, argv) ?? notANumberMessage(selected.args, argv));
+  if (badValue !== undefined) {
+    io.stderr.write(`${spec.name}: error: ${badValue}\n${spec.name}: try '${spec.name} --help'\n`);
     return ExitCode.usage;
   }
   if (!selected) {
@@ -362,7 +385,7 @@ async function execute(spec: CliSpec, { args, streamArgs, run }: Selected, io: C
   function readInput(options: ReadOptions = {}): AsyncGenerator<InputRecord[]> {
     return countedRecords(ctx, args, options);
   }
-  const outputs: { writer: JsonlWriter; keepOnError: boolean }[] = [];
+  const outputs: { writer: JsonlWriter; keepOnError: boolean; forget: (() => void) | undefined }[] = [];
   let rejectsWriter: Promise<JsonlWriter | undefined> | undefined;
   const ctx: RunContext = {
     name: spec.name,
@@ -377,7 +400,10 @@ async function execute(spec: CliSpec, { args, streamArgs, run }: Selected, io: C
     },
     openOutput: async (target = args.output, options = {}) => {
       const writer = await JsonlWriter.open(target, io.stdout, io.cwd);
-      outputs.push({ writer, keepOnError: options.keepOnError === true });
+      const keepOnError = options.keepOnError === true;
+      // A forced exit (a second signal) leaves no output file either, and no temp file.
+      const forget = keepOnError ? undefined : onForcedExit(() => writer.removeTempSync());
+      outputs.push({ writer, keepOnError, forget });
       return writer;
     },
     readRecords: readInput,
@@ -413,31 +439,50 @@ async function execute(spec: CliSpec, { args, streamArgs, run }: Selected, io: C
   if (controller.signal.aborted && code === ExitCode.ok) {
     code = controller.signal.reason === 'SIGTERM' ? ExitCode.terminated : ExitCode.interrupted;
   }
-  // Outputs are kept when the run ended or was stopped (what is done is valid); dropped on an
-  // error that makes them wrong (usage, bad input, a bug).
-  const keep = code !== ExitCode.usage && code !== ExitCode.inputData && code !== ExitCode.internal;
-  for (const { writer, keepOnError } of outputs) {
+  // An -o file is moved into place when the run ended (exit 0, 1 or 4: what is done is valid); it is
+  // dropped on an error that makes it wrong (usage, bad input, a bug) and when the run was stopped by
+  // a signal, so that a file that exists is a finished stage's whole output (make, and any script that
+  // tests for the file, would otherwise take a cut-short one for done). stdout gets what was done.
+  const stopped = controller.signal.aborted || code === ExitCode.interrupted || code === ExitCode.terminated;
+  const keep = !stopped && code !== ExitCode.usage && code !== ExitCode.inputData && code !== ExitCode.internal && code !== ExitCode.output;
+  for (const { writer, keepOnError, forget } of outputs) {
+    forget?.();
     try {
       if (keep || keepOnError) await writer.close();
       else await writer.discard();
     } catch (err) {
-      if (!(err instanceof BrokenPipe)) code = exitCodeFor(err, log, spec.name);
+      code = closingFailure(err, code);
     }
   }
   // Every stage leaves a --rejects file, empty when nothing was rejected, so a pipeline's next step
-  // (and `wc -l`) finds one whatever happened.
+  // (and `wc -l`) finds one whatever happened; one that could not be written is not named as written.
   if (ran) void ctx.rejects();
   const rejects = await rejectsWriter?.catch(() => undefined);
-  await rejects?.close().catch(() => undefined);
+  let rejectsWritten = rejects !== undefined;
+  try {
+    await rejects?.close();
+  } catch (err) {
+    rejectsWritten = false;
+    code = closingFailure(err, code);
+  }
   progress.done();
-  summarise(ctx, args);
+  summarise(ctx, args, rejectsWritten);
   if (args.statsOut !== undefined && ran) {
     await writeJsonAtomic(resolve(io.cwd, args.statsOut), statsReport(code)).catch((err: Error) => {
-      log.error(`cannot write --stats-out ${args.statsOut}: ${err.message}`);
-      code = code === ExitCode.ok ? ExitCode.usage : code;
+      const failure = err instanceof OutputError ? err : outputFailure(err, `--stats-out ${args.statsOut}`);
+      log.error(failure?.message ?? `cannot write --stats-out ${args.statsOut}: ${err.message}`);
+      if (code === ExitCode.ok) code = failure ? ExitCode.output : ExitCode.usage;
     });
   }
   return code;
+
+  /** An output that failed as it was finished: reported once (a write already reported its output failure). */
+  function closingFailure(err: unknown, current: number): number {
+    if (err instanceof BrokenPipe) return current;
+    if (err instanceof OutputError && current === ExitCode.output) return current;
+    const failed = exitCodeFor(err, log, spec.name);
+    return current === ExitCode.ok || current === ExitCode.checksFailed ? failed : current;
+  }
 }
 
 async function* countedRecords(ctx: RunContext, args: Partial<StreamArgs>, options: ReadOptions): AsyncGenerator<InputRecord[]> {
@@ -466,10 +511,14 @@ async function skipBadInput(ctx: RunContext, reject: Reject): Promise<void> {
   await (await ctx.rejects())?.write(reject);
 }
 
-function summarise(ctx: RunContext, args: Partial<StreamArgs>): void {
+function summarise(ctx: RunContext, args: Partial<StreamArgs>, rejectsWritten: boolean): void {
   const rejected = ctx.stats.get('rejected_lines');
   if (rejected > 0) {
-    const where = args.rejects ? ` (written to ${args.rejects})` : ' (use --rejects FILE to keep them)';
+    const where = !args.rejects
+      ? ' (use --rejects FILE to keep them)'
+      : rejectsWritten
+        ? ` (written to ${args.rejects})`
+        : ` (--rejects ${args.rejects} could not be written)`;
     ctx.log.warn(`skipped ${rejected} bad input line${rejected === 1 ? '' : 's'}${where}`, undefined, 'summary');
   }
   for (const [kind, n] of ctx.log.suppressed()) {
@@ -485,6 +534,12 @@ function exitCodeFor(err: unknown, log: Logger, name: string): number {
   }
   const e = err instanceof Error ? err : new Error(String(err));
   if ((e as NodeJS.ErrnoException).code === 'EPIPE') return ExitCode.ok;
+  // A full disk met by any other write of the run (a checkpoint, a run directory's files) is no bug either.
+  const full = outOfSpace(e);
+  if (full) {
+    log.error(full.message);
+    return full.exitCode;
+  }
   log.error(`internal error, a bug in ${name} ${VERSION}; please report it with the command that caused it:\n${e.stack ?? e.message}`);
   return ExitCode.internal;
 }

@@ -14,6 +14,8 @@ export const ExitCode = {
   retryable: 4,
   /** hermes-generate's --max-cost or --max-tokens was reached: --resume with a higher budget continues. */
   budgetReached: 5,
+  /** An output could not be written: disk full, quota, an I/O error (sysexits' EX_IOERR). */
+  output: 74,
   interrupted: 130,
   terminated: 143,
   /** An unexpected exception: a bug, distinct from every documented outcome. */
@@ -30,11 +32,12 @@ const EXIT_CODE_LINES: readonly (readonly [ExitCodeValue, string])[] = [
   [4, '  4    retryable failure (endpoint unreachable, rate-limit budget exhausted)'],
   [5, '  5    budget reached (hermes-generate --max-cost / --max-tokens; --resume with a higher one continues)'],
   [70, '  70   internal error (a bug: please report it)'],
+  [74, '  74   output failure (disk full, quota or I/O error writing stdout, -o or another output file)'],
   [130, '  130  interrupted (SIGINT), 143 terminated (SIGTERM), after flushing what is done'],
 ];
 
 /** The codes every CLI can give; a CLI with others (generate's 5) or fewer names its own. */
-const SHARED_EXIT_CODES: readonly ExitCodeValue[] = [0, 1, 2, 3, 4, 70, 130];
+const SHARED_EXIT_CODES: readonly ExitCodeValue[] = [0, 1, 2, 3, 4, 70, 74, 130];
 
 /** The Exit codes section of --help: the shared codes, or only those a CLI can give. */
 export function exitCodesHelp(codes: readonly ExitCodeValue[] = SHARED_EXIT_CODES): string {
@@ -86,6 +89,39 @@ export class ChecksFailedError extends HermesError {
   public constructor(message: string) {
     super(message, ExitCode.checksFailed);
   }
+}
+
+/** An output that cannot be written (disk full, quota, I/O error): nothing of it is left half-written. */
+export class OutputError extends HermesError {
+  public constructor(message: string) {
+    super(message, ExitCode.output);
+  }
+}
+
+/** The errno codes of a device or file system that cannot take more output, with what they mean. */
+const OUTPUT_FAILURES: Readonly<Record<string, string>> = {
+  ENOSPC: 'no space left on the device',
+  EDQUOT: 'disk quota exceeded',
+  EFBIG: 'file too large for the file system',
+  EIO: 'input/output error',
+  EROFS: 'read-only file system',
+};
+
+/** The OutputError for a failed write to `target`, or undefined when the error is not an output failure. */
+export function outputFailure(err: unknown, target: string): OutputError | undefined {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  const why = code === undefined ? undefined : OUTPUT_FAILURES[code];
+  return why === undefined ? undefined : new OutputError(`cannot write ${target}: ${why} (${code})`);
+}
+
+/**
+ * An error of a write that found no space (ENOSPC, EDQUOT, EFBIG) as an OutputError naming `target`
+ * (else the file the error names); undefined for any other error.
+ */
+export function outOfSpace(err: unknown, target?: string): OutputError | undefined {
+  const e = err as NodeJS.ErrnoException | undefined;
+  if (e?.code !== 'ENOSPC' && e?.code !== 'EDQUOT' && e?.code !== 'EFBIG') return undefined;
+  return outputFailure(e, target ?? e.path ?? 'an output file');
 }
 
 /** Thrown when stdout's reader has gone away (`| head`): the runner exits 0 quietly. */

@@ -59,7 +59,18 @@ export { createRng, type Rng } from './rng.js';
 
 // CLI runner and errors: defineCommand/main, the run context, exit codes, logging and forced exit.
 export { VERSION, checkWritableTarget, defineCommand, main, type Argv, type CliSpec, type RunContext, type StreamArgs } from './cli.js';
-export { BrokenPipe, ChecksFailedError, ExitCode, HermesError, InputError, RetryableError, UsageError, formatPlace, type Place } from './errors.js';
+export {
+  BrokenPipe,
+  ChecksFailedError,
+  ExitCode,
+  HermesError,
+  InputError,
+  OutputError,
+  RetryableError,
+  UsageError,
+  formatPlace,
+  type Place,
+} from './errors.js';
 export { Logger, wantsColor } from './logger.js';
 export { onForcedExit } from './forcedExit.js';
 

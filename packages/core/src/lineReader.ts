@@ -2,7 +2,9 @@
 // One reader for every CLI, so locations (`file:line`) and the edge cases below are handled once:
 // gzip by magic bytes, a UTF-8 BOM at the start of a source, CRLF line ends, blank lines,
 // invalid UTF-8, lines over the size cap (discarded without buffering them), a last line with no newline.
-import { close, fstatSync, open, read } from 'node:fs';
+import { close, constants, fstatSync, open, openSync, read, type Stats } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { Socket } from 'node:net';
 import { isUtf8 } from 'node:buffer';
 import type { Readable } from 'node:stream';
 import { InputError, UsageError, type Place } from './errors.js';
@@ -140,6 +142,16 @@ function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Pro
 }
 
 async function* fileChunks(name: string, path: string, signal: AbortSignal | undefined): AsyncGenerator<Buffer> {
+  let kind: Stats;
+  try {
+    kind = await stat(path);
+  } catch (err) {
+    throw readError(name, err);
+  }
+  if (kind.isFIFO() || kind.isSocket()) {
+    yield* pipeChunks(name, path, signal);
+    return;
+  }
   let fd: number;
   try {
     fd = await new Promise<number>((ok, fail) => open(path, 'r', (err, f) => (err ? fail(err) : ok(f))));
@@ -150,6 +162,31 @@ async function* fileChunks(name: string, path: string, signal: AbortSignal | und
     yield* fdChunks(name, fd, signal);
   } finally {
     close(fd, () => undefined);
+  }
+}
+
+/**
+ * A named pipe (or `<(...)`, a /dev/fd pipe) read as a stream, as stdin is: a thread-pool open or
+ * read that waits for a writer would keep the process from exiting after a signal (libuv joins its
+ * threads at exit). Opened non-blocking, it waits for its writer in the event loop instead.
+ */
+async function* pipeChunks(name: string, path: string, signal: AbortSignal | undefined): AsyncGenerator<Buffer> {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch (err) {
+    throw readError(name, err);
+  }
+  const pipe = new Socket({ fd, readable: true, writable: false });
+  const onAbort = (): void => {
+    pipe.destroy();
+  };
+  signal?.addEventListener('abort', onAbort, { once: true });
+  try {
+    yield* streamChunks(name, pipe, signal);
+  } finally {
+    signal?.removeEventListener('abort', onAbort);
+    pipe.destroy();
   }
 }
 

@@ -78,16 +78,17 @@ export function parseJsonLossless(text: string): unknown {
     if (/NaN|Infinity/.test(text)) return new LosslessParser(text).document();
     throw err;
   }
-  // JSON.parse changes only numbers it made integral (1.0, -0.0, 1e5, a big int); text without such
-  // a value, or without a token that could have been one, is read right already (the common case:
-  // this check costs a walk over the values, not a scan of the text).
+  // JSON.parse changes only numbers it made integral (1.0, -0.0, 1e5, a big int) or infinite (an int
+  // too long for a double); text without such a value, or without a token that could have been one,
+  // is read right already (the common case: this check costs a walk over the values, not a scan).
   if (!hasIntegralNumber(value)) return value;
   const maybe = MAYBE_LOSSY_VALUE.test(text) || STARTS_AS_NUMBER.test(text);
   return maybe && hasLossyNumber(text) ? new LosslessParser(text).document() : value;
 }
 
+/** An integral number, or Infinity: what JSON.parse makes of an integer of 309 digits or more. */
 function hasIntegralNumber(value: unknown): boolean {
-  if (typeof value === 'number') return Number.isInteger(value);
+  if (typeof value === 'number') return Number.isInteger(value) || !Number.isFinite(value);
   if (typeof value !== 'object' || value === null) return false;
   if (Array.isArray(value)) return value.some(hasIntegralNumber);
   for (const key in value) if (hasIntegralNumber((value as Record<string, unknown>)[key])) return true;

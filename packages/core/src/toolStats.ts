@@ -4,6 +4,7 @@ import { isPlainObject } from './plainObject.js';
 import { validToolCalls } from './toolCalls.js';
 import { parseGptValue, parseToolValue } from './turns.js';
 import { pythonStrip } from './pythonText.js';
+import { parseJsonLossless } from './losslessJson.js';
 
 /** What normalisation needs from a tool registry: every valid tool name. */
 export interface ToolNames {
@@ -22,7 +23,9 @@ export function toolCallSucceeded(content: unknown): boolean {
   let value: unknown = content;
   if (typeof content === 'string') {
     try {
-      value = JSON.parse(content) as unknown;
+      // Upstream decides with Python's json.loads, which also reads NaN, Infinity and -Infinity: a
+      // result such as {"error": "boom", "score": NaN} is an object with an error there, a failure.
+      value = parseJsonPythonTokens(content);
     } catch {
       return content !== '' && !pythonStrip(content).toLowerCase().startsWith('error:');
     }
@@ -197,5 +200,15 @@ class StatsBuilder {
       this.stats.set(name, stat);
     }
     return stat;
+  }
+}
+
+/** JSON.parse, and for text it refuses that holds NaN or Infinity, the parser that reads them as json.loads does. */
+function parseJsonPythonTokens(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (err) {
+    if (/NaN|Infinity/.test(text)) return parseJsonLossless(text);
+    throw err;
   }
 }

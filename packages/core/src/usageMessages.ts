@@ -57,6 +57,34 @@ export function notANumberMessage(args: object, tokens: readonly string[]): stri
   return `--${key} must be a number, got ${raw === undefined ? 'no number' : `'${raw}'`}`;
 }
 
+/**
+ * An option that takes one value given more than once (`--port 0 --port 8787`): yargs collects the
+ * values into an array, which no command expects of a scalar (it failed later as a bug, exit 70).
+ * `arrayOptions` are the options declared to take many values, which may repeat.
+ */
+export function repeatedOptionMessage(args: object, arrayOptions: readonly string[], tokens: readonly string[]): string | undefined {
+  const spellingOf = (key: string): string => (key.length === 1 ? `-${key}` : `--${key}`);
+  // The values of an option yargs collected, each spelling of it (aliases have the same array);
+  // positional operands (FILES) are arrays too, but never spelt as an option.
+  const repeated = Object.entries(args).filter(
+    ([key, value]) =>
+      key !== '_' &&
+      key !== '$0' &&
+      !/[A-Z]/.test(key) &&
+      Array.isArray(value) &&
+      value.length > 1 &&
+      !arrayOptions.includes(key) &&
+      tokens.some((token) => token === spellingOf(key) || token.startsWith(`${spellingOf(key)}=`)),
+  );
+  const found = repeated[0];
+  if (found === undefined) return undefined;
+  const values = found[1] as unknown[];
+  // Named by its long name: the alias that holds the same values (`-o` twice is `--output`).
+  const same = JSON.stringify(values);
+  const long = Object.entries(args).find(([key, value]) => key.length > 1 && !/[A-Z]/.test(key) && JSON.stringify(value) === same)?.[0] ?? found[0];
+  return `${spellingOf(long)} was given ${values.length} times (${values.map((value) => String(value)).join(', ')}); it takes one value: give it once`;
+}
+
 /** One name begins the other, and the shorter is long enough to mean something (--output-fil, --output). */
 function isPrefix(a: string, b: string): boolean {
   const [shorter, longer] = a.length <= b.length ? [a, b] : [b, a];

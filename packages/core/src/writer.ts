@@ -1,13 +1,13 @@
 // The one owner of output streams: compact one-line JSON, UTF-8, `\n` after every record,
 // buffered writes with backpressure, EPIPE turned into a quiet exit, and `-o FILE` written to a
-// temp file that is renamed into place only when the run ends (so FILE is never half-written).
-import { close, fstatSync, open, write } from 'node:fs';
+// temp file that is renamed into place only when the run finishes (so FILE is never half-written).
+import { close, fstatSync, open, rmSync, write } from 'node:fs';
 import { rename, rm } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Writable } from 'node:stream';
 import { createGzip } from 'node:zlib';
 import { tempPath } from './atomicFile.js';
-import { BrokenPipe, UsageError } from './errors.js';
+import { BrokenPipe, OutputError, outputFailure, UsageError } from './errors.js';
 import { redact } from './secrets.js';
 
 const BUFFER_BYTES = 1 << 20;
@@ -104,8 +104,11 @@ function mostBytes(line: string | Uint8Array): number {
   return (typeof line === 'string' ? line.length * 3 : line.length) + 1;
 }
 
-function toFailure(err: unknown): Error {
-  return (err as NodeJS.ErrnoException).code === 'EPIPE' ? new BrokenPipe() : (err as Error);
+/** EPIPE is the reader gone (a quiet exit); a full disk or an I/O error is an output failure naming the output. */
+function toFailure(err: unknown, name: string): Error {
+  if (err instanceof BrokenPipe || err instanceof OutputError) return err;
+  if ((err as NodeJS.ErrnoException).code === 'EPIPE') return new BrokenPipe();
+  return outputFailure(err, name) ?? (err as Error);
 }
 
 export class JsonlWriter {
@@ -118,23 +121,27 @@ export class JsonlWriter {
   private queue: Promise<void> | undefined;
   private failure: Error | undefined;
   private closed = false;
+  /** Set once the sink was ended (its file descriptor closed): it must not be destroyed after that. */
+  private ended = false;
   private count = 0;
 
   private constructor(
     private readonly sink: Sink,
     /** Set when the output is a file: the temp file being written and where it goes at close. */
     private readonly file: { readonly temp: string; readonly target: string } | undefined,
+    /** The output as messages name it: the path given, or stdout. */
+    private readonly name: string,
   ) {}
 
   /** `-` or undefined writes to `stdout`; a path ending in .gz is gzipped. */
   public static async open(target: string | undefined, stdout: Writable, cwd: string): Promise<JsonlWriter> {
     if (target === undefined || target === '-') {
-      return new JsonlWriter(stdoutFdIsSafe(stdout) ? fdSink(1, false) : streamSink(stdout, false), undefined);
+      return new JsonlWriter(stdoutFdIsSafe(stdout) ? fdSink(1, false) : streamSink(stdout, false), undefined, 'stdout');
     }
     const path = resolve(cwd, target);
     const temp = tempPath(path);
     const fd = await openFd(temp, target);
-    if (!path.endsWith('.gz')) return new JsonlWriter(fdSink(fd, true), { temp, target: path });
+    if (!path.endsWith('.gz')) return new JsonlWriter(fdSink(fd, true), { temp, target: path }, target);
     const gzip = createGzip();
     const file = fdSink(fd, true);
     // The compressed bytes go to the file in order, each write awaited (fdSink reuses nothing).
@@ -147,7 +154,7 @@ export class JsonlWriter {
       gzip.on('end', () => void chain.then(() => file.end()).then(ok, fail));
       gzip.on('error', fail);
     });
-    return new JsonlWriter(streamSink(gzip, true, finished), { temp, target: path });
+    return new JsonlWriter(streamSink(gzip, true, finished), { temp, target: path }, target);
   }
 
   /** Records written so far. */
@@ -236,19 +243,41 @@ export class JsonlWriter {
     try {
       await pending;
     } catch (err) {
-      this.failure = toFailure(err);
+      this.failure = toFailure(err, this.name);
       throw this.failure;
     }
   }
 
-  /** Flushes and, for a file, moves it into place. For stdout, leaves the stream open. */
+  /**
+   * Flushes and, for a file, moves it into place. For stdout, leaves the stream open. A file that
+   * cannot be finished (a full disk) is dropped whole: no temp file is left, the target is untouched.
+   */
   public async close(): Promise<void> {
     if (this.closed) return;
-    await this.flush();
-    await this.settle(this.inFlight);
-    this.closed = true;
-    await this.sink.end();
-    if (this.file) await rename(this.file.temp, this.file.target);
+    try {
+      await this.flush();
+      await this.settle(this.inFlight);
+      this.closed = true;
+      this.ended = true;
+      await this.sink.end();
+      if (this.file) await rename(this.file.temp, this.file.target);
+    } catch (err) {
+      this.closed = true;
+      if (this.file) await this.dropFile();
+      throw toFailure(err, this.name);
+    }
+  }
+
+  private async dropFile(): Promise<void> {
+    if (!this.file) return;
+    if (!this.ended) this.sink.destroy();
+    this.ended = true;
+    await rm(this.file.temp, { force: true });
+  }
+
+  /** The last moment of a forced exit: the temp file of a file output is removed, nothing awaited. */
+  public removeTempSync(): void {
+    if (this.file && !this.closed) rmSync(this.file.temp, { force: true });
   }
 
   /**
@@ -266,7 +295,6 @@ export class JsonlWriter {
     this.closed = true;
     await this.queue;
     await this.inFlight.catch(() => undefined);
-    this.sink.destroy();
-    await rm(this.file.temp, { force: true });
+    await this.dropFile();
   }
 }

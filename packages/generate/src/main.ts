@@ -20,7 +20,7 @@ export const spec: CliSpec = {
   name: 'hermes-generate',
   summary: 'Run each prompt through an agent loop with real tools and write its Hermes trajectory (JSONL in, JSONL out).',
   env: ENDPOINT_ENV_HELP,
-  exitCodes: [0, 1, 2, 3, 4, 5, 70, 130],
+  exitCodes: [0, 1, 2, 3, 4, 5, 70, 74, 130],
   epilog: [
     'Input: one JSON object a line with "prompt" (required), and optionally "id", "cwd" (a directory copied into',
     'the prompt\'s workspace), "docker_image" / "image" (used with --sandbox docker), "env" (an object of',
@@ -145,7 +145,7 @@ export const spec: CliSpec = {
           .option('tool-timeout', {
             type: 'number',
             default: 120,
-            describe: 'seconds one command or code run may take before its processes are killed',
+            describe: 'seconds one tool call may take: a command or code run has its processes killed then, any other call is abandoned',
             group: TOOLS,
           }),
       examples: [

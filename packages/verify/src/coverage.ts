@@ -5,11 +5,13 @@
 // belongs to the dataset row at its prompt_index (a changed dataset shows here). State: one counter
 // per dataset row and the set of ids seen. Rows named in --dropped files (what a stage before this one
 // dropped on purpose, dropped.ts) are accounted for by their reason, so only truly missing, duplicated or
-// extra rows fail.
+// extra rows fail. delegate_task's sub-agent records (metadata.parent_id) share their prompt's
+// prompt_index but are no row of the dataset: they are counted apart (their ids still unique), and
+// never stand in for a missing root record.
 import type { Place } from '@hermes-datagen/core';
 import { Examples, plural, shortList, type CheckResult, type Status } from './checkResult.js';
 import type { DroppedFile } from './dropped.js';
-import { at, rowKey, type Observed, type StreamCheck } from './observed.js';
+import { at, parentOf, rowKey, type Observed, type StreamCheck } from './observed.js';
 
 export interface Expectation {
   /** Dataset rows, when known. */
@@ -25,6 +27,9 @@ const LISTED_INDICES = 20;
 
 export class CoverageCheck implements StreamCheck {
   private trajectories = 0;
+  /** Records of delegate_task's sub-agents: part of their prompt's chain, not rows of the dataset. */
+  private subAgents = 0;
+  private droppedSubAgents = 0;
   private tombstones = 0;
   private runTombstones = 0;
   private readonly perRow: Uint32Array | undefined;
@@ -47,9 +52,14 @@ export class CoverageCheck implements StreamCheck {
   }
 
   public observe(item: Observed): void {
+    const value: { id?: unknown; prompt_index?: unknown } = item.kind === 'invalid' ? item.value : item.record;
+    if (parentOf(value) !== undefined) {
+      this.subAgents += 1;
+      this.checkUnique(value, item.place);
+      return;
+    }
     if (item.kind === 'trajectory') this.trajectories += 1;
     else if (item.kind === 'tombstone') this.tombstones += 1;
-    const value: { id?: unknown; prompt_index?: unknown } = item.kind === 'invalid' ? item.value : item.record;
     if (item.kind === 'tombstone') {
       const key = rowKey(value);
       if (key !== undefined) this.streamTombstones.add(key);
@@ -63,6 +73,11 @@ export class CoverageCheck implements StreamCheck {
     this.droppedBy.set(file.path, reasons);
     this.droppedUnkeyed += file.unkeyed;
     for (const row of file.rows) {
+      if (row.subAgent) {
+        this.droppedSubAgents += 1;
+        this.checkUnique({ id: row.id }, row.place, row.reason);
+        continue;
+      }
       this.dropped += 1;
       reasons.set(row.reason, (reasons.get(row.reason) ?? 0) + 1);
       this.count({ id: row.id, prompt_index: row.promptIndex }, row.place, row.reason);
@@ -114,6 +129,10 @@ export class CoverageCheck implements StreamCheck {
     const rowsText = this.droppedBy.size > 0 ? `${plural(found, 'row')}: ${accounted}` : `${plural(found, 'row')} (${accounted})`;
     if (rows === undefined) parts.push(`${rowsText}; dataset rows unknown, give --dataset to find missing prompts`);
     else parts.push(`${found} of ${rows * samples} expected (${rows} rows x ${samples} samples${rowsSource ? `, rows from ${rowsSource}` : ''}): ${accounted}`);
+    if (this.subAgents + this.droppedSubAgents > 0) {
+      const droppedText = this.droppedSubAgents > 0 ? ` (and ${this.droppedSubAgents} in --dropped files)` : '';
+      parts.push(`${plural(this.subAgents, 'sub-agent record')}${droppedText} (delegate_task), counted apart`);
+    }
     if (this.droppedUnkeyed > 0) parts.push(`${plural(this.droppedUnkeyed, 'line')} of --dropped files name no prompt_index (not counted)`);
     if (missing.length > 0) parts.push(`missing ${plural(missingRecords, 'record')} of prompt_index ${shortList(missing, missing.length, LISTED_INDICES)}`);
     if (over.length > 0) parts.push(`too many records for prompt_index ${shortList(over, over.length, LISTED_INDICES)}`);
@@ -131,6 +150,8 @@ export class CoverageCheck implements StreamCheck {
         samples,
         expected: rows === undefined ? null : rows * samples,
         trajectories: this.trajectories,
+        sub_agent_records: this.subAgents,
+        dropped_sub_agent_records: this.droppedSubAgents,
         tombstones: discarded,
         dropped: this.dropped,
         dropped_by_file: Object.fromEntries([...this.droppedBy].map(([path, reasons]) => [path, Object.fromEntries(reasons)])),
@@ -148,6 +169,20 @@ export class CoverageCheck implements StreamCheck {
     };
   }
 
+  /** An id seen twice is a duplicate, whatever the rows it belongs to. */
+  private checkUnique(value: { id?: unknown }, place: Place, dropped?: string): void {
+    if (typeof value.id !== 'string' || value.id === '') return;
+    const key = value.id;
+    // One lookup per record: the set grows by one unless the id was there already.
+    const seen = this.ids.size;
+    this.ids.add(key);
+    if (this.ids.size === seen) {
+      const earlier = this.droppedKeys.get(key);
+      const what = dropped === undefined ? '' : ` (dropped: ${dropped})`;
+      this.duplicates.add(at(place, `id ${JSON.stringify(key)}${what} appeared before${earlier === undefined ? '' : `, dropped at ${earlier}`}`));
+    }
+  }
+
   /** `dropped`: the reason, for a row of a --dropped file. */
   private count(value: { id?: unknown; prompt_index?: unknown }, place: Place, dropped?: string): void {
     const index = value.prompt_index;
@@ -157,14 +192,7 @@ export class CoverageCheck implements StreamCheck {
     }
     const key = rowKey(value);
     if (key !== undefined && typeof value.id === 'string') {
-      // One lookup per record: the set grows by one unless the id was there already.
-      const seen = this.ids.size;
-      this.ids.add(key);
-      if (this.ids.size === seen) {
-        const earlier = this.droppedKeys.get(key);
-        const what = dropped === undefined ? '' : ` (dropped: ${dropped})`;
-        this.duplicates.add(at(place, `id ${JSON.stringify(key)}${what} appeared before${earlier === undefined ? '' : `, dropped at ${earlier}`}`));
-      }
+      this.checkUnique(value, place, dropped);
       const rowId = this.expect.rowIds?.[index];
       if (rowId !== undefined && !belongsTo(key, rowId, this.expect.samples)) {
         this.foreignIds.add(at(place, `id ${JSON.stringify(key)} at prompt_index ${index}, whose dataset row has id ${JSON.stringify(rowId)}`));

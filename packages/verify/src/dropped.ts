@@ -9,7 +9,7 @@
 // Each accounts for the row of its prompt_index (and id); a line that names no prompt_index accounts for
 // nothing and is only counted. Only keys and reasons are kept, never the records.
 import { isPlainObject, readRecords, type OnError, type Place, type Reject } from '@hermes-datagen/core';
-import { rowKey } from './observed.js';
+import { parentOf, rowKey } from './observed.js';
 
 export interface DroppedRow {
   /** The record's id, or `#<prompt_index>` (rowKey). */
@@ -19,6 +19,8 @@ export interface DroppedRow {
   /** Why it was dropped: filter's rule, `failed: <error_class>`, `discarded: <reason>`, or `rejected`. */
   readonly reason: string;
   readonly place: Place;
+  /** A sub-agent's record or failure (it names the record that delegated it): not a dataset row. */
+  readonly subAgent: boolean;
 }
 
 export interface DroppedFile {
@@ -55,7 +57,7 @@ export function droppedRow(value: Record<string, unknown>, place: Place): Droppe
   const index = record['prompt_index'];
   if (typeof index !== 'number' || !Number.isInteger(index) || index < 0) return undefined;
   const id = typeof record['id'] === 'string' && record['id'] !== '' ? record['id'] : undefined;
-  return { key: rowKey(record), id, promptIndex: index, reason: skipped ? 'rejected' : reasonOf(value), place };
+  return { key: rowKey(record), id, promptIndex: index, reason: skipped ? 'rejected' : reasonOf(value), place, subAgent: parentOf(record) !== undefined };
 }
 
 function reasonOf(value: Record<string, unknown>): string {

@@ -20,7 +20,8 @@ const CHECKS_HELP = `Checks, each PASS, WARN or FAIL with the numbers behind it 
                        a stage's --on-error skip rejects whose "raw" is a record ("rejected"). A row
                        both dropped and in the stream is a duplicate; only missing, extra and
                        duplicated rows fail. The files are read when the stream ends, so an earlier
-                       stage of the same pipeline has finished writing them
+                       stage of the same pipeline has finished writing them. delegate_task's sub-agent
+                       records (metadata.parent_id) are counted apart: no dataset row of their own
   [completed]          completed: true and not partial (WARN; FAIL with --require-completed)
   [tool_failures]      failed / answered tool calls (tool_stats) at most --max-failure-rate, overall and per
                        tool (a tool with fewer than ${MIN_CALLS_FOR_TOOL_RATE} answered calls over the limit only warns)

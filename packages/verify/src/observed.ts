@@ -53,6 +53,18 @@ export function observe(value: Record<string, unknown>, raw: string, place: Plac
   return { kind: 'trajectory', record, gptTurns, usedTools, raw, place };
 }
 
+/**
+ * The record that delegated this one, for a sub-agent's record (metadata.parent_id) or a failure line
+ * of a sub-agent (parent_id): such rows belong to their prompt's chain, not to a dataset row of their own.
+ */
+export function parentOf(value: object): string | undefined {
+  const fields = value as Record<string, unknown>;
+  const metadata = fields['metadata'];
+  const nested = typeof metadata === 'object' && metadata !== null ? (metadata as Record<string, unknown>)['parent_id'] : undefined;
+  const parent = nested ?? fields['parent_id'];
+  return typeof parent === 'string' && parent !== '' ? parent : undefined;
+}
+
 /** What identifies a row of a run: its id, or for records without one (upstream's) its prompt index. */
 export function rowKey(value: { id?: unknown; prompt_index?: unknown }): string | undefined {
   if (typeof value.id === 'string' && value.id !== '') return value.id;

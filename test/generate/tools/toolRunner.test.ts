@@ -1,7 +1,7 @@
 import { loadToolRegistry, UsageError } from '@hermes-datagen/core';
 import { parseToolRegistry } from '@hermes-datagen/core/internal/registry.js';
-import { describe, expect, it } from 'vitest';
-import { executeTool, IMPLEMENTED_TOOLS, offeredTools, toolDefinition } from '@hermes-datagen/generate/internal/tools/toolRunner.js';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { executeTool, IMPLEMENTED_TOOLS, offeredTools, TOOL_DEADLINE_MARGIN_MS, toolDefinition } from '@hermes-datagen/generate/internal/tools/toolRunner.js';
 import { ToolError } from '@hermes-datagen/generate/internal/tools/toolError.js';
 import { ToolProcesses } from '@hermes-datagen/generate/internal/tools/toolProcesses.js';
 import type { AgentTool, ToolContext } from '@hermes-datagen/generate/internal/tools/types.js';
@@ -71,5 +71,59 @@ describe('tool runner (the tools generate implements)', () => {
     expect(await executeTool('boom', {}, ctx, [throwing(new ToolError('say what to do'))])).toBe('{"error":"say what to do"}');
     expect(await executeTool('boom', {}, ctx, [throwing(new RangeError('unexpected'))])).toBe('{"error":"boom failed: unexpected"}');
     expect(await executeTool('boom', {}, ctx, [throwing('a string')])).toBe('{"error":"boom failed: a string"}');
+  });
+});
+
+describe('--tool-timeout bounds every tool call, and a stopped prompt abandons its call at once', () => {
+  /** A tool whose call never settles by itself (a read blocked forever), and a way to end it. */
+  function stuckTool(fields: Partial<AgentTool> = {}): { tool: AgentTool; finish: () => void } {
+    let finish = (): void => undefined;
+    const tool: AgentTool = {
+      name: 'stuck',
+      toolset: 'x',
+      description: '',
+      parameters: {},
+      run: () =>
+        new Promise((resolve) => {
+          finish = () => resolve({ finished: true });
+        }),
+      ...fields,
+    };
+    return { tool, finish: () => finish() };
+  }
+
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('a call past the tool timeout (and the margin a command tool has to report its own) is abandoned with an error', async () => {
+    vi.useFakeTimers();
+    const { tool } = stuckTool();
+    let answer: string | undefined;
+    void executeTool('stuck', {}, ctx, [tool]).then((text) => (answer = text));
+    await vi.advanceTimersByTimeAsync(ctx.timeoutMs + TOOL_DEADLINE_MARGIN_MS - 1);
+    expect(answer).toBeUndefined();
+    await vi.advanceTimersByTimeAsync(1);
+    expect(answer).toBe('{"error":"stuck did not finish within the tool timeout (1 s) and was abandoned"}');
+  });
+
+  it('aborting the prompt (the end of the SIGTERM grace) ends a stuck call at once', async () => {
+    const stop = new AbortController();
+    const { tool } = stuckTool();
+    const answer = executeTool('stuck', {}, { ...ctx, signal: stop.signal }, [tool]);
+    stop.abort('SIGTERM');
+    expect(await answer).toBe('{"error":"stuck was stopped: the run is stopping"}');
+  });
+
+  it('a tool that bounds its own time (delegate_task) is not cut at the tool timeout', async () => {
+    vi.useFakeTimers();
+    const { tool, finish } = stuckTool({ boundsItsOwnTime: true });
+    let answer: string | undefined;
+    void executeTool('stuck', {}, ctx, [tool]).then((text) => (answer = text));
+    await vi.advanceTimersByTimeAsync(10 * (ctx.timeoutMs + TOOL_DEADLINE_MARGIN_MS));
+    expect(answer).toBeUndefined();
+    finish();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(answer).toBe('{"finished":true}');
   });
 });

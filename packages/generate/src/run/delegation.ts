@@ -37,6 +37,7 @@ export const delegateTaskTool: AgentTool = {
     },
     required: ['tasks'],
   },
+  boundsItsOwnTime: true,
   async run(args, ctx) {
     if (ctx.delegate === undefined) throw new ToolError('delegate_task is not available at this depth');
     const tasks = args['tasks'];

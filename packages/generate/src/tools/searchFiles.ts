@@ -5,11 +5,13 @@
 // to search are named in the note, so an empty result never hides a file that was not looked at.
 //
 // The walk never follows symbolic links (a link could lead out of the workspace or into a loop) and
-// skips .git. The pattern is a JavaScript regular expression tested line by line in this process;
-// lines are searched only up to MAX_SEARCH_LINE_CHARS, which bounds, without removing, the cost of a
-// pathological pattern.
+// skips .git. The pattern is matched by RE2 (re2js), whose time is linear in the text searched: a
+// pattern that makes a backtracking engine run for minutes (`^(a+)+$` on a line of a's) cannot stall
+// this process, where every other prompt's work runs too. RE2 has no lookaround or backreferences; a
+// pattern that uses them is refused with a message that says so.
 import { lstat, opendir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { RE2JS } from 're2js';
 import { optionalInteger, optionalString, requiredString } from './args.js';
 import { confineToolPath } from './confine.js';
 import { globToRegExp, matchesGlob } from './glob.js';
@@ -173,11 +175,14 @@ async function searchableLines(path: string): Promise<string[] | typeof TOO_LARG
   }
 }
 
-function compile(pattern: string): RegExp {
+function compile(pattern: string): RE2JS {
   try {
-    return new RegExp(pattern);
+    return RE2JS.compile(pattern);
   } catch (error) {
-    throw new ToolError(`invalid regular expression ${JSON.stringify(pattern)}: ${(error as Error).message}`);
+    throw new ToolError(
+      `invalid regular expression ${JSON.stringify(pattern)}: ${(error as Error).message} ` +
+        '(RE2 syntax: no lookaround or backreferences; search with grep -P in the terminal for those)',
+    );
   }
 }
 

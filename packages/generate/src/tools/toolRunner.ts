@@ -62,9 +62,47 @@ export async function executeTool(
   }
   try {
     // Out of file descriptors at an open: wait and run the call again (exhaustion.ts), never a failed call for it.
-    return JSON.stringify((await retryExhausted(() => tool.run(args as ToolArgs, ctx), ctx.signal)) ?? null);
+    const running = retryExhausted(() => tool.run(args as ToolArgs, ctx), ctx.signal);
+    return JSON.stringify((await (tool.boundsItsOwnTime === true ? running : withinToolTimeout(running, name, ctx))) ?? null);
   } catch (error) {
     if (error instanceof ToolError) return JSON.stringify({ error: error.message });
     return JSON.stringify({ error: `${name} failed: ${error instanceof Error ? error.message : String(error)}` });
   }
+}
+
+/**
+ * Past --tool-timeout a tool's call is abandoned, and so it is at once when the prompt is stopped
+ * (the end of the SIGTERM grace): a tool that never returns (a blocking read, a regular expression
+ * that backtracks for minutes) can neither hold a prompt nor keep the run from ending. The margin
+ * lets a command tool, which kills its processes at the timeout itself, report that first.
+ */
+export const TOOL_DEADLINE_MARGIN_MS = 5_000;
+
+function withinToolTimeout<T>(running: Promise<T>, name: string, ctx: ToolContext): Promise<T> {
+  // What an abandoned call settles to later is of no interest.
+  running.catch(() => undefined);
+  const { signal } = ctx;
+  return new Promise<T>((ok, fail) => {
+    const timer = setTimeout(
+      () => fail(new ToolError(`${name} did not finish within the tool timeout (${ctx.timeoutMs / 1000} s) and was abandoned`)),
+      ctx.timeoutMs + TOOL_DEADLINE_MARGIN_MS,
+    );
+    const onAbort = (): void => fail(new ToolError(`${name} was stopped: the run is stopping`));
+    const settle = (): void => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+    };
+    if (signal?.aborted) onAbort();
+    else signal?.addEventListener('abort', onAbort, { once: true });
+    running.then(
+      (value) => {
+        settle();
+        ok(value);
+      },
+      (error: unknown) => {
+        settle();
+        fail(error);
+      },
+    );
+  });
 }

@@ -76,6 +76,11 @@ export interface AgentTool {
    */
   readonly workspaceFree?: boolean;
   /**
+   * True for a tool whose call is bounded by its own limits rather than --tool-timeout
+   * (delegate_task: whole sub-agents, each with its own turns and tool timeouts).
+   */
+  readonly boundsItsOwnTime?: boolean;
+  /**
    * Returns a JSON-serialisable result; throws ToolError for expected failures, which executeTool
    * turns into `{"error": ...}`.
    */
