@@ -9,7 +9,9 @@
 // Then every file the run wrote and all of stderr are searched for each secret in every encoding:
 // no hit, and each attack's tool result shows it was refused or contained.
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { once } from 'node:events';
+import { createServer as createHttpServer } from 'node:http';
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { keyForms, parseToolValue, type Trajectory } from '@hermes-datagen/core';
@@ -159,6 +161,37 @@ describe('hermes-generate against an agent that tries to exfiltrate', () => {
     for (const secret of [LC_CANARY, PASSWORD, HOME_CANARY]) expect(found).toContain(secret.slice(0, 8));
     expect(found).not.toContain(TEST_API_KEY.slice(0, 8));
     expect(results[2]?.output).toContain('[api key ');
+  });
+});
+
+describe('hermes-generate against an endpoint that echoes the key encoded in its errors', () => {
+  it('writes none of its forms to stderr, --rejects, failures.jsonl, the checkpoint, run.json or the statistics', async () => {
+    // A gateway that repeats the Authorization header it got: base64, hex and reversed, in a 400's body.
+    const server = createHttpServer((request, response) => {
+      const auth = request.headers.authorization ?? '';
+      response.writeHead(400, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ error: { message: `bad credentials ${encoded(auth)}`, type: 'invalid_request_error' } }));
+    }).listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+      const dir = tempDir('hermes-echo-');
+      writeFileSync(join(dir, 'prompts.jsonl'), `${JSON.stringify({ prompt: 'one' })}\n${JSON.stringify({ prompt: 'two' })}\n`);
+      for (const outputs of [
+        ['-o', 'out.jsonl', '--stats-out', 'stats.json', '--rejects', 'rejects.jsonl', '--on-error', 'skip'],
+        ['--run-name', 'echo', '--rejects', 'rejects.jsonl'],
+      ]) {
+        const run = await runGenerate(url, '', [join(dir, 'prompts.jsonl'), '--toolsets', 'terminal', ...outputs], { dir });
+        expect(run.code).not.toBe(0);
+        expect(run.stderr).toContain('bad credentials');
+        const written = [run.stdout, run.stderr, ...filesUnder(dir).map((file) => readFileSync(file, 'utf8'))].join('\n');
+        expect(findSecretForms(written, [TEST_API_KEY])).toEqual([]);
+        expect(keyForms(TEST_API_KEY).filter((form) => written.includes(form))).toEqual([]);
+        expect(written).toContain('[api key ');
+      }
+    } finally {
+      server.close();
+    }
   });
 });
 
