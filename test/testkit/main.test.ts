@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { type AddressInfo, createServer } from 'node:net';
 import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
@@ -52,6 +53,20 @@ describe('hermes-testkit serve (in process)', () => {
     expect(badScript.code).toBe(ExitCode.usage);
     expect(badScript.stderr).toMatch(/cannot read --script no\/such\/script\.json \(ENOENT\)/);
     expect(badScript.stdout).toBe('');
+  });
+
+  it('refuses a port in use with a usage error naming it, not a crash', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = taken.address() as AddressInfo;
+      const res = await runInProcess(spec, ['serve', '--port', String(port)]);
+      expect(res.code).toBe(ExitCode.usage);
+      expect(res.stderr).toContain(`hermes-testkit: error: --port ${port}: 127.0.0.1:${port} is in use`);
+      expect(res.stdout).toBe('');
+    } finally {
+      await new Promise<void>((resolve) => taken.close(() => resolve()));
+    }
   });
 });
 

@@ -17,6 +17,18 @@ function apiKeyFrom(env: NodeJS.ProcessEnv, variable: string | undefined): strin
   return key;
 }
 
+/** A port that is taken or not ours to take is a usage error naming it, not a crash. */
+function listenError(error: unknown, host: string, port: number): UsageError | undefined {
+  const code = typeof error === 'object' && error !== null ? Reflect.get(error, 'code') : undefined;
+  if (code === 'EADDRINUSE')
+    return new UsageError(
+      `--port ${port}: ${host}:${port} is in use (another server, or a testkit still running); choose another --port, or 0 for any free one`,
+    );
+  if (code === 'EACCES') return new UsageError(`--port ${port}: not allowed to listen on ${host}:${port}; choose a port above 1023, or 0 for any free one`);
+  if (code === 'EADDRNOTAVAIL') return new UsageError(`--host ${host}: not an address of this machine`);
+  return undefined;
+}
+
 export const spec: CliSpec = {
   name: 'hermes-testkit',
   summary: 'A scripted OpenAI-compatible endpoint for tests and demos (replies come from a script or fixed rules; it is not a model).',
@@ -62,6 +74,8 @@ export const spec: CliSpec = {
           // A long-running server must not grow with every request it answers.
           recordRequests: false,
           quota: quotaFromArgs(args),
+        }).catch((error: unknown) => {
+          throw listenError(error, args.host, args.port) ?? error;
         });
         ctx.io.stdout.write(`${endpoint.url}\n`);
         ctx.log.info(`serving a scripted endpoint (not a model) at ${endpoint.url}; stop it with Ctrl-C`);
