@@ -47,6 +47,16 @@ export {
 export { splitTagBlocks, tagTokens, type TagToken } from './tagBlocks.js';
 export { extractReasoning } from './think.js';
 
+// OpenAI chat: a trajectory as the messages and tools SFT trainers read (to-atropos --emit chat, stats card).
+export {
+  DEFAULT_REASONING_FIELD,
+  parseReasoningPlacement,
+  toOpenAIChat,
+  type OpenAIChatMessage,
+  type OpenAIToolSchema,
+  type ReasoningPlacement,
+} from './openaiChat.js';
+
 // Rules: what counts as reasoning, and as a tool call that succeeded.
 export { conversationReasoningStats, gptTurnHasReasoning, parsedGptHasReasoning } from './reasoning.js';
 export { extractToolStats, normaliseToolStats, toolCallSucceeded, toolErrorCounts, toolStatsFromConversations, type ToolNames } from './toolStats.js';

