@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { derivedPromptId } from '@hermes-datagen/core';
+import { derivedPromptId } from '@hermes-datagen/core/internal/ids.js';
 import { spec } from '@hermes-datagen/to-atropos';
 import { jsonl, parseJsonl, runInProcess, tempDir, writeFiles } from '../util/cli.js';
 import { gpt, human, tool, trajectory } from '../util/trajectories.js';

@@ -24,7 +24,7 @@ export type {
 export { checkSchema, validator, type JsonObject } from './schemas.js';
 export { readRecords, type DataRecord, type InputRecord, type OnError, type TombstoneRecord } from './records.js';
 export { JsonlWriter } from './writer.js';
-export { derivedPromptId, promptId } from './ids.js';
+export { firstHumanTurn, promptId, trajectoryId } from './ids.js';
 export { isPlainObject } from './plainObject.js';
 export { pythonJsonDumps } from './pythonJson.js';
 

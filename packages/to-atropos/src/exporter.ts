@@ -1,12 +1,20 @@
 // What happens to each complete group: Atropos's pre-send checks (declared size, scores not all equal,
 // length), then the chosen output. Every drop is counted under its reason; the counts are the report.
-import { createRng, toOpenAIChat, type DataRecord, type JsonlWriter, type ReasoningPlacement, type RunContext, type Trajectory } from '@hermes-datagen/core';
+import {
+  createRng,
+  toOpenAIChat,
+  trajectoryId,
+  type DataRecord,
+  type JsonlWriter,
+  type ReasoningPlacement,
+  type RunContext,
+  type Trajectory,
+} from '@hermes-datagen/core';
 import type { AtroposMessage, ChatLine, DpoLine, ScoredDataGroup, SequenceProvenance, SftLine } from './atropos.js';
 import type { AtroposClient } from './atroposClient.js';
 import type { ChatTokenizer } from './chatTokenizer.js';
 import type { Group, GroupSize, Member } from './groups.js';
 import { toAtroposMessages, type MessagesMode } from './messages.js';
-import { recordId } from './scoring.js';
 import { selectDpo, selectSft, type SelectOptions } from './select.js';
 import { trainerTokens, type MaskMode, type TrainerTokens } from './trainerTokens.js';
 
@@ -76,7 +84,7 @@ export class Exporter {
   private async chatLines(members: readonly Member[], selected: readonly number[]): Promise<void> {
     for (const i of selected) {
       const member = members[i] as Member;
-      const id = recordId(member.record);
+      const id = trajectoryId(member.record);
       const chat = toOpenAIChat(member.record, id, this.options.reasoning);
       if ('problem' in chat) {
         this.ctx.stats.add('sequences_unconvertible');
@@ -184,7 +192,7 @@ export class Exporter {
 function provenance(member: Member): SequenceProvenance {
   const { record } = member;
   return {
-    hermes_id: recordId(record),
+    hermes_id: trajectoryId(record),
     hermes_prompt_index: record.prompt_index,
     hermes_completed: record.completed,
     hermes_partial: record.partial,

@@ -1,6 +1,6 @@
 // Where each trajectory's score comes from. Trajectories carry no reward, so the policy is always
 // explicit: exactly one of --score completed, --score-field PATH, --scores FILE, --reward-rules.
-import { derivedPromptId, isPlainObject, loadOptionFile, optionFileError, UsageError, type Trajectory } from '@hermes-datagen/core';
+import { isPlainObject, loadOptionFile, optionFileError, trajectoryId, UsageError, type Trajectory } from '@hermes-datagen/core';
 import { applyRules, loadRewardRules, type RuleName } from './rewardRules.js';
 
 export interface Scored {
@@ -71,17 +71,8 @@ function fileScore(path: string, cwd: string): ScorePolicy {
     scores.set(id, score);
   }
   return (record) => {
-    const id = recordId(record);
+    const id = trajectoryId(record);
     const score = scores.get(id);
     return score === undefined ? { problem: `--scores ${path} has no score for id "${id}"` } : { score };
   };
-}
-
-export function recordId(record: Trajectory): string {
-  if (typeof record.id === 'string' && record.id !== '') return record.id;
-  return derivedPromptId(record.prompt_index, firstHumanTurn(record));
-}
-
-export function firstHumanTurn(record: Trajectory): string {
-  return record.conversations.find((turn) => turn.from === 'human')?.value ?? '';
 }
