@@ -22,6 +22,29 @@ export class PromptSetupError extends Error {
   }
 }
 
+/** The reason a prompt is aborted with when it ran longer than --prompt-timeout. */
+export class PromptTimeout extends Error {
+  public constructor(seconds: number) {
+    super(`the prompt ran longer than --prompt-timeout ${seconds}s and was stopped; it runs again on --resume`);
+    this.name = 'PromptTimeout';
+  }
+}
+
+/** The reason a prompt is aborted with when it still ran --grace seconds after the input failed (a bad line). */
+export class InputStopped extends Error {
+  public constructor(graceSeconds: number) {
+    super(`stopped unfinished ${graceSeconds}s after the input stopped at a bad line (--grace); it can run again as it is`);
+    this.name = 'InputStopped';
+  }
+}
+
+/** The failure of a prompt aborted for one of the reasons above; undefined for any other reason (a signal). */
+export function abortFailure(reason: unknown): PromptFailure | undefined {
+  if (reason instanceof PromptTimeout) return failure('prompt-timeout', reason.message);
+  if (reason instanceof InputStopped) return failure('input-stopped', reason.message);
+  return undefined;
+}
+
 export interface PromptFailure {
   /** The failure's id in the one table (failureKinds.ts); `internal` for a bug in hermes-generate (exit 70). */
   readonly kind: FailureKindId | 'internal';

@@ -35,7 +35,7 @@ export interface PromptRunnerSettings {
   /** The API key, redacted from every tool result. */
   readonly secret: ApiKey;
   /** The environment of the row's tool processes: an allow-list plus the row's own env (tools/toolEnv.ts). */
-  readonly toolEnv: (row: PromptRow) => Readonly<Record<string, string>>;
+  readonly toolEnv: (row: PromptRow, workspace: string | undefined) => Readonly<Record<string, string>>;
   /** Starts every tool process of the run: bounded in number, in the run's sandbox. */
   readonly processes: ToolProcesses;
   /** A row's relative cwd is taken from here. */
@@ -74,7 +74,7 @@ export function promptRunner(settings: PromptRunnerSettings): PromptRunner {
         workspace: workspace?.path ?? '',
         // Worked out when a tool first starts a process: a prompt whose tools start none (todo) never needs it.
         get env() {
-          env ??= settings.toolEnv(row);
+          env ??= settings.toolEnv(row, workspace?.path);
           return env;
         },
         processes: settings.processes,
