@@ -2,7 +2,7 @@
 // turn as the chat template renders it, and nothing else is trained; templates that are not
 // prefix-stable are refused, not masked approximately.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { loadChatTokenizer, type ChatTokenizer } from '@hermes-datagen/to-atropos/internal/chatTokenizer.js';
+import { loadChatTokenizer, type ChatTokenizer } from '@hermes-datagen/core/internal/chatTokenizer.js';
 import { toAtroposMessages } from '@hermes-datagen/to-atropos/internal/messages.js';
 import { trainerTokens, type TrainerTokens } from '@hermes-datagen/to-atropos/internal/trainerTokens.js';
 import { REPO_ROOT, tempDir, writeFiles } from '../util/cli.js';

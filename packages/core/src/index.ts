@@ -27,7 +27,6 @@ export { JsonlWriter } from './writer.js';
 export { firstHumanTurn, promptId, trajectoryId } from './ids.js';
 export { isPlainObject } from './plainObject.js';
 export { pythonJsonDumps } from './pythonJson.js';
-export { pythonStripChars } from './pythonText.js';
 
 // Messages and ShareGPT: an OpenAI-style conversation turned into Hermes turns.
 export { toShareGpt } from './sharegpt.js';
@@ -78,7 +77,8 @@ export { loadOptionFile, loadOptionFileIfPresent, optionFileError, parseOptionFi
 export { writeFileAtomic, writeFileAtomicWith, writeJsonAtomic } from './atomicFile.js';
 
 // Text, tokens and secrets: token counting, the API key, and secrets found in text.
-export { DEFAULT_TOKEN_ENCODING, TOKEN_ENCODINGS, loadTokenCounter, type TokenCounter, type TokenEncoding } from './tokenizer.js';
+export { DEFAULT_TOKEN_ENCODING, TOKEN_ENCODINGS, loadHfTokenCounter, loadTokenCounter, type TokenCounter, type TokenEncoding } from './tokenizer.js';
+export { loadChatTokenizer, type ChatTokenizer } from './chatTokenizer.js';
 export { ApiKey, canBeSecret, holdsSecret, keyFingerprint, keyForms, redact, registeredSecrets, registerSecret, type SecretValue } from './secrets.js';
 export { findSecrets, mayHoldSecret } from './secretPatterns.js';
 

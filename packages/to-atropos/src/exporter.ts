@@ -6,6 +6,7 @@ import {
   createRng,
   toOpenAIChat,
   trajectoryId,
+  type ChatTokenizer,
   type DataRecord,
   type JsonlWriter,
   type ReasoningPlacement,
@@ -14,7 +15,6 @@ import {
 } from '@hermes-datagen/core';
 import type { AtroposMessage, ChatLine, DpoLine, ScoredDataGroup, SequenceProvenance, SftLine } from './atropos.js';
 import type { AtroposClient } from './atroposClient.js';
-import type { ChatTokenizer } from './chatTokenizer.js';
 import type { Group, GroupSize, Member } from './groups.js';
 import { toAtroposMessages, type MessagesMode } from './messages.js';
 import { selectDpo, selectSft, type SelectOptions } from './select.js';

@@ -8,6 +8,7 @@ import {
   DEFAULT_REASONING_FIELD,
   defineCommand,
   InputError,
+  loadChatTokenizer,
   parseReasoningPlacement,
   main as runMain,
   UsageError,
@@ -15,7 +16,6 @@ import {
   type RunContext,
 } from '@hermes-datagen/core';
 import { AtroposClient } from './atroposClient.js';
-import { loadChatTokenizer } from './chatTokenizer.js';
 import { Exporter, type Emit } from './exporter.js';
 import { GroupBuffer, groupKey, parseGroupSize, type Group, type GroupBy } from './groups.js';
 import type { MessagesMode } from './messages.js';

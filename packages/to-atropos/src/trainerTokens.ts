@@ -6,8 +6,8 @@
 // <think> from earlier turns, date-stamped system prompts): so each boundary is checked here (the
 // prefix renders must be prefixes of the whole render, and each boundary a token boundary), and a chat
 // that fails is refused, never masked approximately.
+import type { ChatTokenizer } from '@hermes-datagen/core';
 import type { AtroposMessage } from './atropos.js';
-import type { ChatTokenizer } from './chatTokenizer.js';
 
 export type MaskMode = 'all-assistant' | 'last-assistant';
 
