@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validator, type Trajectory } from '@hermes-datagen/core';
 import { startScriptedEndpoint, type ScriptedEndpoint } from '@hermes-datagen/testkit';
 import { spec } from '@hermes-datagen/compress';
-import { loadHfTokenizer } from '@hermes-datagen/core/internal/chatTokenizer.js';
+import { loadHfTokenizer } from '@hermes-datagen/core/internal/hfTokenizer.js';
 import { binPath, jsonl, parseJsonl, REPO_ROOT, runInProcess, runProcess, tempDir, writeFiles } from '../util/cli.js';
 import { human, system, tool, trajectory } from '../util/trajectories.js';
 import { longRun } from './helpers.js';

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { createRng, loadHfTokenCounter, loadTokenCounter, UsageError, type TokenEncoding } from '@hermes-datagen/core';
-import { loadHfTokenizer } from '@hermes-datagen/core/internal/chatTokenizer.js';
+import { loadHfTokenizer } from '@hermes-datagen/core/internal/hfTokenizer.js';
 import { builtinTiktokenDefinition, jsPattern } from '@hermes-datagen/core/internal/tokenizer.js';
 import { REPO_ROOT, tempDir } from '../util/cli.js';
 

@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { validator, type OpenAIChatMessage, type OpenAIToolSchema, type Trajectory } from '@hermes-datagen/core';
 import { hermesSystemPrompt } from '@hermes-datagen/core/internal/sharegpt.js';
 import { spec } from '@hermes-datagen/to-atropos';
-import { loadChatTokenizer, type ChatTokenizer } from '@hermes-datagen/core/internal/chatTokenizer.js';
+import { loadChatTokenizer, type ChatTokenizer } from '@hermes-datagen/to-atropos/internal/chatTokenizer.js';
 import { jsonl, parseJsonl, REPO_ROOT, runInProcess, tempDir, writeFiles } from '../util/cli.js';
 import { gpt, human, rawGpt, tool, trajectory } from '../util/trajectories.js';
 import { QWEN3_PACKAGE } from './tokenizer.js';

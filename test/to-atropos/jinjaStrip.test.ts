@@ -4,9 +4,9 @@
 // transformers renders chat templates); @huggingface/jinja 0.5.11 on its own ignores the arguments.
 import { describe, expect, it } from 'vitest';
 import * as jinja from '@huggingface/jinja';
-import { usePythonStrip } from '@hermes-datagen/core/internal/jinjaPythonStrings.js';
-import { loadChatTokenizer } from '@hermes-datagen/core/internal/chatTokenizer.js';
-import { pythonStripChars } from '@hermes-datagen/core/internal/pythonText.js';
+import { usePythonStrip } from '@hermes-datagen/to-atropos/internal/jinjaPythonStrings.js';
+import { loadChatTokenizer } from '@hermes-datagen/to-atropos/internal/chatTokenizer.js';
+import { pythonStripChars } from '@hermes-datagen/core';
 import { REPO_ROOT } from '../util/cli.js';
 import { QWEN3_PACKAGE } from './tokenizer.js';
 

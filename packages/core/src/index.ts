@@ -27,6 +27,7 @@ export { JsonlWriter } from './writer.js';
 export { firstHumanTurn, promptId, trajectoryId } from './ids.js';
 export { isPlainObject } from './plainObject.js';
 export { pythonJsonDumps } from './pythonJson.js';
+export { pythonStripChars } from './pythonText.js';
 
 // Messages and ShareGPT: an OpenAI-style conversation turned into Hermes turns.
 export { toShareGpt } from './sharegpt.js';
@@ -74,11 +75,12 @@ export { onForcedExit } from './forcedExit.js';
 
 // Files: files named by options, and files written whole or not at all.
 export { loadOptionFile, loadOptionFileIfPresent, optionFileError, parseOptionFile, type OptionFile } from './optionFile.js';
+export { editDistance } from './usageMessages.js';
 export { writeFileAtomic, writeFileAtomicWith, writeJsonAtomic } from './atomicFile.js';
 
 // Text, tokens and secrets: token counting, the API key, and secrets found in text.
 export { DEFAULT_TOKEN_ENCODING, TOKEN_ENCODINGS, loadHfTokenCounter, loadTokenCounter, type TokenCounter, type TokenEncoding } from './tokenizer.js';
-export { loadChatTokenizer, type ChatTokenizer } from './chatTokenizer.js';
+export { buildHfTokenizer, readHfTokenizerFiles, type TokenizerOptions } from './hfTokenizer.js';
 export { ApiKey, canBeSecret, holdsSecret, keyFingerprint, keyForms, redact, registeredSecrets, registerSecret, type SecretValue } from './secrets.js';
 export { findSecrets, mayHoldSecret } from './secretPatterns.js';
 

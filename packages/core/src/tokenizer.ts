@@ -8,7 +8,7 @@
 // faster. Under o200k's pattern a hand-written scanner splits the ASCII stretches (the regex was most
 // of what was left); tests check both against tiktoken's own encode.
 import { createRequire } from 'node:module';
-import { loadHfTokenizer, type TokenizerOptions } from './chatTokenizer.js';
+import { loadHfTokenizer, type TokenizerOptions } from './hfTokenizer.js';
 import { loadOptionFile, optionFileError, type OptionFile } from './optionFile.js';
 import { isPlainObject } from './plainObject.js';
 

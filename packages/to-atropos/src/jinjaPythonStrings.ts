@@ -4,10 +4,10 @@
 // ('\n'), so a trailing \r, tab or space before </think> rendered differently from transformers.
 // These three methods, and the trim filter (Jinja's is str.strip(chars); the library's is JavaScript's
 // trim() and takes no argument), are replaced here by Python's (core's pythonStripChars), for every
-// template loadChatTokenizer renders, until the library honours the argument. No huggingface.js issue was found;
+// template this package renders, until the library honours the argument. No huggingface.js issue was found;
 // the same bug in Hugging Face's Swift port: https://github.com/huggingface/swift-jinja/issues/64
 // (fixed by https://github.com/huggingface/swift-jinja/pull/65).
-import { pythonStripChars } from './pythonText.js';
+import { pythonStripChars } from '@hermes-datagen/core';
 
 type Jinja = typeof import('@huggingface/jinja');
 /** The library's runtime values (its classes are declared but not exported). */
