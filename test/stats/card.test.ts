@@ -18,7 +18,13 @@ const FINGERPRINT = 'abcdef12';
 const SECRET = 'sk-proj-CARDTESTsecret0123456789abcdefXYZ';
 const records = syntheticRecords(45).map((r, i) => ({
   ...r,
-  metadata: { ...r.metadata, key_fingerprint: FINGERPRINT, ...(i % 3 === 0 ? { served_model: `${r.metadata.model}-served` } : {}) },
+  metadata: {
+    ...r.metadata,
+    key_fingerprint: FINGERPRINT,
+    ...(i % 3 === 0 ? { served_model: `${r.metadata.model}-served` } : {}),
+    ...(i % 5 === 0 ? { compression: { tokens_before: 1000 + i, tokens_after: 400, status: 'compressed', strategy: 'key_decision_extract' } } : {}),
+    ...(i % 5 === 1 ? { compression: { tokens_before: null, tokens_after: null, status: 'skipped', strategy: null } } : {}),
+  },
 }));
 const tombstones = [
   { id: 't1', prompt_index: 900, discarded: 'no_reasoning', prompt: 'x' },
@@ -185,6 +191,18 @@ describe('hermes-stats card --format chat (default)', () => {
       if (typeof name === 'string') served.set(name, (served.get(name) ?? 0) + 1);
     }
     expect(tableAfter(readme, '## Models', 1)).toEqual([...served].sort(([a], [b]) => (a < b ? -1 : 1)).map(([m, n]) => [m, String(n)]));
+  });
+
+  it('counts what hermes-compress did from metadata.compression', () => {
+    const compressed = records.filter((_, i) => i % 5 === 0);
+    expect(tableAfter(readme, '## Compression')).toEqual([
+      ['compressed', String(compressed.length)],
+      ['skipped', String(records.filter((_, i) => i % 5 === 1).length)],
+      ['none', String(records.filter((_, i) => i % 5 > 1).length)],
+    ]);
+    expect(tableAfter(readme, '## Compression', 1)).toEqual([['key_decision_extract', String(compressed.length)]]);
+    const before = compressed.reduce((n, r) => n + (r.metadata.compression?.tokens_before as number), 0);
+    expect(readme).toContain(`Tokens over the ${compressed.length} records counted: ${before} before, ${400 * compressed.length} after.`);
   });
 
   it("shows the run's generation settings, never the key, its fingerprint or a URL", () => {
