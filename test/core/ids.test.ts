@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { derivedPromptId, promptId } from '@hermes-datagen/core';
+import { promptId } from '@hermes-datagen/core';
+import { derivedPromptId } from '@hermes-datagen/core/internal/ids.js';
 
 describe('derivedPromptId', () => {
   it('is the index and the first 12 hex digits of the text hash', () => {

@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { derivedPromptId } from '@hermes-datagen/core';
+import { derivedPromptId } from '@hermes-datagen/core/internal/ids.js';
 import { spec } from '@hermes-datagen/to-atropos';
 import { jsonl, parseJsonl, runInProcess, tempDir, writeFiles } from '../util/cli.js';
 import { gpt, human, rawGpt, trajectory } from '../util/trajectories.js';
@@ -24,7 +24,7 @@ describe('usage errors (exit 2)', () => {
     [['in.jsonl', '--score', 'completed', '--max-open-groups', '1'], /more than 1 groups are open at once/],
     [['in.jsonl', '--reward-rules', 'missing.yaml'], /cannot read --reward-rules missing.yaml/],
     [['in.jsonl', '--keep-uniform', '--drop-uniform'], /--keep-uniform and --drop-uniform contradict/],
-    [['in.jsonl', '--emit', 'scored', '--tokenizer', 'x', '--drop-uniform'], /--drop-uniform applies to --emit sft and dpo/],
+    [['in.jsonl', '--emit', 'scored', '--tokenizer', 'x', '--drop-uniform'], /--drop-uniform applies to --emit sft, chat and dpo/],
   ])('%j', async (args, message) => {
     const result = await run(args);
     expect(result.code).toBe(2);

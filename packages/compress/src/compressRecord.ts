@@ -24,6 +24,7 @@ export type Reason =
   | 'no_net_savings'
   | 'min_tokens_after'
   | 'llm_failed_fallback'
+  | 'llm_no_savings_fallback'
   | 'timeout'
   | 'interrupted';
 
@@ -61,7 +62,8 @@ function utf8Bytes(turns: readonly Turn[]): number {
  */
 export async function compressConversation(turns: readonly Turn[], env: CompressEnv, signal: AbortSignal, originalTokens?: number): Promise<Outcome> {
   const { config, counter } = env;
-  if (originalTokens === undefined) {
+  // The byte length bounds the tokens only when no token is shorter than a byte.
+  if (originalTokens === undefined && counter.tokensWithinBytes) {
     const certain = certainSkip(utf8Bytes(turns), config);
     if (certain) return { status: 'skipped', reason: certain, strategy: null, target: null, tokensBefore: null, tokensAfter: null };
   }
@@ -115,16 +117,16 @@ export async function compressConversation(turns: readonly Turn[], env: Compress
     const planned = planRegion(draft, window, target, noticeTokens, config);
     if (planned) {
       const regionTurns = draft.turns.slice(planned.start, planned.end);
-      const made = await summarise(regionTurns, planned.start, env, signal);
+      const regionTokens = draft.tokens.slice(planned.start, planned.end).reduce((a, b) => a + b, 0);
+      const made = await summarise(regionTurns, planned.start, regionTokens, env, signal);
       apiCalls = made.calls;
       apiErrors = made.errors;
       const summaryTokens = counter.count(made.summary);
-      const regionTokens = draft.tokens.slice(planned.start, planned.end).reduce((a, b) => a + b, 0);
       // Net-savings guard: a summary no smaller than what it replaces is not used.
       if (summaryTokens < regionTokens) {
         region = planned;
         strategy = made.strategy;
-        if (made.fellBack) reason = 'llm_failed_fallback';
+        if (made.fellBack) reason = made.fellBack;
         output = [...draft.turns.slice(0, planned.start), { from: 'human', value: made.summary }, ...draft.turns.slice(planned.end)];
         outputTokens = draft.total - regionTokens + summaryTokens;
       }
@@ -193,8 +195,6 @@ function planRegion(
   }
   until = snapBoundary(draft.turns, until, window.start, window.end);
   if (until <= window.start) return undefined;
-  const regionTokens = draft.tokens.slice(window.start, until).reduce((a, b) => a + b, 0);
-  if (regionTokens <= summary && config.strategy === 'llm') return undefined;
   return { start: window.start, end: until };
 }
 
@@ -203,17 +203,29 @@ interface Made {
   readonly strategy: Strategy;
   readonly calls: number;
   readonly errors: number;
-  readonly fellBack: boolean;
+  /** Why the llm's summary was not used and the deterministic one was. */
+  readonly fellBack?: 'llm_failed_fallback' | 'llm_no_savings_fallback';
 }
 
-async function summarise(region: readonly Turn[], start: number, env: CompressEnv, signal: AbortSignal): Promise<Made> {
+/**
+ * The region's summary. Both strategies summarise the same planned regions (upstream skips a region no
+ * larger than summary_target_tokens before calling the model, which after Stage A's reducers left short
+ * over-budget records merely pruned under llm while the deterministic strategy summarised them): the model
+ * is asked for at most half the region's tokens there, and a summary of its that saves nothing gives way to
+ * the deterministic one. Only who writes the summary differs.
+ */
+async function summarise(region: readonly Turn[], start: number, regionTokens: number, env: CompressEnv, signal: AbortSignal): Promise<Made> {
   const { config, counter } = env;
   const extract = (): string => keyDecisionSummary(region, start, counter, config.summaryTargetTokens);
-  if (config.strategy === 'placeholder') return { summary: PLACEHOLDER_SUMMARY, strategy: 'placeholder', calls: 0, errors: 0, fellBack: false };
+  if (config.strategy === 'placeholder') return { summary: PLACEHOLDER_SUMMARY, strategy: 'placeholder', calls: 0, errors: 0 };
   if (config.strategy === 'llm' && env.summarizer) {
-    const attempts = await env.summarizer.summarize(region, start, signal);
-    if (attempts.summary !== null) return { summary: attempts.summary, strategy: 'llm', calls: attempts.calls, errors: attempts.errors, fellBack: false };
-    return { summary: extract(), strategy: 'key_decision_extract', calls: attempts.calls, errors: attempts.errors, fellBack: true };
+    const targetTokens = Math.max(1, Math.min(config.summaryTargetTokens, Math.floor(regionTokens / 2)));
+    const attempts = await env.summarizer.summarize(region, start, signal, targetTokens);
+    const { calls, errors } = attempts;
+    if (attempts.summary === null) return { summary: extract(), strategy: 'key_decision_extract', calls, errors, fellBack: 'llm_failed_fallback' };
+    if (counter.count(attempts.summary) >= regionTokens)
+      return { summary: extract(), strategy: 'key_decision_extract', calls, errors, fellBack: 'llm_no_savings_fallback' };
+    return { summary: attempts.summary, strategy: 'llm', calls, errors };
   }
-  return { summary: extract(), strategy: 'key_decision_extract', calls: 0, errors: 0, fellBack: false };
+  return { summary: extract(), strategy: 'key_decision_extract', calls: 0, errors: 0 };
 }

@@ -23,7 +23,7 @@ export const DEFAULT_NOTICE = '\n\nSome of your previous tool responses may be s
 
 export interface CompressConfig {
   encoding: TokenEncoding;
-  /** A tiktoken ranks file (--tokenizer), relative to cwd. */
+  /** --tokenizer: a tiktoken ranks file, or a Hugging Face tokenizer's directory or package; relative to cwd. */
   tokenizerFile: string | undefined;
   targetMaxTokens: number;
   summaryTargetTokens: number;
@@ -131,7 +131,7 @@ const KEYS: Record<string, KeySpec> = {
 
 /** Upstream keys read but not used here, and why (said once as a warning when a file sets them). */
 const IGNORED: Record<string, string> = {
-  'tokenizer.name': 'tokens are counted with tiktoken (tokenizer.encoding, tokenizer.file), not a HuggingFace tokenizer',
+  'tokenizer.name': 'no tokenizer is downloaded: give a local Hugging Face tokenizer as tokenizer.file (a directory or an installed package), or --tokenizer',
   'tokenizer.trust_remote_code': 'no remote tokenizer code is loaded',
   'summarization.model': 'the summariser uses the one endpoint of every hermes-* CLI (--model, $HERMES_MODEL, default_model)',
   'summarization.base_url': 'the summariser uses the one endpoint of every hermes-* CLI (--base-url, $HERMES_BASE_URL, providers:)',

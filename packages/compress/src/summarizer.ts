@@ -20,7 +20,8 @@ export interface SummaryAttempts {
 }
 
 export interface Summarizer {
-  summarize(region: readonly Turn[], start: number, signal: AbortSignal): Promise<SummaryAttempts>;
+  /** `targetTokens`: the summary's size asked for (the summary target, or less for a region smaller than it). */
+  summarize(region: readonly Turn[], start: number, signal: AbortSignal, targetTokens: number): Promise<SummaryAttempts>;
 }
 
 const ELIDE_ABOVE = 3000;
@@ -80,13 +81,13 @@ export function backoffMs(attempt: number, baseSeconds: number, random: () => nu
   return (delay + random() * 0.5 * delay) * 1000;
 }
 
-type Settings = Pick<CompressConfig, 'summaryTargetTokens' | 'temperature' | 'maxRetries' | 'retryDelay'>;
+type Settings = Pick<CompressConfig, 'temperature' | 'maxRetries' | 'retryDelay'>;
 
 export function llmSummarizer(client: ChatClient, model: string, settings: Settings): Summarizer {
   return {
-    async summarize(region, start, signal) {
-      const prompt = summaryPrompt(renderRegion(region, start), settings.summaryTargetTokens);
-      let maxTokens = settings.summaryTargetTokens * 2;
+    async summarize(region, start, signal, targetTokens) {
+      const prompt = summaryPrompt(renderRegion(region, start), targetTokens);
+      let maxTokens = targetTokens * 2;
       let errors = 0;
       let lastError: string | undefined;
       for (let attempt = 1; attempt <= settings.maxRetries; attempt++) {
@@ -104,7 +105,7 @@ export function llmSummarizer(client: ChatClient, model: string, settings: Setti
           const choice = reply.choices?.[0];
           if (!choice) throw new Error('the reply has no choices');
           if (String(choice.finish_reason ?? '').toLowerCase() === 'length') {
-            maxTokens = settings.summaryTargetTokens * 4;
+            maxTokens = targetTokens * 4;
             throw new Error(`the summary was cut at max_tokens (finish_reason "length")`);
           }
           return { summary: finishSummary(choice.message?.content), calls: attempt, errors, ...(lastError ? { lastError } : {}) };

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import standalone from 'ajv/dist/standalone/index.js';
 
-export const SCHEMA_NAMES = ['prompt', 'trajectory', 'tombstone', 'checkpoint', 'statistics', 'reject', 'failure', 'tool-registry'];
+export const SCHEMA_NAMES = ['prompt', 'trajectory', 'tombstone', 'checkpoint', 'statistics', 'reject', 'failure', 'tool-registry', 'chat-line'];
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 export const GENERATED = `${ROOT}packages/core/src/validators.generated.ts`;
 

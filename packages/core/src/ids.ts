@@ -3,7 +3,7 @@
 // dataset gives the same ids in every run (resume and the other CLIs match records by them), and an
 // edited prompt at the same position gets a new one.
 import { hash } from 'node:crypto';
-import type { PromptRow } from './model.js';
+import type { PromptRow, Trajectory } from './model.js';
 
 /** Hex digits of the prompt text's SHA-256 kept in a derived id: collisions need the same index too. */
 const TEXT_HASH_CHARS = 12;
@@ -17,4 +17,15 @@ export function derivedPromptId(promptIndex: number, prompt: string): string {
 /** The row's own `id` when it has one, else the derived id. */
 export function promptId(row: Pick<PromptRow, 'prompt' | 'id'>, promptIndex: number): string {
   return typeof row.id === 'string' && row.id !== '' ? row.id : derivedPromptId(promptIndex, row.prompt);
+}
+
+/** A trajectory's own `id`, else the id derived from its prompt_index and first human turn (its prompt). */
+export function trajectoryId(record: Trajectory): string {
+  if (typeof record.id === 'string' && record.id !== '') return record.id;
+  return derivedPromptId(record.prompt_index, firstHumanTurn(record));
+}
+
+/** The text of the record's first human turn: the prompt it was made from. */
+export function firstHumanTurn(record: Trajectory): string {
+  return record.conversations.find((turn) => turn.from === 'human')?.value ?? '';
 }

@@ -24,7 +24,7 @@ export type {
 export { checkSchema, validator, type JsonObject } from './schemas.js';
 export { readRecords, type DataRecord, type InputRecord, type OnError, type TombstoneRecord } from './records.js';
 export { JsonlWriter } from './writer.js';
-export { derivedPromptId, promptId } from './ids.js';
+export { firstHumanTurn, promptId, trajectoryId } from './ids.js';
 export { isPlainObject } from './plainObject.js';
 export { pythonJsonDumps } from './pythonJson.js';
 export { pythonStripChars } from './pythonText.js';
@@ -47,6 +47,16 @@ export {
 } from './turns.js';
 export { splitTagBlocks, tagTokens, type TagToken } from './tagBlocks.js';
 export { extractReasoning } from './think.js';
+
+// OpenAI chat: a trajectory as the messages and tools SFT trainers read (to-atropos --emit chat, stats card).
+export {
+  DEFAULT_REASONING_FIELD,
+  parseReasoningPlacement,
+  toOpenAIChat,
+  type OpenAIChatMessage,
+  type OpenAIToolSchema,
+  type ReasoningPlacement,
+} from './openaiChat.js';
 
 // Rules: what counts as reasoning, and as a tool call that succeeded.
 export { conversationReasoningStats, gptTurnHasReasoning, parsedGptHasReasoning } from './reasoning.js';
@@ -80,7 +90,8 @@ export { editDistance } from './usageMessages.js';
 export { writeFileAtomic, writeFileAtomicWith, writeJsonAtomic } from './atomicFile.js';
 
 // Text, tokens and secrets: token counting, the API key, and secrets found in text.
-export { DEFAULT_TOKEN_ENCODING, TOKEN_ENCODINGS, loadTokenCounter, type TokenCounter, type TokenEncoding } from './tokenizer.js';
+export { DEFAULT_TOKEN_ENCODING, TOKEN_ENCODINGS, loadHfTokenCounter, loadTokenCounter, type TokenCounter, type TokenEncoding } from './tokenizer.js';
+export { buildHfTokenizer, readHfTokenizerFiles, type TokenizerOptions } from './hfTokenizer.js';
 export {
   CostMeter,
   loadPrices,

@@ -4,7 +4,7 @@
 import type { Checkpoint, PromptRow, Reject, Tombstone, Trajectory } from './model.js';
 import * as compiled from './validators.generated.js';
 
-export const SCHEMA_NAMES = ['prompt', 'trajectory', 'tombstone', 'checkpoint', 'statistics', 'reject', 'failure', 'tool-registry'] as const;
+export const SCHEMA_NAMES = ['prompt', 'trajectory', 'tombstone', 'checkpoint', 'statistics', 'reject', 'failure', 'tool-registry', 'chat-line'] as const;
 export type SchemaName = (typeof SCHEMA_NAMES)[number];
 
 /** Returns null when the value is valid, else one line saying what is wrong and where in the value. */
@@ -32,6 +32,7 @@ const COMPILED: Record<SchemaName, CompiledValidator> = {
   reject: compiled.reject,
   failure: compiled.failure,
   'tool-registry': compiled.tool_registry,
+  'chat-line': compiled.chat_line,
 };
 
 /** A parsed JSON object: each key's value is unknown until a schema says what it is. */

@@ -105,3 +105,17 @@ function parseJsonLookingContent(content: unknown): unknown {
     return content;
   }
 }
+
+/**
+ * The tools listed by a system turn that is exactly the fixed Hermes template (hermesSystemPrompt's
+ * output), or null when the turn is anything else (a real system prompt is then kept as it is).
+ */
+export function hermesSystemPromptTools(value: string): unknown[] | null {
+  if (!value.startsWith(SYSTEM_PROMPT_HEAD) || !value.endsWith(SYSTEM_PROMPT_TAIL)) return null;
+  try {
+    const list: unknown = JSON.parse(value.slice(SYSTEM_PROMPT_HEAD.length, value.length - SYSTEM_PROMPT_TAIL.length));
+    return Array.isArray(list) ? list : null;
+  } catch {
+    return null;
+  }
+}

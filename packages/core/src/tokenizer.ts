@@ -8,6 +8,7 @@
 // faster. Under o200k's pattern a hand-written scanner splits the ASCII stretches (the regex was most
 // of what was left); tests check both against tiktoken's own encode.
 import { createRequire } from 'node:module';
+import { loadHfTokenizer, type TokenizerOptions } from './hfTokenizer.js';
 import { loadOptionFile, optionFileError, type OptionFile } from './optionFile.js';
 import { isPlainObject } from './plainObject.js';
 
@@ -20,6 +21,8 @@ export interface TokenCounter {
   readonly name: string;
   /** Tokens of one text; 0 for the empty string. */
   count(text: string): number;
+  /** Every token is at least one UTF-8 byte (byte-level BPE), so a text's byte length bounds its count. */
+  readonly tokensWithinBytes: boolean;
 }
 
 /** tiktoken's encoder definition: the ranks (tiktoken's text format), its special tokens and pattern. */
@@ -47,15 +50,30 @@ export function builtinTiktokenDefinition(encoding: TokenEncoding): TiktokenDefi
  */
 export function loadTokenCounter(options: { encoding?: TokenEncoding; ranks?: OptionFile } = {}): TokenCounter {
   const encoding = options.encoding ?? DEFAULT_TOKEN_ENCODING;
-  if (!options.ranks) return new PieceCounter(encoding, () => builtinTiktokenDefinition(encoding), builtinPattern(encoding), encoding === 'o200k_base');
+  if (!options.ranks)
+    return new PieceCounter(
+      encoding,
+      tiktokenCount(() => builtinTiktokenDefinition(encoding)),
+      builtinPattern(encoding),
+      encoding === 'o200k_base',
+    );
   const definition = readRanksFile(options.ranks, encoding);
   const pattern = jsPattern(definition.pat_str);
   return new PieceCounter(
     options.ranks.path,
-    () => definition,
+    tiktokenCount(() => definition),
     pattern,
     definition.pat_str === builtinTiktokenDefinition('o200k_base').pat_str && pattern !== null,
   );
+}
+
+/** Token counts from tiktoken's encoder, loaded on the first text a cache has not seen. */
+function tiktokenCount(definition: () => TiktokenDefinition): (text: string) => number {
+  let encoder: TiktokenEncoder | undefined;
+  return (text) => {
+    encoder ??= loadEncoder(definition());
+    return encoder.encode_ordinary(text).length;
+  };
 }
 
 function readRanksFile(file: OptionFile, encoding: TokenEncoding): TiktokenDefinition {
@@ -81,6 +99,89 @@ function readRanksFile(file: OptionFile, encoding: TokenEncoding): TiktokenDefin
     }
   }
   return { bpe_ranks: text, special_tokens: {}, pat_str: builtinTiktokenDefinition(encoding).pat_str };
+}
+
+/**
+ * A counter in a Hugging Face tokenizer's tokens (--tokenizer DIR|PACKAGE): exactly its encode's count.
+ * A byte-level BPE tokenizer (Qwen2/3's, Llama 3's and Hermes 3's, GPT-2's) encodes a text as: its added
+ * tokens (<|im_start|>, <think>, ...) matched first, one token each; the text between them normalised and
+ * split by the pre-tokenizer's pattern; each piece encoded alone. So a text's count is the sum over those
+ * parts, and each distinct piece is encoded once (the cache), as for tiktoken's encodings. A tokenizer of
+ * another shape is counted by encoding each text whole: exact too, only slower (its name says so).
+ */
+export async function loadHfTokenCounter(options: TokenizerOptions): Promise<TokenCounter> {
+  const tokenizer = await loadHfTokenizer(options);
+  const encode = (text: string): number => tokenizer.encode(text).length;
+  const split = byteLevelSplit(tokenizer.json);
+  if (!split) return { name: `${tokenizer.dir} (each text encoded whole)`, count: (text) => (text === '' ? 0 : encode(text)), tokensWithinBytes: false };
+  const pieces = new PieceCounter(tokenizer.dir, encode, split.pattern, false);
+  const between = (part: string): number => (part === '' ? 0 : pieces.count(split.nfc ? part.normalize('NFC') : part));
+  return {
+    name: tokenizer.dir,
+    tokensWithinBytes: true,
+    count: (text) => {
+      if (split.added === null) return between(text);
+      let n = 0;
+      let last = 0;
+      for (const match of text.matchAll(split.added)) {
+        n += between(text.slice(last, match.index)) + 1;
+        last = match.index + match[0].length;
+      }
+      return n + between(text.slice(last));
+    },
+  };
+}
+
+/** GPT-2's pre-tokenizer pattern: what ByteLevel with use_regex splits by. */
+const GPT2_PATTERN = "'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)|\\s+";
+
+interface ByteLevelSplit {
+  /** The pre-tokenizer's pattern. */
+  readonly pattern: RegExp;
+  /** The added tokens, longest first; null when there are none. */
+  readonly added: RegExp | null;
+  /** The normalizer is NFC (else there is none). */
+  readonly nfc: boolean;
+}
+
+/** How a tokenizer.json of the byte-level BPE shape splits text, or null for any other shape. */
+function byteLevelSplit(json: Record<string, unknown>): ByteLevelSplit | null {
+  const model = json['model'];
+  if (!isPlainObject(model) || model['type'] !== 'BPE') return null;
+  const normalizer = json['normalizer'];
+  if (normalizer !== null && normalizer !== undefined && !(isPlainObject(normalizer) && normalizer['type'] === 'NFC')) return null;
+  const patternText = byteLevelPattern(json['pre_tokenizer']);
+  const pattern = patternText === null ? null : jsPattern(patternText);
+  if (pattern === null) return null;
+  const added = Array.isArray(json['added_tokens']) ? json['added_tokens'] : [];
+  // Tokens that take spaces around them or match only whole words split text in ways a plain match does not.
+  const plain = added.every(
+    (token) =>
+      isPlainObject(token) &&
+      typeof token['content'] === 'string' &&
+      token['content'] !== '' &&
+      !token['lstrip'] &&
+      !token['rstrip'] &&
+      !token['single_word'] &&
+      !token['normalized'],
+  );
+  if (!plain) return null;
+  const contents = added.map((token) => (token as { content: string }).content).sort((a, b) => b.length - a.length);
+  const escaped = contents.map((content) => content.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  return { pattern, added: contents.length === 0 ? null : new RegExp(escaped.join('|'), 'g'), nfc: isPlainObject(normalizer) };
+}
+
+/** The pattern of a Split(Isolated) + ByteLevel(no regex) pre-tokenizer, or of ByteLevel with its own regex; null for others. */
+function byteLevelPattern(pre: unknown): string | null {
+  if (!isPlainObject(pre)) return null;
+  if (pre['type'] === 'ByteLevel') return pre['use_regex'] !== false && !pre['add_prefix_space'] ? GPT2_PATTERN : null;
+  const steps = pre['type'] === 'Sequence' && Array.isArray(pre['pretokenizers']) ? pre['pretokenizers'] : [];
+  const [split, byteLevel] = steps as unknown[];
+  if (steps.length !== 2 || !isPlainObject(split) || !isPlainObject(byteLevel)) return null;
+  if (byteLevel['type'] !== 'ByteLevel' || byteLevel['use_regex'] !== false || byteLevel['add_prefix_space']) return null;
+  const regex = isPlainObject(split['pattern']) ? split['pattern']['Regex'] : undefined;
+  if (split['type'] !== 'Split' || split['behavior'] !== 'Isolated' || split['invert'] || typeof regex !== 'string') return null;
+  return regex;
 }
 
 const patterns = new Map<TokenEncoding, RegExp | null>();
@@ -111,14 +212,15 @@ export function jsPattern(patStr: string): RegExp | null {
 /** Distinct pieces remembered; past this the cache starts over, so memory stays bounded. */
 const PIECE_CACHE_LIMIT = 200_000;
 
+/** Counts a text as the sum of its pieces' counts (each piece encoded once, then cached); `encode` counts a piece or a whole text. */
 class PieceCounter implements TokenCounter {
-  private encoder: TiktokenEncoder | undefined;
+  public readonly tokensWithinBytes = true;
   private readonly cache = new Map<string, number>();
   private readonly shortCache = new ShortPieceTable();
 
   public constructor(
     public readonly name: string,
-    private readonly definition: () => TiktokenDefinition,
+    private readonly encode: (text: string) => number,
     private readonly pattern: RegExp | null,
     asciiScanner: boolean,
   ) {
@@ -153,6 +255,7 @@ class PieceCounter implements TokenCounter {
 
   /** Tokens of one piece of the pattern's split. */
   public piece(piece: string): number {
+    // Every byte-level BPE vocabulary has each byte as a token.
     if (piece.length === 1 && piece.charCodeAt(0) < 0x80) return 1;
     let n = this.cache.get(piece);
     if (n === undefined) {
@@ -161,11 +264,6 @@ class PieceCounter implements TokenCounter {
       this.cache.set(piece, n);
     }
     return n;
-  }
-
-  private encode(text: string): number {
-    this.encoder ??= loadEncoder(this.definition());
-    return this.encoder.encode_ordinary(text).length;
   }
 }
 

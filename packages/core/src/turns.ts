@@ -119,12 +119,24 @@ function parseToolResponseBlock(inner: string): ParsedToolResponse {
 
 /**
  * Names of the tools a system turn offers (the JSON list in its <tools> block), or null when it has
- * no readable list. Upstream's template also mentions "<tools> </tools>" in its first sentence, and a tool
- * description may itself contain "</tools>", so the list is the first <tools> that opens a JSON array, up
- * to the first </tools> after which that array parses. Entries are upstream's `{"name", ...}` or the
- * OpenAI shape `{"type": "function", "function": {"name", ...}}`; entries without a name are skipped.
+ * no readable list. Entries are upstream's `{"name", ...}` or the OpenAI shape
+ * `{"type": "function", "function": {"name", ...}}`; entries without a name are skipped.
  */
 export function offeredToolNames(systemValue: string): string[] | null {
+  return (
+    offeredTools(systemValue)
+      ?.map(offeredToolName)
+      .filter((name): name is string => name !== null) ?? null
+  );
+}
+
+/**
+ * The entries of a system turn's <tools> list, or null when it has no readable list. Upstream's template
+ * also mentions "<tools> </tools>" in its first sentence, and a tool description may itself contain
+ * "</tools>", so the list is the first <tools> that opens a JSON array, up to the first </tools> after
+ * which that array parses.
+ */
+export function offeredTools(systemValue: string): unknown[] | null {
   for (let open = systemValue.indexOf(TOOLS_OPEN); open !== -1; open = systemValue.indexOf(TOOLS_OPEN, open + 1)) {
     const start = open + TOOLS_OPEN.length;
     if (!/^\s*\[/.test(systemValue.slice(start, start + 64))) continue;
@@ -135,7 +147,7 @@ export function offeredToolNames(systemValue: string): string[] | null {
       } catch {
         continue;
       }
-      if (Array.isArray(list)) return list.map(offeredToolName).filter((name): name is string => name !== null);
+      if (Array.isArray(list)) return list;
     }
   }
   return null;

@@ -4726,3 +4726,511 @@ return errors === 0;
 }
 validate35.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
+export const chat_line = validate36;
+const schema61 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://hermes-datagen.local/schemas/chat-line.schema.json","title":"ChatLine","description":"hermes-to-atropos --emit chat: one trajectory as OpenAI chat messages with structured tool calls, and the tools its system turn offered as JSON-schema function definitions (what TRL's SFTTrainer, axolotl's chat_template datasets and LLaMA-Factory's openai format read). hermes-stats card --format chat writes the same rows to Parquet, with `tools` as a JSON string. The reasoning field is reasoning_content unless --reasoning-field names another (then that key holds it).","type":"object","required":["id","messages","tools"],"properties":{"id":{"type":"string","minLength":1,"description":"The trajectory's id (or the id derived from its prompt_index and prompt)."},"messages":{"type":"array","items":{"$ref":"#/$defs/message"}},"tools":{"type":"array","items":{"$ref":"#/$defs/tool"}},"score":{"type":"number","description":"The trajectory's score under to-atropos's score policy."}},"additionalProperties":false,"$defs":{"message":{"type":"object","required":["role","content"],"properties":{"role":{"enum":["system","user","assistant","tool"]},"content":{"type":"string"},"reasoning_content":{"type":"string","description":"assistant: the text of its <think> (or scratchpad) blocks; absent when it had none."},"tool_calls":{"type":"array","minItems":1,"items":{"$ref":"#/$defs/toolCall"}},"tool_call_id":{"type":"string","description":"tool: the id of the call this result answers."}},"additionalProperties":{"type":"string"}},"toolCall":{"type":"object","required":["id","type","function"],"properties":{"id":{"type":"string","minLength":1},"type":{"const":"function"},"function":{"type":"object","required":["name","arguments"],"properties":{"name":{"type":"string","minLength":1},"arguments":{"type":"string","description":"The arguments object as a JSON string, as OpenAI's API sends it."}},"additionalProperties":false}},"additionalProperties":false},"tool":{"type":"object","required":["type","function"],"properties":{"type":{"const":"function"},"function":{"type":"object","required":["name"],"properties":{"name":{"type":"string","minLength":1},"description":{"type":"string"},"parameters":{"type":"object"}},"additionalProperties":true}},"additionalProperties":false}}};
+const schema64 = {"type":"object","required":["type","function"],"properties":{"type":{"const":"function"},"function":{"type":"object","required":["name"],"properties":{"name":{"type":"string","minLength":1},"description":{"type":"string"},"parameters":{"type":"object"}},"additionalProperties":true}},"additionalProperties":false};
+const schema62 = {"type":"object","required":["role","content"],"properties":{"role":{"enum":["system","user","assistant","tool"]},"content":{"type":"string"},"reasoning_content":{"type":"string","description":"assistant: the text of its <think> (or scratchpad) blocks; absent when it had none."},"tool_calls":{"type":"array","minItems":1,"items":{"$ref":"#/$defs/toolCall"}},"tool_call_id":{"type":"string","description":"tool: the id of the call this result answers."}},"additionalProperties":{"type":"string"}};
+const schema63 = {"type":"object","required":["id","type","function"],"properties":{"id":{"type":"string","minLength":1},"type":{"const":"function"},"function":{"type":"object","required":["name","arguments"],"properties":{"name":{"type":"string","minLength":1},"arguments":{"type":"string","description":"The arguments object as a JSON string, as OpenAI's API sends it."}},"additionalProperties":false}},"additionalProperties":false};
+
+function validate37(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate37.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.role === undefined) && (missing0 = "role")) || ((data.content === undefined) && (missing0 = "content"))){
+validate37.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((((key0 === "role") || (key0 === "content")) || (key0 === "reasoning_content")) || (key0 === "tool_calls")) || (key0 === "tool_call_id"))){
+const _errs2 = errors;
+if(typeof data[key0] !== "string"){
+validate37.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+if(!valid0){
+break;
+}
+}
+}
+if(_errs1 === errors){
+if(data.role !== undefined){
+let data1 = data.role;
+const _errs4 = errors;
+if(!((((data1 === "system") || (data1 === "user")) || (data1 === "assistant")) || (data1 === "tool"))){
+validate37.errors = [{instancePath:instancePath+"/role",schemaPath:"#/properties/role/enum",keyword:"enum",params:{allowedValues: schema62.properties.role.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid1 = _errs4 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data.content !== undefined){
+const _errs5 = errors;
+if(typeof data.content !== "string"){
+validate37.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid1 = _errs5 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data.reasoning_content !== undefined){
+const _errs7 = errors;
+if(typeof data.reasoning_content !== "string"){
+validate37.errors = [{instancePath:instancePath+"/reasoning_content",schemaPath:"#/properties/reasoning_content/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid1 = _errs7 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data.tool_calls !== undefined){
+let data4 = data.tool_calls;
+const _errs9 = errors;
+if(errors === _errs9){
+if(Array.isArray(data4)){
+if(data4.length < 1){
+validate37.errors = [{instancePath:instancePath+"/tool_calls",schemaPath:"#/properties/tool_calls/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
+return false;
+}
+else {
+var valid2 = true;
+const len0 = data4.length;
+for(let i0=0; i0<len0; i0++){
+let data5 = data4[i0];
+const _errs11 = errors;
+const _errs12 = errors;
+if(errors === _errs12){
+if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
+let missing1;
+if((((data5.id === undefined) && (missing1 = "id")) || ((data5.type === undefined) && (missing1 = "type"))) || ((data5.function === undefined) && (missing1 = "function"))){
+validate37.errors = [{instancePath:instancePath+"/tool_calls/" + i0,schemaPath:"#/$defs/toolCall/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+const _errs14 = errors;
+for(const key1 in data5){
+if(!(((key1 === "id") || (key1 === "type")) || (key1 === "function"))){
+validate37.errors = [{instancePath:instancePath+"/tool_calls/" + i0,schemaPath:"#/$defs/toolCall/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs14 === errors){
+if(data5.id !== undefined){
+let data6 = data5.id;
+const _errs15 = errors;
+if(errors === _errs15){
+if(typeof data6 === "string"){
+if(data6.length < 1){
+validate37.errors = [{instancePath:instancePath+"/tool_calls/" + i0+"/id",schemaPath:"#/$defs/toolCall/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+else {
+validate37.errors = [{instancePath:instancePath+"/tool_calls/" + i0+"/id",schemaPath:"#/$defs/toolCall/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid4 = _errs15 === errors;
+}
+else {
+var valid4 = true;
+}
+if(valid4){
+if(data5.type !== undefined){
+const _errs17 = errors;
+if("function" !== data5.type){
+validate37.errors = [{instancePath:instancePath+"/tool_calls/" + i0+"/type",schemaPath:"#/$defs/toolCall/properties/type/const",keyword:"const",params:{allowedValue: "function"},message:"must be equal to constant"}];
+return false;
+}
+var valid4 = _errs17 === errors;
+}
+else {
+var valid4 = true;
+}
+if(valid4){
+if(data5.function !== undefined){
+let data8 = data5.function;
+const _errs18 = errors;
+if(errors === _errs18){
+if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
+let missing2;
+if(((data8.name === undefined) && (missing2 = "name")) || ((data8.arguments === undefined) && (missing2 = "arguments"))){
+validate37.errors = [{instancePath:instancePath+"/tool_calls/" + i0+"/function",schemaPath:"#/$defs/toolCall/properties/function/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+return false;
+}
+else {
+const _errs20 = errors;
+for(const key2 in data8){
+if(!((key2 === "name") || (key2 === "arguments"))){
+validate37.errors = [{instancePath:instancePath+"/tool_calls/" + i0+"/function",schemaPath:"#/$defs/toolCall/properties/function/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs20 === errors){
+if(data8.name !== undefined){
+let data9 = data8.name;
+const _errs21 = errors;
+if(errors === _errs21){
+if(typeof data9 === "string"){
+if(data9.length < 1){
+validate37.errors = [{instancePath:instancePath+"/tool_calls/" + i0+"/function/name",schemaPath:"#/$defs/toolCall/properties/function/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+else {
+validate37.errors = [{instancePath:instancePath+"/tool_calls/" + i0+"/function/name",schemaPath:"#/$defs/toolCall/properties/function/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid5 = _errs21 === errors;
+}
+else {
+var valid5 = true;
+}
+if(valid5){
+if(data8.arguments !== undefined){
+const _errs23 = errors;
+if(typeof data8.arguments !== "string"){
+validate37.errors = [{instancePath:instancePath+"/tool_calls/" + i0+"/function/arguments",schemaPath:"#/$defs/toolCall/properties/function/properties/arguments/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid5 = _errs23 === errors;
+}
+else {
+var valid5 = true;
+}
+}
+}
+}
+}
+else {
+validate37.errors = [{instancePath:instancePath+"/tool_calls/" + i0+"/function",schemaPath:"#/$defs/toolCall/properties/function/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid4 = _errs18 === errors;
+}
+else {
+var valid4 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate37.errors = [{instancePath:instancePath+"/tool_calls/" + i0,schemaPath:"#/$defs/toolCall/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid2 = _errs11 === errors;
+if(!valid2){
+break;
+}
+}
+}
+}
+else {
+validate37.errors = [{instancePath:instancePath+"/tool_calls",schemaPath:"#/properties/tool_calls/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid1 = _errs9 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data.tool_call_id !== undefined){
+const _errs25 = errors;
+if(typeof data.tool_call_id !== "string"){
+validate37.errors = [{instancePath:instancePath+"/tool_call_id",schemaPath:"#/properties/tool_call_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid1 = _errs25 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate37.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate37.errors = vErrors;
+return errors === 0;
+}
+validate37.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate36(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://hermes-datagen.local/schemas/chat-line.schema.json" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate36.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.id === undefined) && (missing0 = "id")) || ((data.messages === undefined) && (missing0 = "messages"))) || ((data.tools === undefined) && (missing0 = "tools"))){
+validate36.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!((((key0 === "id") || (key0 === "messages")) || (key0 === "tools")) || (key0 === "score"))){
+validate36.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.id !== undefined){
+let data0 = data.id;
+const _errs2 = errors;
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(data0.length < 1){
+validate36.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+else {
+validate36.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.messages !== undefined){
+let data1 = data.messages;
+const _errs4 = errors;
+if(errors === _errs4){
+if(Array.isArray(data1)){
+var valid1 = true;
+const len0 = data1.length;
+for(let i0=0; i0<len0; i0++){
+const _errs6 = errors;
+if(!(validate37(data1[i0], {instancePath:instancePath+"/messages/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate37.errors : vErrors.concat(validate37.errors);
+errors = vErrors.length;
+}
+var valid1 = _errs6 === errors;
+if(!valid1){
+break;
+}
+}
+}
+else {
+validate36.errors = [{instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.tools !== undefined){
+let data3 = data.tools;
+const _errs7 = errors;
+if(errors === _errs7){
+if(Array.isArray(data3)){
+var valid2 = true;
+const len1 = data3.length;
+for(let i1=0; i1<len1; i1++){
+let data4 = data3[i1];
+const _errs9 = errors;
+const _errs10 = errors;
+if(errors === _errs10){
+if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
+let missing1;
+if(((data4.type === undefined) && (missing1 = "type")) || ((data4.function === undefined) && (missing1 = "function"))){
+validate36.errors = [{instancePath:instancePath+"/tools/" + i1,schemaPath:"#/$defs/tool/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+const _errs12 = errors;
+for(const key1 in data4){
+if(!((key1 === "type") || (key1 === "function"))){
+validate36.errors = [{instancePath:instancePath+"/tools/" + i1,schemaPath:"#/$defs/tool/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs12 === errors){
+if(data4.type !== undefined){
+const _errs13 = errors;
+if("function" !== data4.type){
+validate36.errors = [{instancePath:instancePath+"/tools/" + i1+"/type",schemaPath:"#/$defs/tool/properties/type/const",keyword:"const",params:{allowedValue: "function"},message:"must be equal to constant"}];
+return false;
+}
+var valid4 = _errs13 === errors;
+}
+else {
+var valid4 = true;
+}
+if(valid4){
+if(data4.function !== undefined){
+let data6 = data4.function;
+const _errs14 = errors;
+if(errors === _errs14){
+if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
+let missing2;
+if((data6.name === undefined) && (missing2 = "name")){
+validate36.errors = [{instancePath:instancePath+"/tools/" + i1+"/function",schemaPath:"#/$defs/tool/properties/function/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+return false;
+}
+else {
+if(data6.name !== undefined){
+let data7 = data6.name;
+const _errs17 = errors;
+if(errors === _errs17){
+if(typeof data7 === "string"){
+if(data7.length < 1){
+validate36.errors = [{instancePath:instancePath+"/tools/" + i1+"/function/name",schemaPath:"#/$defs/tool/properties/function/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+else {
+validate36.errors = [{instancePath:instancePath+"/tools/" + i1+"/function/name",schemaPath:"#/$defs/tool/properties/function/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid5 = _errs17 === errors;
+}
+else {
+var valid5 = true;
+}
+if(valid5){
+if(data6.description !== undefined){
+const _errs19 = errors;
+if(typeof data6.description !== "string"){
+validate36.errors = [{instancePath:instancePath+"/tools/" + i1+"/function/description",schemaPath:"#/$defs/tool/properties/function/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid5 = _errs19 === errors;
+}
+else {
+var valid5 = true;
+}
+if(valid5){
+if(data6.parameters !== undefined){
+let data9 = data6.parameters;
+const _errs21 = errors;
+if(!(data9 && typeof data9 == "object" && !Array.isArray(data9))){
+validate36.errors = [{instancePath:instancePath+"/tools/" + i1+"/function/parameters",schemaPath:"#/$defs/tool/properties/function/properties/parameters/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+var valid5 = _errs21 === errors;
+}
+else {
+var valid5 = true;
+}
+}
+}
+}
+}
+else {
+validate36.errors = [{instancePath:instancePath+"/tools/" + i1+"/function",schemaPath:"#/$defs/tool/properties/function/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid4 = _errs14 === errors;
+}
+else {
+var valid4 = true;
+}
+}
+}
+}
+}
+else {
+validate36.errors = [{instancePath:instancePath+"/tools/" + i1,schemaPath:"#/$defs/tool/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid2 = _errs9 === errors;
+if(!valid2){
+break;
+}
+}
+}
+else {
+validate36.errors = [{instancePath:instancePath+"/tools",schemaPath:"#/properties/tools/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs7 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.score !== undefined){
+let data10 = data.score;
+const _errs23 = errors;
+if(!((typeof data10 == "number") && (isFinite(data10)))){
+validate36.errors = [{instancePath:instancePath+"/score",schemaPath:"#/properties/score/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+return false;
+}
+var valid0 = _errs23 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate36.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate36.errors = vErrors;
+return errors === 0;
+}
+validate36.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+

