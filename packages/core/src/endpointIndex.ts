@@ -32,3 +32,4 @@ export {
   type ResponseHeaders,
 } from './chatClient.js';
 export type { FetchLike } from './httpFetch.js';
+export { GATEWAY_DIALECTS, gatewayErrorFields, readGatewayError, type GatewayError, type GatewayErrorFields, type GatewayErrorKind } from './gatewayErrors.js';

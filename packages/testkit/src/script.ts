@@ -65,7 +65,8 @@ export type FaultKind =
   | 'unauthorized'
   | 'oauth_expired'
   | 'hallucinated_tool'
-  | 'invalid_arguments';
+  | 'invalid_arguments'
+  | 'gateway_error';
 export const FAULT_KINDS: readonly FaultKind[] = [
   'rate_limit',
   'server_error',
@@ -81,6 +82,7 @@ export const FAULT_KINDS: readonly FaultKind[] = [
   'oauth_expired',
   'hallucinated_tool',
   'invalid_arguments',
+  'gateway_error',
 ];
 
 /** Every condition given must hold. `nth` counts chat-completion requests received, from 1. */
@@ -108,6 +110,10 @@ export interface FaultRule {
   tool_name?: string;
   /** error_in_200: the `code` of the error object sent with status 200 (default 429). */
   code?: number;
+  /** gateway_error: the HTTP status of the refusal (default 400). */
+  status?: number;
+  /** gateway_error: the JSON body sent as it is (a real gateway's answer, docs/gateway-errors.md). */
+  body?: unknown;
 }
 
 export interface PolicyOptions {
@@ -262,7 +268,19 @@ class Reader {
   }
 
   public fault(value: unknown, path: string): FaultRule {
-    const fields = this.object(value, path, ['kind', 'when', 'rate', 'retry_after_s', 'retry_after_ms', 'headers', 'delay_ms', 'tool_name', 'code']);
+    const fields = this.object(value, path, [
+      'kind',
+      'when',
+      'rate',
+      'retry_after_s',
+      'retry_after_ms',
+      'headers',
+      'delay_ms',
+      'tool_name',
+      'code',
+      'status',
+      'body',
+    ]);
     const rule: FaultRule = { kind: this.oneOf(fields.kind, `${path}/kind`, FAULT_KINDS) };
     if (fields.when !== undefined) rule.when = this.when(fields.when, `${path}/when`);
     if (fields.rate !== undefined) rule.rate = this.number(fields.rate, `${path}/rate`, 0, 1);
@@ -275,6 +293,8 @@ class Reader {
     if (fields.delay_ms !== undefined) rule.delay_ms = this.number(fields.delay_ms, `${path}/delay_ms`, 0);
     if (fields.tool_name !== undefined) rule.tool_name = this.string(fields.tool_name, `${path}/tool_name`);
     if (fields.code !== undefined) rule.code = this.integer(fields.code, `${path}/code`, 100);
+    if (fields.status !== undefined) rule.status = this.integer(fields.status, `${path}/status`, 400);
+    if (fields.body !== undefined) rule.body = fields.body;
     return rule;
   }
 

@@ -284,8 +284,8 @@ describe('rate limited', () => {
     const failure = theFailure(report, 'rate-limited');
     expect(failure.message).toContain('answered 429 Too Many Requests');
     expect(failure.message).toContain('it asks to wait 3600 s (Retry-After) (hermes-generate waits at most 30 s before a retry)');
+    expect(failure.fix).toContain('--rpm N (requests a minute) and --tpm N (tokens a minute)');
     expect(failure.fix).toContain('lower --concurrency');
-    expect(failure.fix).toContain('resume the run in smaller batches');
   });
 });
 

@@ -34,20 +34,18 @@ export function limitedClient(inner: EndpointChatClient, limiter: RateLimiter, o
         limiter.release(permit, { status, headers, tokens: usageTokens(data) });
         return data;
       } catch (error) {
-        const status = error instanceof APIError ? error.status : undefined;
-        limiter.release(permit, { status, headers: error instanceof APIError ? error.headers : undefined, quota: isQuotaError(error) });
-        if (attempt >= options.retries || !clientRetries(error) || signal.aborted) throw error;
+        // The seam where a refusal is classed before any retry (core clientRetries, from the gateway-error
+        // table): one that needs a fix (a billing 429, insufficient_quota) is thrown at once, and told to the
+        // limiter as no answer at all, for it says nothing about the rate the endpoint can take.
+        const retries = clientRetries(error);
+        const rateSignal = error instanceof APIError && (retries || error.status !== 429);
+        limiter.release(permit, rateSignal ? { status: error.status, headers: error.headers } : {});
+        if (attempt >= options.retries || !retries || signal.aborted) throw error;
         await sleep(limiter.backoffMs(attempt), signal);
       }
     }
   };
   return { chat: { completions: { create } } };
-}
-
-function isQuotaError(error: unknown): boolean {
-  if (!(error instanceof APIError)) return false;
-  const code = error.error as { code?: unknown; type?: unknown } | undefined;
-  return code?.code === 'insufficient_quota' || code?.type === 'insufficient_quota' || error.code === 'insufficient_quota';
 }
 
 /** About 4 characters a token, over what is sent; only --tpm needs it, and only as a first guess. */
