@@ -27,6 +27,7 @@ import {
   type TransportResponse,
 } from './httpFetch.js';
 import { readGatewayError } from './gatewayErrors.js';
+import { headerValues } from './requestHeaders.js';
 import { isPlainObject } from './plainObject.js';
 import type { Endpoint } from './endpoint.js';
 
@@ -98,8 +99,10 @@ export function createChatClient(endpoint: Endpoint, options: ChatClientOptions 
     url: new URL(endpointUrl(endpoint.baseUrl, 'chat/completions')),
     headers: {
       accept: 'application/json',
-      'content-type': 'application/json',
       'user-agent': `hermes-datagen/${VERSION}`,
+      // --header and the provider's headers: (which can set neither the key nor the body's type).
+      ...headerValues(endpoint.headers),
+      'content-type': 'application/json',
       authorization: `Bearer ${endpoint.apiKey.reveal()}`,
     },
     timeoutMs: options.timeoutMs ?? DEFAULT_CHAT_TIMEOUT_MS,

@@ -5,9 +5,11 @@
 // Endpoint: its flags and --help, its resolution (flag > environment > config file), and what logs may say of it.
 export { ENDPOINT_ENV_HELP, endpointOptions, type EndpointArgs } from './endpointOptions.js';
 export { inspectEndpoint, resolveEndpoint } from './resolveEndpoint.js';
+export { describeHeaders, headerValues, secretHeaderValues } from './requestHeaders.js';
 export {
   describeEndpoint,
   endpointIdentity,
+  endpointSecrets,
   type Endpoint,
   type EndpointInspection,
   type EndpointIo,
@@ -32,4 +34,4 @@ export {
   type ResponseHeaders,
 } from './chatClient.js';
 export type { FetchLike } from './httpFetch.js';
-export { GATEWAY_DIALECTS, gatewayErrorFields, readGatewayError, type GatewayError, type GatewayErrorFields, type GatewayErrorKind } from './gatewayErrors.js';
+export { gatewayErrorFields, readGatewayError, type GatewayErrorKind } from './gatewayErrors.js';

@@ -8,6 +8,8 @@ export interface EndpointArgs {
   apiKeyEnv?: string;
   config?: string;
   envFile?: string;
+  /** --header 'Name: value', repeatable. */
+  header?: string[];
 }
 
 export const DEFAULT_API_KEY_ENV = 'HERMES_API_KEY';
@@ -40,6 +42,13 @@ export function endpointOptions<T>(y: Argv<T>) {
     .option('env-file', {
       type: 'string',
       describe: 'read variables from this .env file (never read unless named; exported variables win)',
+      group: ENDPOINT_GROUP,
+    })
+    .option('header', {
+      type: 'string',
+      array: true,
+      describe:
+        "'Name: value' sent on every model request, e.g. 'x-portkey-provider: openai' (repeatable; over the provider's headers: in --config); a value of a name with key, token, secret or authorization in it is redacted like the key",
       group: ENDPOINT_GROUP,
     });
 }

@@ -68,7 +68,7 @@ export { writeFileAtomic, writeFileAtomicWith, writeJsonAtomic } from './atomicF
 
 // Text, tokens and secrets: token counting, the API key, and secrets found in text.
 export { DEFAULT_TOKEN_ENCODING, TOKEN_ENCODINGS, loadTokenCounter, type TokenCounter, type TokenEncoding } from './tokenizer.js';
-export { ApiKey, canBeSecret, keyFingerprint, keyForms, redact } from './secrets.js';
+export { canBeSecret, keyFingerprint, keyForms, redact, type Secrets } from './secrets.js';
 export { findSecrets, mayHoldSecret } from './secretPatterns.js';
 
 // Statistics: statistics.json and hermes-stats' mergeable summary (written by generate's run directory and

@@ -63,12 +63,28 @@ export function canBeSecret(value: string): boolean {
 }
 
 /**
+ * The secrets a run redacts: its API key, and the values of the secret headers it sends
+ * (endpointSecrets in endpoint.ts), each an ApiKey so that no serialisation shows it.
+ */
+export type Secrets = ApiKey | readonly ApiKey[];
+
+/**
  * Text with every form of the key in it replaced by its fingerprint: for any error text that may echo
  * a request (a gateway that repeats the Authorization header, fetch rejecting an invalid header value).
- * A key that cannot be a secret (canBeSecret) leaves the text as it is.
+ * A key that cannot be a secret (canBeSecret) leaves the text as it is. Given several secrets, each is
+ * replaced.
  */
-export function redact(text: string, key: string | ApiKey | undefined): string {
+export function redact(text: string, key: string | Secrets | undefined): string {
   if (key === undefined) return text;
+  if (Array.isArray(key)) {
+    let out = text;
+    for (const one of key as readonly ApiKey[]) out = redactOne(out, one);
+    return out;
+  }
+  return redactOne(text, key as string | ApiKey);
+}
+
+function redactOne(text: string, key: string | ApiKey): string {
   const raw = typeof key === 'string' ? key : key.reveal();
   const forms = cachedKeyForms(raw);
   // It runs on every record and tool result of a run, which almost never hold the key: looking costs less than replacing.
@@ -79,12 +95,18 @@ export function redact(text: string, key: string | ApiKey | undefined): string {
   return out;
 }
 
-/** keyForms of the key last asked for: a run redacts with one key throughout. */
-let lastForms: { readonly key: string; readonly forms: readonly string[] } | undefined;
+/** keyForms of the keys asked for: a run redacts with the same few secrets throughout. */
+const formsCache = new Map<string, readonly string[]>();
+const MAX_CACHED_KEYS = 16;
 
 function cachedKeyForms(key: string): readonly string[] {
-  if (lastForms?.key !== key) lastForms = { key, forms: keyForms(key) };
-  return lastForms.forms;
+  let forms = formsCache.get(key);
+  if (forms === undefined) {
+    if (formsCache.size >= MAX_CACHED_KEYS) formsCache.clear();
+    forms = keyForms(key);
+    formsCache.set(key, forms);
+  }
+  return forms;
 }
 
 /**

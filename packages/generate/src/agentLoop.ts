@@ -69,6 +69,14 @@ export interface AgentRun {
   unknownTools: string[];
 }
 
+/** The tools as a request offers them (doctor's probe offers the same). */
+export function wireTools(tools: readonly ToolDefinition[]): ChatCompletionTool[] {
+  return tools.map((tool) => ({
+    type: 'function',
+    function: { name: tool.name, description: tool.description ?? '', parameters: tool.parameters ?? { type: 'object', properties: {} } },
+  }));
+}
+
 export async function runAgent(input: AgentInput): Promise<AgentRun> {
   const conversation = new Conversation(input);
   try {
@@ -132,10 +140,7 @@ class Conversation {
     input.signal.addEventListener('abort', this.relay, { once: true });
     this.messages = [{ role: 'user', content: input.prompt }];
     this.wire = [{ role: 'user', content: input.prompt }];
-    this.tools = input.tools.map((tool) => ({
-      type: 'function',
-      function: { name: tool.name, description: tool.description ?? '', parameters: tool.parameters ?? { type: 'object', properties: {} } },
-    }));
+    this.tools = wireTools(input.tools);
   }
 
   public async call(withTools: boolean): Promise<ModelReply> {

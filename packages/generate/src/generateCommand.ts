@@ -5,7 +5,7 @@
 import { randomInt } from 'node:crypto';
 import { resolve } from 'node:path';
 import { canBeSecret, loadToolRegistry, onForcedExit, UsageError, type RunContext, type StreamArgs, type ToolsRegistryArgs } from '@hermes-datagen/core';
-import { endpointIdentity, resolveEndpoint, type EndpointArgs } from '@hermes-datagen/core/endpoint';
+import { endpointIdentity, endpointSecrets, resolveEndpoint, type EndpointArgs } from '@hermes-datagen/core/endpoint';
 import type { ReasoningEffort } from './agentLoop.js';
 import { generateStream } from './generateStream.js';
 import { failureContext } from './promptFailure.js';
@@ -85,7 +85,8 @@ export async function runGenerate(args: GenerateArgs & Pick<StreamArgs, 'files'>
   const model = modelClient(endpoint, { concurrency, limits: settings, log: ctx.log, onExhausted: (reason) => quota.abort(reason) });
   const workspaces = new RunWorkspaces(workspaceRoot, args.workspaceRoot === undefined);
   const processes = new ToolProcesses({ limit: args.toolConcurrency, isolation: sandbox.host, helperScript: PROCESS_HELPER_SCRIPT });
-  const secretValues = [endpoint.apiKey.reveal()].filter(canBeSecret);
+  const secrets = endpointSecrets(endpoint);
+  const secretValues = secrets.map((secret) => secret.reveal()).filter(canBeSecret);
   // A forced exit (a second Ctrl-C) skips the prompts' own cleanup: their processes and workspaces go here.
   const forgetForcedExit = onForcedExit(() => {
     processes.killAll();
@@ -109,14 +110,14 @@ export async function runGenerate(args: GenerateArgs & Pick<StreamArgs, 'files'>
     sandbox: args.sandbox,
     toolTimeoutMs: args.toolTimeout * 1000,
     maxToolOutputBytes: MAX_TOOL_OUTPUT_BYTES,
-    secret: endpoint.apiKey,
+    secret: secrets,
     toolEnv: (row) => toolEnv(env, { ...(row.env === undefined ? {} : { rowEnv: row.env }), secretValues }),
     processes,
     cwd,
     batchNum: 0,
   });
   try {
-    if (run === undefined || settings === undefined) return await generateStream(ctx, { concurrency, runPrompt, secret: endpoint.apiKey });
+    if (run === undefined || settings === undefined) return await generateStream(ctx, { concurrency, runPrompt, secret: secrets });
     return await runBatch(ctx, {
       ...settings,
       run,
@@ -125,7 +126,7 @@ export async function runGenerate(args: GenerateArgs & Pick<StreamArgs, 'files'>
       distribution: toolsetSelectionName(toolsets),
       model: identity.model,
       runPrompt,
-      secret: endpoint.apiKey,
+      secret: secrets,
       checkpointIntervalMs: CHECKPOINT_INTERVAL_MS,
       quotaExhausted: quota.signal,
       limiter: model.limiter,

@@ -13,7 +13,7 @@ import {
   formatPlace,
   promptId,
   redact,
-  type ApiKey,
+  type Secrets,
   type InputRecord,
   type Place,
   type PromptRow,
@@ -53,7 +53,7 @@ export interface StreamOptions {
   readonly concurrency: number;
   readonly runPrompt: PromptRunner;
   /** Removed from every failure message, whatever an endpoint echoes back. */
-  readonly secret?: ApiKey;
+  readonly secret?: Secrets;
 }
 
 /**

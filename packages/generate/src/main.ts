@@ -1,19 +1,17 @@
 // hermes-generate: prompts JSONL in, Hermes trajectories JSONL out. Each prompt runs through the agent
 // loop against one OpenAI-compatible endpoint, with real tools in a workspace of its own; each
 // trajectory is written as soon as its prompt is done.
-import { defineCommand, main as runMain, toolsRegistryOption, type CliSpec } from '@hermes-datagen/core';
+import { defineCommand, main as runMain, type CliSpec } from '@hermes-datagen/core';
 import { ENDPOINT_ENV_HELP, endpointOptions } from '@hermes-datagen/core/endpoint';
-import { DEFAULT_MAX_TURNS, DEFAULT_REQUEST_TIMEOUT_S, REASONING_EFFORTS } from './agentLoop.js';
+import { DEFAULT_MAX_TURNS, DEFAULT_REQUEST_TIMEOUT_S } from './agentLoop.js';
 import { doctorCommand } from './doctor/doctorCommand.js';
 import { failureKindsHelp } from './failureKinds.js';
 import { runGenerate } from './generateCommand.js';
+import { GENERATION, requestOptions, TOOLS } from './requestOptions.js';
 import { listDistributionsCommand } from './run/listDistributions.js';
 import { runOptions } from './run/runMode.js';
 import { SANDBOX_HELP, SANDBOX_MODES } from './tools/sandbox.js';
 import { defaultToolConcurrency } from './tools/toolProcesses.js';
-
-const GENERATION = 'Generation:';
-const TOOLS = 'Tools:';
 
 export const spec: CliSpec = {
   name: 'hermes-generate',
@@ -46,7 +44,7 @@ export const spec: CliSpec = {
       describe: 'run every prompt and write its trajectory when it finishes',
       stream: true,
       options: (y) =>
-        runOptions(toolsRegistryOption(endpointOptions(y), TOOLS))
+        runOptions(requestOptions(endpointOptions(y)))
           .option('concurrency', { alias: 'c', type: 'number', default: 4, describe: 'prompts run at the same time', group: GENERATION })
           .option('max-turns', {
             type: 'number',
@@ -59,19 +57,6 @@ export const spec: CliSpec = {
             default: DEFAULT_REQUEST_TIMEOUT_S,
             describe: 'seconds one model call may take in all, its retries included; over it the call fails as a timeout (retryable, exit 4)',
             group: GENERATION,
-          })
-          .option('reasoning-effort', {
-            alias: 'reasoning_effort',
-            choices: REASONING_EFFORTS,
-            describe: 'sent to the endpoint as reasoning_effort (not sent when not given)',
-            group: GENERATION,
-          })
-          .option('toolsets', { type: 'string', describe: 'give every prompt exactly these toolsets, comma-separated (e.g. terminal,file)', group: TOOLS })
-          .option('distribution', {
-            type: 'string',
-            default: 'default',
-            describe: "sample each prompt's toolsets from this distribution of the tool registry",
-            group: TOOLS,
           })
           .option('seed', {
             type: 'number',

@@ -6,7 +6,7 @@
 // (schemas/failure.schema.json: in --rejects, and in a run directory's failures.jsonl), never written
 // as a trajectory.
 import { STATUS_CODES } from 'node:http';
-import { redact, type ApiKey, type Place } from '@hermes-datagen/core';
+import { redact, type Place, type Secrets } from '@hermes-datagen/core';
 import { DEFAULT_RETRY_AFTER_CAP_MS, endpointUrl, REPLY_FAULT_HEADER, type Endpoint } from '@hermes-datagen/core/endpoint';
 import { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai/core/error';
 import { judgeChat, type ChatContext, type Exchange, type HttpExchange } from './doctor/judgeExchange.js';
@@ -114,7 +114,7 @@ export interface FailedPrompt {
 }
 
 /** The failure record of a prompt; the key is redacted from the reason, whatever an endpoint echoed. */
-export function failureRecord(prompt: FailedPrompt, failure: PromptFailure, secret: ApiKey | undefined, failedAt = new Date()): FailureRecord {
+export function failureRecord(prompt: FailedPrompt, failure: PromptFailure, secret: Secrets | undefined, failedAt = new Date()): FailureRecord {
   return {
     id: prompt.id,
     prompt_index: prompt.promptIndex,

@@ -18,11 +18,11 @@ import {
   conversationReasoningStats,
   HermesError,
   redact,
-  type ApiKey,
   type CompleteRun,
   type Place,
   type PromptRow,
   type RunContext,
+  type Secrets,
   type Tombstone,
   type Trajectory,
 } from '@hermes-datagen/core';
@@ -62,7 +62,7 @@ export interface BatchRunOptions {
   readonly distribution: string;
   readonly model: string;
   readonly runPrompt: PromptRunner;
-  readonly secret: ApiKey;
+  readonly secret: Secrets;
   /** Least time between two checkpoint writes during the run. */
   readonly checkpointIntervalMs: number;
   /** Aborted (with the reason) when the quota stays exhausted: the run stops at once, resumably (exit 4). */
