@@ -48,7 +48,7 @@ export function endpointOptions<T>(y: Argv<T>) {
       type: 'string',
       array: true,
       describe:
-        "'Name: value' sent on every model request, e.g. 'x-portkey-provider: openai' (repeatable; over the provider's headers: in --config); a value of a name with key, token, secret or authorization in it is redacted like the key",
+        "'Name: value' sent on every model request, e.g. 'x-portkey-provider: openai' (repeatable; over the provider's headers: in --config); the value of a secret one (a name with a part key, token, secret, auth…: x-api-key, x-portkey-virtual-key) is redacted like the key",
       group: ENDPOINT_GROUP,
     });
 }

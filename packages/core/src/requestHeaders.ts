@@ -18,10 +18,17 @@ export interface RequestHeader {
   readonly origin: HeaderOrigin;
 }
 
-/** Names whose values are secrets: authorization, and any with key, token, secret, password or cookie in it. */
+/**
+ * Names whose values are secrets: authorization and cookies, and any with a part (between - or _) that
+ * names a credential: x-api-key, api-key, x-portkey-api-key, x-auth-token, x-client-secret. By parts,
+ * so that x-portkey-provider (its "portkey" holds "key") is not one.
+ */
 export function isSecretHeader(name: string): boolean {
-  return /authorization|key|token|secret|password|cookie/i.test(name);
+  const lower = name.toLowerCase();
+  return /authorization|cookie/.test(lower) || lower.split(/[-_]/).some((part) => SECRET_PARTS.has(part));
 }
+
+const SECRET_PARTS: ReadonlySet<string> = new Set(['key', 'apikey', 'token', 'secret', 'password', 'passwd', 'credential', 'credentials', 'auth', 'signature']);
 
 /** Set by the client itself: the key's Authorization, and what HTTP manages. */
 const RESERVED_HEADERS: ReadonlySet<string> = new Set(['authorization', 'content-type', 'content-length', 'host', 'connection', 'transfer-encoding']);

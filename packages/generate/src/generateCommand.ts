@@ -5,7 +5,7 @@
 import { randomInt } from 'node:crypto';
 import { resolve } from 'node:path';
 import { canBeSecret, loadToolRegistry, onForcedExit, UsageError, type RunContext, type StreamArgs, type ToolsRegistryArgs } from '@hermes-datagen/core';
-import { endpointIdentity, endpointSecrets, resolveEndpoint, type EndpointArgs } from '@hermes-datagen/core/endpoint';
+import { describeHeaders, endpointIdentity, endpointSecrets, resolveEndpoint, type EndpointArgs } from '@hermes-datagen/core/endpoint';
 import type { ReasoningEffort } from './agentLoop.js';
 import { generateStream } from './generateStream.js';
 import { failureContext } from './promptFailure.js';
@@ -78,7 +78,8 @@ export async function runGenerate(args: GenerateArgs & Pick<StreamArgs, 'files'>
           endpoint: endpointFacts,
           registry,
           seed: args.seed,
-          settings: recordedFlags(args),
+          // The headers as logs name them: a secret header's value only by its fingerprint.
+          settings: { ...recordedFlags(args), ...(args.header === undefined ? {} : { header: endpoint.headers.map((header) => describeHeaders([header])) }) },
         });
   const concurrency = settings?.concurrency ?? args.concurrency;
   const quota = new AbortController();
