@@ -67,6 +67,8 @@ export interface AgentRun {
   usage: Usage;
   /** Tool names the model called that are in no registry, sorted. */
   unknownTools: string[];
+  /** The models the replies said served them, each once, in order (a gateway's fallback shows as a second). */
+  servedModels: string[];
 }
 
 /** The tools as a request offers them (doctor's probe offers the same). */
@@ -123,6 +125,7 @@ async function converse(conversation: Conversation, input: AgentInput): Promise<
 class Conversation {
   public apiCalls = 0;
   public readonly unknownTools = new Set<string>();
+  private readonly servedModels = new Set<string>();
   private readonly messages: ChatMessage[];
   private readonly wire: ChatCompletionMessageParam[];
   private readonly tools: ChatCompletionTool[];
@@ -171,6 +174,7 @@ class Conversation {
     const reply = readModelReply(body, this.replies);
     this.replies += 1;
     this.usage = addUsage(this.usage, reply.usage);
+    if (reply.servedModel !== null) this.servedModels.add(reply.servedModel);
     return reply;
   }
 
@@ -191,6 +195,7 @@ class Conversation {
       apiCalls: this.apiCalls,
       usage: this.usage,
       unknownTools: [...this.unknownTools].sort(),
+      servedModels: [...this.servedModels],
     };
   }
 }

@@ -10,6 +10,7 @@ import type { ReasoningEffort } from './agentLoop.js';
 import { generateStream } from './generateStream.js';
 import { failureContext } from './promptFailure.js';
 import { promptRunner } from './promptRunner.js';
+import { ReasoningWatch } from './reasoningWatch.js';
 import { runBatch } from './run/batchRun.js';
 import { modelClient } from './run/modelClient.js';
 import { openRun, recordedFlags, runSettings, type RunArgs } from './run/runMode.js';
@@ -94,6 +95,7 @@ export async function runGenerate(args: GenerateArgs & Pick<StreamArgs, 'files'>
     if (!args.keepWorkspaces) workspaces.removeNow();
   });
 
+  const reasoningWatch = new ReasoningWatch(args.reasoningEffort, (message) => ctx.log.warn(message, undefined, 'no-reasoning'));
   const runPrompt = promptRunner({
     // As many connections as prompts run at once: each waits on at most one model call.
     client: model.client,
@@ -116,6 +118,7 @@ export async function runGenerate(args: GenerateArgs & Pick<StreamArgs, 'files'>
     processes,
     cwd,
     batchNum: 0,
+    reasoningWatch,
   });
   try {
     if (run === undefined || settings === undefined) return await generateStream(ctx, { concurrency, runPrompt, secret: secrets });
@@ -134,6 +137,7 @@ export async function runGenerate(args: GenerateArgs & Pick<StreamArgs, 'files'>
       delegation: args.maxDepth > 0 ? { maxDepth: args.maxDepth, checkToolsets: (toolsets) => void registry.toolsOf(toolsets) } : undefined,
     });
   } finally {
+    reasoningWatch.finish();
     forgetForcedExit();
     if (args.keepWorkspaces) ctx.log.info(`workspaces kept under ${workspaces.root}`);
     else await workspaces.remove();

@@ -3,8 +3,22 @@
 // of a mistake and rejects unknown keys (a misspelt key would otherwise be silently ignored).
 import { loadOptionFile, UsageError } from '@hermes-datagen/core';
 
-/** Where a reply's reasoning goes: a message field, or inline tags at the start of the content. */
-export type ReasoningField = 'reasoning' | 'reasoning_content' | 'reasoning_details' | 'thinking' | 'inline_think' | 'inline_scratchpad';
+/**
+ * Where a reply's reasoning goes: a message field, inline tags at the start of the content, where a
+ * gateway moves it (LiteLLM: provider_specific_fields.reasoning_content, thinking_blocks), an
+ * Anthropic-style `thinking` block of the content, or nowhere (`none`: a gateway that drops it).
+ */
+export type ReasoningField =
+  | 'reasoning'
+  | 'reasoning_content'
+  | 'reasoning_details'
+  | 'thinking'
+  | 'inline_think'
+  | 'inline_scratchpad'
+  | 'provider_specific_fields'
+  | 'thinking_blocks'
+  | 'thinking_content_block'
+  | 'none';
 export const REASONING_FIELDS: readonly ReasoningField[] = [
   'reasoning',
   'reasoning_content',
@@ -12,6 +26,10 @@ export const REASONING_FIELDS: readonly ReasoningField[] = [
   'thinking',
   'inline_think',
   'inline_scratchpad',
+  'provider_specific_fields',
+  'thinking_blocks',
+  'thinking_content_block',
+  'none',
 ];
 
 /** `error` and `MALFORMED_FUNCTION_CALL` are what some providers send for a turn that went wrong. */
