@@ -108,7 +108,19 @@ describe('buildTrajectory', () => {
   it("writes run mode's fields last in metadata, and none of them outside run mode", () => {
     const written = (runFields?: RunRecordFields): Record<string, unknown> =>
       JSON.parse(JSON.stringify(buildTrajectory(input(runFields === undefined ? {} : { runFields })).metadata)) as Record<string, unknown>;
-    const upstream = ['batch_num', 'timestamp', 'model', 'served_model', 'endpoint_host', 'key_fingerprint', 'usage', 'wall_time_s', 'trace_id', 'seed', 'unknown_tools'];
+    const upstream = [
+      'batch_num',
+      'timestamp',
+      'model',
+      'served_model',
+      'endpoint_host',
+      'key_fingerprint',
+      'usage',
+      'wall_time_s',
+      'trace_id',
+      'seed',
+      'unknown_tools',
+    ];
     expect(Object.keys(written())).toEqual(upstream);
     const root = { run_name: 'r', sample: 1, row_hash: '0123456789abcdef' };
     expect(written(root)).toMatchObject(root);
