@@ -2,6 +2,8 @@
 // ready when it says so on stdout, and stopped (SIGTERM, then waited for) after the current test.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { createServer, type AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { afterEach } from 'vitest';
 import { binPath, REPO_ROOT } from './cli.js';
 
@@ -55,4 +57,20 @@ export async function startServer(script: string, args: readonly string[], ready
 /** `hermes-testkit serve ...args` as a real process; resolves with its base URL. */
 export async function startTestkit(args: readonly string[] = [], env: NodeJS.ProcessEnv = {}): Promise<string> {
   return (await startServer(binPath('testkit', 'hermes-testkit'), ['serve', ...args], /^(http:\/\/\S+)\n/m, env)).ready;
+}
+
+/** A loopback port free a moment ago (for a server that takes no port 0). */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/** The gateway of @portkey-ai/gateway (a devDependency, its version pinned) on a free port; resolves with its base URL. */
+export async function startPortkey(): Promise<string> {
+  const port = await freePort();
+  await startServer(join(REPO_ROOT, 'node_modules/@portkey-ai/gateway/build/start-server.js'), [`--port=${port}`, '--headless'], /Ready for connections/);
+  return `http://127.0.0.1:${port}/v1`;
 }
