@@ -10,7 +10,7 @@ import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createRng } from '@hermes-datagen/core';
 import { startScriptedEndpoint, type ScriptedEndpoint } from '@hermes-datagen/testkit';
-import { binPath, jsonl, parseJsonl, REPO_ROOT, runProcess, tempDir, writeFiles } from '../util/cli.js';
+import { binPath, jsonl, parseJsonl, REPO_ROOT, runCommand, runProcess, tempDir, writeFiles } from '../util/cli.js';
 import { TEST_API_KEY } from '../util/secrets.js';
 import { gpt, human, system, trajectory } from '../util/trajectories.js';
 
@@ -148,4 +148,35 @@ describe.each(Object.entries(damage))('gzip input with %s', (_what, spoil) => {
     const ids = new Set(parseJsonl(res.stdout).map((record) => (record as { id: string }).id));
     for (let i = 0; i < Math.min(at - 1, 10); i++) expect(ids.has(`p${i}`), `p${i}`).toBe(true);
   }, 120_000);
+});
+
+describe('gzip input: nothing decoded is lost, and detection does not depend on how stdin arrives', () => {
+  const records = trajectories(1000);
+  const lines = jsonl(records).split('\n').filter(Boolean);
+
+  it('a member followed by trailing garbage: hermes-filter keeps all 1,000 records, then exit 3 at line 1,001', async () => {
+    const dir = tempDir();
+    writeFiles(dir, { 'in.jsonl.gz': Buffer.concat([gzipSync(jsonl(records)), Buffer.from('trailing garbage\n')]) });
+    const res = await runProcess(FILTER, ['--on-error', 'skip', 'in.jsonl.gz'], { cwd: dir });
+    expect(res.code, res.stderr).toBe(3);
+    expect(res.stderr).toContain('error (at in.jsonl.gz:1001): not valid gzip data');
+    expect(res.stderr).toContain('line 1000 is the last one read whole');
+    expect(res.stdout.split('\n').filter(Boolean)).toEqual(lines);
+  });
+
+  it('gzip on stdin whose first read returns one byte (head -c1; sleep; tail) is still gunzipped: 20 of 20 kept', async () => {
+    const dir = tempDir();
+    writeFiles(dir, { 'f.jsonl.gz': gzipSync(jsonl(records.slice(0, 20))) });
+    // The pause makes the pipe deliver the first byte on its own, as the reproduction does.
+    const res = await runCommand(
+      '/bin/bash',
+      ['-c', `(head -c1 f.jsonl.gz; sleep 1; tail -c +2 f.jsonl.gz) | "${process.execPath}" "${FILTER}" --on-error skip`],
+      {
+        cwd: dir,
+      },
+    );
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stdout.split('\n').filter(Boolean)).toEqual(lines.slice(0, 20));
+    expect(res.stderr).toContain('kept 20 of 20 records');
+  });
 });

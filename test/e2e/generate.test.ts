@@ -9,7 +9,7 @@ import { startScriptedEndpoint, type ReasoningField, type Script, type ScriptedE
 import { MAX_TURNS_MESSAGE } from '@hermes-datagen/generate/internal/maxTurns.js';
 import { offeredTools, toolDefinition } from '@hermes-datagen/generate/internal/tools/toolRunner.js';
 import { runGenerate, TEST_MODEL } from '../util/generate.js';
-import { tempDir } from '../util/cli.js';
+import { parseJsonl, tempDir } from '../util/cli.js';
 import { TEST_API_KEY } from '../util/secrets.js';
 
 let endpoint: ScriptedEndpoint | undefined;
@@ -202,14 +202,24 @@ describe('hermes-generate, input', () => {
     expect(run.stderr).toMatch(/<stdin>:1.*prompt/);
   });
 
-  it('on a bad line under --on-error fail stops the prompts already running instead of waiting for them', async () => {
-    // An answer slower than the test may take: waiting for it instead of stopping would never end.
+  it('on a bad line under --on-error fail gives the running prompts --grace, then lists those still running as failures', async () => {
+    // An answer slower than the test may take: waiting for it without a bound would never end.
     const url = await serve({ faults: [{ kind: 'slow', delay_ms: 600_000 }] });
     // file tools: the prompt gets a workspace, which must be gone afterwards.
-    const run = await runGenerate(url, '{"prompt": "slow to answer"}\n{"prompt": \n', ['--toolsets', 'todo,file']);
+    const run = await runGenerate(url, '{"prompt": "slow to answer"}\n{"prompt": \n', [
+      '--toolsets',
+      'todo,file',
+      '--grace',
+      '0',
+      '--rejects',
+      'rejects.jsonl',
+    ]);
     expect(run.code).toBe(3);
     expect(run.stderr).toMatch(/<stdin>:2.*invalid JSON/);
+    expect(run.stderr).toMatch(/the input stopped after 1 prompts: no new prompt starts; the 1 running prompt gets 0s \(--grace\)/);
     expect(run.stdout).toBe('');
+    const [failure] = parseJsonl(readFileSync(join(run.dir, 'rejects.jsonl'), 'utf8'));
+    expect(failure).toMatchObject({ line: 1, error_class: 'input-stopped', retryable: true, raw: '{"prompt": "slow to answer"}' });
     expect(readdirSync(join(run.dir, 'workspaces'))).toEqual([]);
   });
 

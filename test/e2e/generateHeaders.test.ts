@@ -105,7 +105,7 @@ describe('--header on every model request', () => {
       dir,
     });
     expect(run.code).toBe(1);
-    expect(run.stdout).toContain(`[api key ${keyFingerprint(HEADER_SECRET)}]`);
+    expect(run.stdout).toContain(`[secret ${keyFingerprint(HEADER_SECRET)}]`);
     expect(run.stderr).toContain('http-error');
     expectNoSecret(dir, run, HEADER_SECRET);
     expectNoSecret(join(dir, 'data', 'r'), { stdout: '', stderr: '' }, HEADER_SECRET);

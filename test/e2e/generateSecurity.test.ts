@@ -190,7 +190,7 @@ describe('hermes-generate, a key the agent finds in a file', () => {
     const project = tempDir('hermes-project-');
     writeFileSync(join(project, '.env'), `HERMES_API_KEY=${TEST_API_KEY}\n`);
     const url = await serve(script(calls(['read_file', { path: '.env' }], ['terminal', { command: 'cat .env' }])));
-    const run = await runGenerate(url, [{ prompt: 'show me the settings', cwd: project }], ['--toolsets', 'terminal,file']);
+    const run = await runGenerate(url, [{ prompt: 'show me the settings', cwd: project }], ['--toolsets', 'terminal,file', '--cwd-root', project]);
     expect(run.code).toBe(0);
     const shown = JSON.stringify(results(run.records[0]));
     expect(shown).toContain('HERMES_API_KEY=[api key ');

@@ -18,7 +18,7 @@ function specWith(runPrompt: PromptRunner): CliSpec {
         command: '$0 [files..]',
         describe: 'test',
         stream: true,
-        run: (_args, ctx) => generateStream(ctx, { concurrency: 2, runPrompt }),
+        run: (_args, ctx) => generateStream(ctx, { concurrency: 2, graceMs: 30_000, runPrompt }),
       }),
     ],
   };

@@ -143,6 +143,42 @@ describe('hermes-stats sql: the tables', () => {
     ]);
   });
 
+  it("loads each record once from a run's files named one by one (run/*.jsonl): the merged trajectories.jsonl is skipped, with a warning", async () => {
+    const dir = tempDir();
+    const record = (id: string): string => jsonl([trajectory({ id })]);
+    writeFiles(dir, {
+      'run/batch_0.jsonl': record('a'),
+      'run/batch_1.jsonl': record('b'),
+      'run/trajectories.jsonl': record('a') + record('b'),
+      'other/trajectories.jsonl': record('c'),
+    });
+    const res = await runInProcess(
+      spec,
+      [
+        'sql',
+        'SELECT id, source FROM trajectories ORDER BY record',
+        'run/batch_0.jsonl',
+        'run/batch_1.jsonl',
+        'run/trajectories.jsonl',
+        'other/trajectories.jsonl',
+      ],
+      {
+        cwd: dir,
+      },
+    );
+    expect(res.code).toBe(0);
+    expect(parseJsonl(res.stdout)).toEqual([
+      { id: 'a', source: 'run/batch_0.jsonl' },
+      { id: 'b', source: 'run/batch_1.jsonl' },
+      { id: 'c', source: 'other/trajectories.jsonl' },
+    ]);
+    expect(res.stderr).toBe(
+      'hermes-stats: warning: run/trajectories.jsonl is not loaded: it is the merge of the batch files named beside it, which are (each record is loaded once)\n',
+    );
+    // Named alone, the merged file is read.
+    expect(await query('SELECT count(*) AS n FROM trajectories', ['run/trajectories.jsonl'], { cwd: dir })).toEqual([{ n: 2 }]);
+  });
+
   it('reads the merged file of a run directory when it has no batch files, and nothing (not stdin) from an empty one', async () => {
     const dir = tempDir();
     writeFiles(dir, { 'merged/trajectories.jsonl': jsonl([trajectory({ id: 'm' })]) });

@@ -57,6 +57,20 @@ describe('non-streaming replies', () => {
     expect(second.choices[0]?.finish_reason).toBe('stop');
   });
 
+  it('gives the same conversation the same tool call ids whatever per-run fields the request carries, and another conversation others', async () => {
+    const target = await endpoint({ script: byField });
+    const client = clientFor(target);
+    const ids = async (prompt: string, run: string): Promise<string[]> =>
+      (
+        (await client.chat.completions.create({ model: 'm', messages: [user(prompt)], user: `hermes:${run}:r1:trace-${run}` })).choices[0]?.message
+          .tool_calls ?? []
+      ).map((c) => c.id);
+    const first = await ids('reasoning', 'a');
+    expect(first).toHaveLength(2);
+    expect(await ids('reasoning', 'b')).toEqual(first);
+    expect(await ids('reasoning_content', 'a')).not.toEqual(first);
+  });
+
   it('adds the configured latency to every reply, however many wait at once', async () => {
     const warnings: Error[] = [];
     const onWarning = (warning: Error): void => void warnings.push(warning);

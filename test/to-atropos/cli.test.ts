@@ -17,13 +17,14 @@ async function run(args: string[], files: Record<string, string> = {}) {
 
 describe('usage errors (exit 2)', () => {
   it.each([
-    [['in.jsonl'], /trajectories carry no reward: choose a score/],
     [['in.jsonl', '--score', 'completed', '--reward-rules', 'default'], /choose one score source, not --score and --reward-rules/],
     [['in.jsonl', '--score', 'completed', '--emit', 'scored'], /--emit scored needs --tokenizer DIR\|PACKAGE/],
     [['in.jsonl', '--score', 'completed', '--tokenizer', 'x'], /--tokenizer applies to --emit scored only/],
     [['in.jsonl', '--score', 'completed', '--group-size', 'some'], /--group-size must be a positive integer or auto/],
     [['in.jsonl', '--score', 'completed', '--max-open-groups', '1'], /more than 1 groups are open at once/],
     [['in.jsonl', '--reward-rules', 'missing.yaml'], /cannot read --reward-rules missing.yaml/],
+    [['in.jsonl', '--keep-uniform', '--drop-uniform'], /--keep-uniform and --drop-uniform contradict/],
+    [['in.jsonl', '--emit', 'scored', '--tokenizer', 'x', '--drop-uniform'], /--drop-uniform applies to --emit sft and dpo/],
   ])('%j', async (args, message) => {
     const result = await run(args);
     expect(result.code).toBe(2);
@@ -66,27 +67,46 @@ describe('scores', () => {
     expect(missing.stderr).toMatch(/a\.jsonl:1.*has no score for id "p4-/);
   });
 
-  it('--reward-rules default keeps only sequences reaching the threshold 5, and says which rules fired', async () => {
+  it('--reward-rules default keeps only sequences reaching the threshold 5; sft applies no uniform-score rule', async () => {
     const result = await run(['in.jsonl', '--reward-rules', 'default', '--stats-out', 'stats.json']);
     expect(result.code).toBe(0);
-    // p0: 30, -15, 30 -> both 30s; p1: 20, 20 uniform; p2: single, uniform.
-    expect((parseJsonl(result.stdout) as { score: number }[]).map((l) => l.score)).toEqual([30, 30]);
-    const below = await run(['in.jsonl', '--reward-rules', 'default', '--min-score', '31']);
-    expect(below.stdout).toBe('');
+    // p0: 30, -15, 30 -> both 30s; p1: 20, 20 (uniform, still SFT examples); p2: 20 alone.
+    expect((parseJsonl(result.stdout) as { score: number }[]).map((l) => l.score)).toEqual([30, 30, 20, 20, 20]);
     const stats = JSON.parse(readFileSync(join(result.dir, 'stats.json'), 'utf8')) as { counters: Record<string, number> };
-    expect(stats.counters).toMatchObject({
-      records_in: 6,
-      records_scored: 6,
-      groups_written: 1,
-      lines_written: 2,
-      groups_dropped: 2,
-      'groups_dropped.uniform_scores': 2,
-    });
+    expect(stats.counters).toMatchObject({ records_in: 6, records_scored: 6, groups_written: 3, lines_written: 5, groups_dropped: 0 });
+    // --drop-uniform opts in: the uniform pair goes, the group of one (nothing to compare) stays.
+    const dropped = await run(['in.jsonl', '--reward-rules', 'default', '--drop-uniform']);
+    expect((parseJsonl(dropped.stdout) as { score: number }[]).map((l) => l.score)).toEqual([30, 30, 20]);
+    expect(dropped.stderr).toContain('dropped 1 groups: uniform_scores 1');
+  });
+
+  it('with no score flag scores by the default reward rules and says so on stderr', async () => {
+    const byDefault = await run(['in.jsonl']);
+    const explicit = await run(['in.jsonl', '--reward-rules', 'default']);
+    expect(byDefault.code).toBe(0);
+    expect(byDefault.stderr).toMatch(/no score flag: scoring by the default reward rules \(task_success \+20, .*timeout -15; --min-score 5\)/);
+    expect(explicit.stderr).not.toContain('no score flag');
+    expect(byDefault.stdout).toBe(explicit.stdout);
+    expect(parseJsonl(byDefault.stdout)).toHaveLength(5);
+  });
+
+  it('a run that scored records but wrote nothing says why and exits 1', async () => {
+    const below = await run(['in.jsonl', '--reward-rules', 'default', '--min-score', '31']);
+    expect(below.code).toBe(1);
+    expect(below.stdout).toBe('');
+    expect(below.stderr).toContain('dropped 3 groups: none_selected 3');
+    expect(below.stderr).toMatch(/error: nothing written from 6 scored records: no sequence scored above 0 and at least --min-score/);
+    const uniform = await run(['p1.jsonl', '--score', 'completed', '--drop-uniform'], { 'p1.jsonl': jsonl(corpus.filter((r) => r.prompt_index === 1)) });
+    expect(uniform.code).toBe(1);
+    expect(uniform.stderr).toContain('nothing written from 2 scored records: groups whose scores are all equal were dropped (--keep-uniform keeps them)');
+    // Nothing to read is not a failure.
+    const empty = await run(['empty.jsonl'], { 'empty.jsonl': '' });
+    expect(empty.code).toBe(0);
   });
 });
 
 describe('input', () => {
-  it('a bad line stops the run at its place (exit 3) and writes nothing', async () => {
+  it('a bad line stops the run at its place (exit 3); the one record before it is a group of one, uniform, so nothing is written', async () => {
     const result = await run(['bad.jsonl', '--score', 'completed'], { 'bad.jsonl': `${JSON.stringify(corpus[0])}\n{not json\n` });
     expect(result.code).toBe(3);
     expect(result.stderr).toMatch(/bad\.jsonl:2/);

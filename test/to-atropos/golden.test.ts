@@ -37,9 +37,9 @@ describe('golden outputs', () => {
     const result = await run(['--score', 'completed']);
     expect(result.code).toBe(0);
     matchesGolden('sft.jsonl', result.stdout);
-    // p0: scores 1, 0, 1 -> the two completed; p1 (1, 1) and p2 (1) have uniform scores.
-    expect(parseJsonl(result.stdout)).toHaveLength(2);
-    expect(result.stderr).toContain('dropped 2 groups: uniform_scores 2');
+    // p0: scores 1, 0, 1 -> the two completed; p1 (1, 1) both, its uniform scores being no matter to SFT; p2 (1).
+    expect((parseJsonl(result.stdout) as { score: number }[]).map((line) => line.score)).toEqual([1, 1, 1, 1, 1]);
+    expect(result.stderr).toContain('wrote 5 lines from 3 groups');
   });
 
   it('--emit dpo: seeded pairs, as atropos-dpo-gen --save-messages', async () => {

@@ -75,9 +75,10 @@ describe('--post', () => {
   it('takes --max-token-len from /info: groups with a sequence that long are not sent', async () => {
     const server = await serve({ registerAfterPolls: { polls: 1, batchSize: 4, maxTokenLen: 10 } });
     const result = await exportTo(server);
-    expect(result.code).toBe(0);
+    expect(result.code).toBe(1);
     expect(server.posts).toEqual([]);
     expect(result.stderr).toContain('dropped 4 groups: too_long 4; 8 sequences at or over --max-token-len');
+    expect(result.stderr).toContain('nothing written from 8 scored records: sequences reached --max-token-len');
   });
 
   it('retries a 5xx and succeeds', async () => {

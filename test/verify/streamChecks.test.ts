@@ -264,6 +264,27 @@ describe('the checks', () => {
     expect(res.stdout + res.stderr).not.toContain(TEST_API_KEY);
   });
 
+  it.each([
+    ['base64', (key: string) => Buffer.from(`user:${key}`).toString('base64')],
+    ['base64url', (key: string) => Buffer.from(`ab${key}`).toString('base64url')],
+    ['hex', (key: string) => Buffer.from(key).toString('hex').toUpperCase()],
+    ['reversed', (key: string) => [...key].reverse().join('')],
+  ])('secrets: the key of --api-key-env encoded as %s in a record FAILs', async (_name, encode) => {
+    const key = `${TEST_API_KEY}-custom`;
+    const leaked = recordFor(1, {}, [
+      system(),
+      human(),
+      gpt({ think: 'Env.', calls: [{ name: 'terminal', arguments: { command: 'env' } }] }),
+      tool({ name: 'terminal', content: encode(key) }),
+      gpt({ think: 'ok', text: 'ok' }),
+    ]);
+    const res = await runInProcess(spec, ['-q', '--json', '-', '--api-key-env', 'MY_GATEWAY_KEY'], { input: jsonl([leaked]), env: { MY_GATEWAY_KEY: key } });
+    const report = JSON.parse(res.stdout) as { checks: { id: string; status: string; problems: string[] }[] };
+    const check = report.checks.find((c) => c.id === 'secrets');
+    expect(check?.status).toBe('FAIL');
+    expect(check?.problems[0]).toMatch(/conversations\[3\]: the key in \$MY_GATEWAY_KEY/);
+  });
+
   it('structure: each problem kind FAILs naming the turn; a second <think> block only WARNs', async () => {
     const cases: [string, ReturnType<typeof recordFor>['conversations'], string][] = [
       ['no leading think', [system(), human(), rawGpt('Answer first.\n<think>\nlate\n</think>')], 'no_leading_think'],

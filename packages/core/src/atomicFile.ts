@@ -3,14 +3,17 @@
 import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { open, rename, rm, type FileHandle } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
+import { redact } from './secrets.js';
 
 /** A fresh name beside `path` for its temp file (hidden, unique per process and call). */
 export function tempPath(path: string): string {
   return `${dirname(path)}/.${basename(path)}.tmp-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
 }
 
+/** The text written loses the run's secrets (secrets.ts): a checkpoint, run.json or summary never holds one. */
 export async function writeFileAtomic(path: string, data: string): Promise<void> {
-  await writeFileAtomicWith(path, (handle) => handle.writeFile(data, 'utf8'));
+  const text = redact(data);
+  await writeFileAtomicWith(path, (handle) => handle.writeFile(text, 'utf8'));
 }
 
 /**
@@ -36,10 +39,11 @@ export async function writeFileAtomicWith<T>(path: string, write: (handle: FileH
 
 /** The same, synchronously: for the last moment of a forced exit, when nothing asynchronous runs any more. */
 function writeFileAtomicSync(path: string, data: string): void {
+  const text = redact(data);
   const temp = tempPath(path);
   const fd = openSync(temp, 'wx');
   try {
-    writeSync(fd, data);
+    writeSync(fd, text);
     fsyncSync(fd);
   } catch (err) {
     closeSync(fd);

@@ -5,7 +5,7 @@
 // (provider.ts) > default; endpointChecks.ts checks the values. Each value remembers where it came from, so
 // errors and doctor can say which source to fix.
 import { describeProxy, type ProxyVariable } from './proxy.js';
-import { describeHeaders, secretHeaderValues, type RequestHeader } from './requestHeaders.js';
+import { describeHeaders, type RequestHeader } from './requestHeaders.js';
 import type { ApiKey } from './secrets.js';
 
 export type ValueSource = 'flag' | 'env' | 'env-file' | 'config' | 'default';
@@ -108,10 +108,6 @@ export function describeEndpoint(endpoint: Endpoint): string {
   return `${endpoint.host}, model ${endpoint.modelId}, key $${endpoint.apiKeyEnv} (fingerprint ${endpoint.apiKey.fingerprint})${via}${headers}`;
 }
 
-/** What a run redacts wherever it writes: the key and every secret header's value. */
-export function endpointSecrets(endpoint: Pick<Endpoint, 'apiKey' | 'headers'>): ApiKey[] {
-  return [endpoint.apiKey, ...secretHeaderValues(endpoint.headers)];
-}
 
 /** What records and statistics carry about the endpoint: enough to tell that a resume uses another key. */
 export function endpointIdentity(endpoint: Endpoint): { endpoint_host: string; model: string; key_fingerprint: string } {

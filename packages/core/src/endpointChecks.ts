@@ -3,7 +3,7 @@
 import { endpointHost, type EndpointProblemId, type Finding, type Sourced } from './endpoint.js';
 import type { Environment } from './endpointEnvironment.js';
 import { describeProxy, proxyFor, type ProxyVariable } from './proxy.js';
-import { ApiKey } from './secrets.js';
+import { ApiKey, registerSecret } from './secrets.js';
 
 /** The base URL without a trailing slash, or undefined with a problem recorded. */
 export function checkBaseUrl(baseUrl: Sourced<string>, problems: Finding<EndpointProblemId>[]): string | undefined {
@@ -77,6 +77,8 @@ export function readKey(apiKeyEnv: Sourced<string>, env: Environment, problems: 
     return undefined;
   }
   const key = found.value;
+  // From here on nothing this process writes holds it, even when it is refused below.
+  registerSecret(key);
   if (/\s/.test(key)) {
     problems.push({
       id: 'key-whitespace',

@@ -5,11 +5,10 @@
 // Endpoint: its flags and --help, its resolution (flag > environment > config file), and what logs may say of it.
 export { ENDPOINT_ENV_HELP, endpointOptions, type EndpointArgs } from './endpointOptions.js';
 export { inspectEndpoint, resolveEndpoint } from './resolveEndpoint.js';
-export { describeHeaders, headerValues, secretHeaderValues } from './requestHeaders.js';
+export { describeHeaders, headerValues } from './requestHeaders.js';
 export {
   describeEndpoint,
   endpointIdentity,
-  endpointSecrets,
   type Endpoint,
   type EndpointInspection,
   type EndpointIo,

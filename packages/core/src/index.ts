@@ -27,6 +27,7 @@ export { JsonlWriter } from './writer.js';
 export { derivedPromptId, promptId } from './ids.js';
 export { isPlainObject } from './plainObject.js';
 export { pythonJsonDumps } from './pythonJson.js';
+export { pythonStripChars } from './pythonText.js';
 
 // Messages and ShareGPT: an OpenAI-style conversation turned into Hermes turns.
 export { toShareGpt } from './sharegpt.js';
@@ -68,7 +69,7 @@ export { writeFileAtomic, writeFileAtomicWith, writeJsonAtomic } from './atomicF
 
 // Text, tokens and secrets: token counting, the API key, and secrets found in text.
 export { DEFAULT_TOKEN_ENCODING, TOKEN_ENCODINGS, loadTokenCounter, type TokenCounter, type TokenEncoding } from './tokenizer.js';
-export { canBeSecret, keyFingerprint, keyForms, redact, type Secrets } from './secrets.js';
+export { ApiKey, canBeSecret, holdsSecret, keyFingerprint, keyForms, redact, registeredSecrets, registerSecret, type SecretValue } from './secrets.js';
 export { findSecrets, mayHoldSecret } from './secretPatterns.js';
 
 // Statistics: statistics.json and hermes-stats' mergeable summary (written by generate's run directory and

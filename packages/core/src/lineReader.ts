@@ -5,8 +5,8 @@
 import { close, fstatSync, open, read } from 'node:fs';
 import { isUtf8 } from 'node:buffer';
 import type { Readable } from 'node:stream';
-import { createGunzip } from 'node:zlib';
 import { InputError, UsageError, type Place } from './errors.js';
+import { GzipError, gunzipChunks } from './gunzip.js';
 
 export const STDIN_NAME = '<stdin>';
 export const DEFAULT_MAX_LINE_BYTES = 32 * 1024 * 1024;
@@ -72,8 +72,7 @@ function resolvePath(cwd: string, path: string): string {
   return path.startsWith('/') ? path : `${cwd}/${path}`;
 }
 
-const GZIP_MAGIC_0 = 0x1f;
-const GZIP_MAGIC_1 = 0x8b;
+const GZIP_MAGIC = Buffer.from([0x1f, 0x8b]);
 const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 const READ_BYTES = 1 << 20;
 
@@ -167,50 +166,33 @@ async function* streamChunks(name: string, stream: Readable, signal: AbortSignal
   }
 }
 
-/** Bytes of a source, gunzipped when it starts with the gzip magic bytes (works on stdin too). */
+/**
+ * Bytes of a source, gunzipped when it starts with the gzip magic bytes (works on stdin too,
+ * however few bytes its first read returns).
+ */
 async function* sourceBytes(source: InputSource, signal: AbortSignal | undefined): AsyncGenerator<Buffer> {
   const chunks = source.chunks(signal);
-  const first = await chunks.next();
-  if (first.done) return;
-  const head = first.value;
-  if (!(head.length >= 2 && head[0] === GZIP_MAGIC_0 && head[1] === GZIP_MAGIC_1)) {
-    yield head;
-    yield* chunks;
-    return;
-  }
-  const gunzip = createGunzip();
-  // A write that zlib fails on never calls back: the feed waits for the write or the stream's end,
-  // whichever comes first, so damaged data can never leave it (and the run) waiting forever.
-  const closed = new Promise<void>((ok) => gunzip.once('close', ok));
-  const feed = (async (): Promise<void> => {
-    try {
-      // Each write is awaited: the chunk's buffer is reused once the next one is read.
-      for (let next: IteratorResult<Buffer> = first; !next.done && !gunzip.destroyed; next = await chunks.next()) {
-        const written = new Promise<void>((ok, fail) => gunzip.write(next.value, (err) => (err ? fail(err) : ok())));
-        written.catch(() => undefined);
-        await Promise.race([written, closed]);
-      }
-      if (!gunzip.destroyed) gunzip.end();
-    } catch (err) {
-      gunzip.destroy(err as Error);
-    } finally {
-      await chunks.return(undefined);
-    }
-  })();
   try {
-    for await (const chunk of gunzip) yield chunk as Buffer;
-  } catch (err) {
-    if (signal?.aborted) return;
-    if (err instanceof InputError) throw err;
-    throw new GzipError((err as Error).message);
+    const head: Buffer[] = [];
+    let headBytes = 0;
+    while (headBytes < GZIP_MAGIC.length) {
+      const next = await chunks.next();
+      if (next.done) break;
+      // Copied: the chunk's buffer may be reused by the next read.
+      head.push(Buffer.from(next.value));
+      headBytes += next.value.length;
+    }
+    const start = head.length === 1 ? head : [Buffer.concat(head)];
+    const rest = (async function* (): AsyncGenerator<Buffer> {
+      yield* start;
+      yield* chunks;
+    })();
+    if (headBytes >= GZIP_MAGIC.length && start[0].subarray(0, GZIP_MAGIC.length).equals(GZIP_MAGIC)) yield* gunzipChunks(rest);
+    else yield* rest;
   } finally {
-    gunzip.destroy();
-    await feed;
+    await chunks.return(undefined);
   }
 }
-
-/** Damaged gzip data; readLines says where in the source it was found. */
-class GzipError extends Error {}
 
 function readError(name: string, err: unknown): InputError {
   const e = err as NodeJS.ErrnoException;

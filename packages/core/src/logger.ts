@@ -2,6 +2,7 @@
 // Colour only for a terminal, and never with NO_COLOR, TERM=dumb or --no-color.
 import type { Writable } from 'node:stream';
 import { formatPlace, type Place } from './errors.js';
+import { redact } from './secrets.js';
 
 export interface LoggerOptions {
   readonly color: boolean;
@@ -40,7 +41,7 @@ export class Logger {
   }
 
   public info(message: string): void {
-    this.stream.write(`${this.name}: ${message}\n`);
+    this.stream.write(`${this.name}: ${redact(message)}\n`);
   }
 
   /** How many warnings were not printed, by kind. */
@@ -50,7 +51,8 @@ export class Logger {
 
   private print(label: string, message: string, place: Place | undefined): void {
     const at = place ? ` (at ${formatPlace(place)})` : '';
-    this.stream.write(`${this.name}: ${label}${at}: ${message}\n`);
+    // Every message, whatever it quotes (an endpoint's error body, a tool's output), loses the run's secrets here.
+    this.stream.write(redact(`${this.name}: ${label}${at}: ${message}\n`));
   }
 
   private paint(text: string, code: number): string {

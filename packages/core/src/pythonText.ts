@@ -40,6 +40,36 @@ export function isPythonBlank(text: string): boolean {
   return leadingSpace(text) === text.length;
 }
 
+/**
+ * Python's `text.strip(chars)`, `lstrip(chars)` and `rstrip(chars)`: `chars` is a set of characters
+ * (not a suffix or prefix), stripped from the chosen ends; undefined (Python's None) strips whitespace.
+ * Characters are code points, as Python's are, so an astral character is one member of the set.
+ */
+export function pythonStripChars(text: string, chars: string | undefined, ends: 'both' | 'start' | 'end'): string {
+  if (chars === undefined) return ends === 'both' ? pythonStrip(text) : ends === 'start' ? pythonStripStart(text) : pythonStripEnd(text);
+  const set = new Set(chars);
+  let start = 0;
+  let end = text.length;
+  if (ends !== 'end') {
+    while (start < end) {
+      const ch = String.fromCodePoint(text.codePointAt(start) as number);
+      if (!set.has(ch)) break;
+      start += ch.length;
+    }
+  }
+  if (ends !== 'start') {
+    while (end > start) {
+      const low = text.charCodeAt(end - 1);
+      const high = end - 2 >= start ? text.charCodeAt(end - 2) : 0;
+      const pair = low >= 0xdc00 && low <= 0xdfff && high >= 0xd800 && high <= 0xdbff;
+      const ch = pair ? text.slice(end - 2, end) : text.charAt(end - 1);
+      if (!set.has(ch)) break;
+      end -= ch.length;
+    }
+  }
+  return text.slice(start, end);
+}
+
 function leadingSpace(text: string): number {
   let i = 0;
   while (i < text.length && isPythonSpace(text.charCodeAt(i))) i++;

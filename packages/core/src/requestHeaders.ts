@@ -1,8 +1,9 @@
 // The headers sent on every model request besides the client's own (--header 'Name: value', repeatable,
 // and headers: under a provider in --config): a gateway's routing headers (Portkey's x-portkey-provider,
 // OpenRouter's HTTP-Referer and X-Title). A header whose name looks secret holds its value in an ApiKey,
-// so that it is redacted wherever the key is and no serialisation shows it (endpointSecrets).
-import { ApiKey } from './secrets.js';
+// so that no serialisation shows it, and registers it (registerSecret), so that every writer's redact
+// removes it wherever the key is removed.
+import { ApiKey, registerSecret } from './secrets.js';
 
 /** Where a header came from (an endpoint Origin): --header, or the provider's headers: in --config. */
 export interface HeaderOrigin {
@@ -63,7 +64,7 @@ export function resolveHeaders(
   const add = (name: string, value: string, origin: HeaderOrigin): void => {
     const wrong = headerProblem(name, value, origin);
     if (wrong !== undefined) problem(wrong);
-    else byName.set(name.toLowerCase(), { name, value: isSecretHeader(name) ? new ApiKey(value) : value, origin });
+    else byName.set(name.toLowerCase(), { name, value: isSecretHeader(name) ? secretValue(value) : value, origin });
   };
   for (const [name, raw] of config?.headers ?? []) {
     const origin: HeaderOrigin = { source: 'config', name: `providers.${config?.provider}.headers.${name} in ${config?.path}` };
@@ -86,6 +87,11 @@ export function resolveHeaders(
   return [...byName.values()];
 }
 
+function secretValue(value: string): ApiKey {
+  registerSecret(value, 'secret');
+  return new ApiKey(value);
+}
+
 function headerProblem(name: string, value: string, origin: HeaderOrigin): string | undefined {
   const where = `header ${JSON.stringify(name)} (from ${origin.name})`;
   if (!TOKEN.test(name)) return `${where} is not a valid header name: letters, digits and - only, e.g. x-portkey-provider`;
@@ -94,11 +100,6 @@ function headerProblem(name: string, value: string, origin: HeaderOrigin): strin
   }
   if (/[\r\n\0]/.test(value)) return `${where} has a line break in its value: a header value is one line`;
   return undefined;
-}
-
-/** The values of the secret headers. */
-export function secretHeaderValues(headers: readonly RequestHeader[]): ApiKey[] {
-  return headers.flatMap((header) => (typeof header.value === 'string' ? [] : [header.value]));
 }
 
 /** The headers as sent. */

@@ -62,60 +62,120 @@ export function canBeSecret(value: string): boolean {
   return trimmed.length >= MIN_SECRET_LENGTH && !PLACEHOLDER_KEYS.has(trimmed.toLowerCase());
 }
 
-/**
- * The secrets a run redacts: its API key, and the values of the secret headers it sends
- * (endpointSecrets in endpoint.ts), each an ApiKey so that no serialisation shows it.
- */
-export type Secrets = ApiKey | readonly ApiKey[];
+/** Anything that names a secret: the key as an ApiKey, or a secret value as it is (a header value, a key). */
+export type SecretValue = string | ApiKey;
 
 /**
- * Text with every form of the key in it replaced by its fingerprint: for any error text that may echo
- * a request (a gateway that repeats the Authorization header, fetch rejecting an invalid header value).
- * A key that cannot be a secret (canBeSecret) leaves the text as it is. Given several secrets, each is
- * replaced.
+ * The secrets of this process: the resolved API key and every secret header value, registered once
+ * they are known (registerSecret). Every writer (records, stderr, --rejects, failures.jsonl, the
+ * checkpoint, run.json, --stats-out) passes its text through redact, which removes these as well as
+ * any it is given, so a writer cannot forget one.
  */
-export function redact(text: string, key: string | Secrets | undefined): string {
-  if (key === undefined) return text;
-  if (Array.isArray(key)) {
-    let out = text;
-    for (const one of key as readonly ApiKey[]) out = redactOne(out, one);
-    return out;
-  }
-  return redactOne(text, key as string | ApiKey);
+const registered = new Map<string, Secret>();
+
+interface Secret {
+  /** What replaces it: `[api key <fingerprint>]` or `[secret <fingerprint>]`. */
+  readonly replacement: string;
+  readonly forms: readonly string[];
 }
 
-function redactOne(text: string, key: string | ApiKey): string {
-  const raw = typeof key === 'string' ? key : key.reveal();
-  const forms = cachedKeyForms(raw);
-  // It runs on every record and tool result of a run, which almost never hold the key: looking costs less than replacing.
-  if (!forms.some((form) => text.includes(form))) return text;
-  const replacement = `[api key ${typeof key === 'string' ? keyFingerprint(raw) : key.fingerprint}]`;
+/**
+ * Makes every later redact remove `value` in all its forms. A value that cannot be a secret
+ * (canBeSecret) is ignored. A header value is registered with kind 'secret'.
+ */
+export function registerSecret(value: SecretValue, kind: 'api key' | 'secret' = 'api key'): void {
+  const raw = typeof value === 'string' ? value : value.reveal();
+  if (!canBeSecret(raw) || registered.has(raw)) return;
+  registered.set(raw, secretOf(raw, kind));
+}
+
+/** The registered secret values themselves: for the tool environment, which refuses a variable holding one. */
+export function registeredSecrets(): string[] {
+  return [...registered.keys()];
+}
+
+/**
+ * Text with every form (keyForms) of every registered secret, and of `extra` (one secret or a list),
+ * replaced by its fingerprint: for any text that is written anywhere, or that may echo a request (a
+ * gateway that repeats the Authorization header, an error body that encodes it). A value that cannot
+ * be a secret (canBeSecret) leaves the text as it is.
+ */
+export function redact(text: string, extra?: SecretValue | readonly SecretValue[]): string {
+  const secrets = secretsFor(extra);
+  // It runs on every record, tool result and message of a run, which almost never hold a secret: looking costs less than replacing.
+  if (!secrets.some((secret) => secret.forms.some((form) => text.includes(form)))) return text;
   let out = text;
-  for (const form of forms) out = out.replaceAll(form, replacement);
+  for (const secret of secrets) for (const form of secret.forms) out = out.replaceAll(form, secret.replacement);
   return out;
 }
 
-/** keyForms of the keys asked for: a run redacts with the same few secrets throughout. */
-const formsCache = new Map<string, readonly string[]>();
-const MAX_CACHED_KEYS = 16;
+/** Whether the text holds any form of a registered secret or of `extra`: exactly when redact would change it. */
+export function holdsSecret(text: string, extra?: SecretValue | readonly SecretValue[]): boolean {
+  return secretsFor(extra).some((secret) => secret.forms.some((form) => text.includes(form)));
+}
 
-function cachedKeyForms(key: string): readonly string[] {
-  let forms = formsCache.get(key);
-  if (forms === undefined) {
-    if (formsCache.size >= MAX_CACHED_KEYS) formsCache.clear();
-    forms = keyForms(key);
-    formsCache.set(key, forms);
+function secretsFor(extra: SecretValue | readonly SecretValue[] | undefined): Secret[] {
+  const secrets = [...registered.values()];
+  const given: readonly SecretValue[] = extra === undefined ? [] : typeof extra === 'string' || extra instanceof ApiKey ? [extra] : extra;
+  for (const value of given) {
+    const raw = typeof value === 'string' ? value : value.reveal();
+    if (!registered.has(raw) && canBeSecret(raw)) secrets.push(cachedSecret(raw));
   }
-  return forms;
+  return secrets;
+}
+
+/** The forms of the key last asked for without being registered: a caller redacts with one key throughout. */
+let lastGiven: { readonly key: string; readonly secret: Secret } | undefined;
+
+function cachedSecret(key: string): Secret {
+  if (lastGiven?.key !== key) lastGiven = { key, secret: secretOf(key, 'api key') };
+  return lastGiven.secret;
+}
+
+function secretOf(raw: string, kind: 'api key' | 'secret'): Secret {
+  return { replacement: `[${kind} ${keyFingerprint(raw)}]`, forms: keyForms(raw) };
 }
 
 /**
- * The forms of a key redact replaces (as given, trimmed, URL-encoded, JSON-escaped), longest first so
- * that a shorter form inside a longer one does not leave the longer one's remainder; none for a key
- * that cannot be a secret (canBeSecret). A text holds the key exactly when it holds one of them.
+ * The forms of a secret redact replaces, longest first so that a shorter form inside a longer one
+ * does not leave the longer one's remainder; none for a value that cannot be a secret (canBeSecret).
+ * A text holds the secret exactly when it holds one of them. What a tool or an endpoint could turn
+ * the key into on its way out: as given, trimmed, URL-encoded, JSON-escaped, base64 and base64url at
+ * each of the three alignments it can have inside a longer encoded text, hex in both cases, and
+ * reversed.
  */
 export function keyForms(key: string): string[] {
   if (!canBeSecret(key)) return [];
-  const forms = new Set([key, key.trim(), encodeURIComponent(key), JSON.stringify(key).slice(1, -1)]);
+  const trimmed = key.trim();
+  const bytes = Buffer.from(trimmed, 'utf8');
+  const hex = bytes.toString('hex');
+  const forms = new Set([
+    key,
+    trimmed,
+    encodeURIComponent(key),
+    encodeURIComponent(trimmed),
+    JSON.stringify(key).slice(1, -1),
+    ...base64Forms(bytes),
+    hex,
+    hex.toUpperCase(),
+    [...trimmed].reverse().join(''),
+  ]);
   return [...forms].filter((form) => form !== '').sort((a, b) => b.length - a.length);
+}
+
+/**
+ * The part of the base64 (and base64url) text that encodes only the secret's bytes, whatever comes
+ * before and after it: the secret preceded by 0, 1 or 2 bytes, the characters that also carry those
+ * bytes' bits (or the next ones') cut off. Any base64 text that holds the secret's bytes holds one.
+ */
+function base64Forms(bytes: Buffer): string[] {
+  const forms: string[] = [];
+  for (const before of [0, 1, 2]) {
+    const encoded = Buffer.concat([Buffer.alloc(before), bytes]).toString('base64');
+    const first = Math.ceil((8 * before) / 6);
+    const end = Math.floor((8 * (before + bytes.length)) / 6);
+    const inner = encoded.slice(first, end);
+    forms.push(inner, inner.replaceAll('+', '-').replaceAll('/', '_'));
+  }
+  return forms;
 }

@@ -8,6 +8,7 @@ import type { Writable } from 'node:stream';
 import { createGzip } from 'node:zlib';
 import { tempPath } from './atomicFile.js';
 import { BrokenPipe, UsageError } from './errors.js';
+import { redact } from './secrets.js';
 
 const BUFFER_BYTES = 1 << 20;
 const NEWLINE = 0x0a;
@@ -154,8 +155,9 @@ export class JsonlWriter {
     return this.count;
   }
 
+  /** A value serialised here (a reject, a failure record) loses the run's secrets on the way (secrets.ts). */
   public async write(value: unknown): Promise<void> {
-    await this.writeLine(JSON.stringify(value));
+    await this.writeLine(redact(JSON.stringify(value)));
   }
 
   /**

@@ -37,6 +37,7 @@ export const FAILURE_KINDS = {
   'malformed-reply': { exit: 4, what: 'a 200 whose body is cut short or not JSON' },
   timeout: { exit: 4, what: 'no answer in time (--request-timeout; doctor: --timeout)' },
   'prompt-timeout': { exit: 4, what: 'the prompt ran past its time limit' },
+  'input-stopped': { exit: 4, what: 'the prompt still ran --grace seconds after the input stopped at a bad line' },
   'connection-refused': { exit: 4, what: 'nothing listens at the address' },
   'connection-reset': { exit: 4, what: 'the connection was reset or closed mid-request' },
   'network-error': { exit: 4, what: 'another network failure' },

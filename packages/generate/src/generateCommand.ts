@@ -3,9 +3,9 @@
 // processes, the tool environment (an allow-list), the workspace root, then generateStream with a
 // runner per prompt.
 import { randomInt } from 'node:crypto';
-import { resolve } from 'node:path';
-import { canBeSecret, loadToolRegistry, onForcedExit, UsageError, type RunContext, type StreamArgs, type ToolsRegistryArgs } from '@hermes-datagen/core';
-import { describeHeaders, endpointIdentity, endpointSecrets, resolveEndpoint, type EndpointArgs } from '@hermes-datagen/core/endpoint';
+import { dirname, resolve } from 'node:path';
+import { loadToolRegistry, onForcedExit, UsageError, type RunContext, type StreamArgs, type ToolsRegistryArgs } from '@hermes-datagen/core';
+import { describeHeaders, endpointIdentity, resolveEndpoint, type EndpointArgs } from '@hermes-datagen/core/endpoint';
 import type { ReasoningEffort } from './agentLoop.js';
 import { generateStream } from './generateStream.js';
 import { failureContext } from './promptFailure.js';
@@ -15,7 +15,8 @@ import { runBatch } from './run/batchRun.js';
 import { modelClient } from './run/modelClient.js';
 import { openRun, recordedFlags, runSettings, type RunArgs } from './run/runMode.js';
 import { dockerUnavailable } from './tools/docker.js';
-import { chooseSandbox, type SandboxMode } from './tools/sandbox.js';
+import { chooseSandbox, hostProgramsEnv, type SandboxMode } from './tools/sandbox.js';
+import { parseSize } from './tools/toolLimits.js';
 import { toolEnv } from './tools/toolEnv.js';
 import { PROCESS_HELPER_SCRIPT } from './tools/processHelperClient.js';
 import { ToolProcesses } from './tools/toolProcesses.js';
@@ -36,7 +37,13 @@ export interface GenerateArgs extends EndpointArgs, ToolsRegistryArgs, RunArgs {
   distribution: string;
   seed?: number;
   workspaceRoot?: string;
+  cwdRoot?: string;
   keepWorkspaces: boolean;
+  toolEnv?: string[];
+  toolNetwork: boolean;
+  toolMaxProcs: number;
+  toolMemory: string;
+  toolCpuSeconds: number;
   sandbox: SandboxMode;
   toolTimeout: number;
   requestTimeout: number;
@@ -47,6 +54,12 @@ export async function runGenerate(args: GenerateArgs & Pick<StreamArgs, 'files'>
   positiveInteger(args.concurrency, '--concurrency');
   positiveInteger(args.maxTurns, '--max-turns');
   positiveInteger(args.toolConcurrency, '--tool-concurrency');
+  positiveInteger(args.toolMaxProcs, '--tool-max-procs');
+  positiveInteger(args.toolCpuSeconds, '--tool-cpu-seconds');
+  const memoryBytes = parseSize(args.toolMemory);
+  if (memoryBytes === undefined) throw new UsageError(`--tool-memory must be a size such as 512m or 4g, got ${args.toolMemory}`);
+  const passedEnv = args.toolEnv ?? [];
+  for (const name of passedEnv) if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new UsageError(`--tool-env takes a variable's name, got "${name}"`);
   if (!(args.toolTimeout > 0)) throw new UsageError(`--tool-timeout must be a number of seconds above 0, got ${String(args.toolTimeout)}`);
   if (!(args.requestTimeout > 0)) throw new UsageError(`--request-timeout must be a number of seconds above 0, got ${String(args.requestTimeout)}`);
   if (args.seed !== undefined && !Number.isSafeInteger(args.seed)) throw new UsageError(`--seed must be an integer, got ${String(args.seed)}`);
@@ -63,7 +76,8 @@ export async function runGenerate(args: GenerateArgs & Pick<StreamArgs, 'files'>
   const workspaceRoot = args.workspaceRoot === undefined ? defaultWorkspaceRoot() : resolve(cwd, args.workspaceRoot);
   // The files that hold the key are hidden from tools wherever the sandbox would show them.
   const secretFiles = [args.envFile, args.config].filter((file): file is string => file !== undefined).map((file) => resolve(cwd, file));
-  const sandbox = chooseSandbox(args.sandbox, toolEnv(env), { hide: secretFiles, workspaceRoot });
+  const policy = { network: args.toolNetwork, limits: { maxProcs: args.toolMaxProcs, memoryBytes, cpuSeconds: args.toolCpuSeconds } };
+  const sandbox = chooseSandbox(args.sandbox, hostProgramsEnv(env), { hide: secretFiles, workspaceRoot, policy });
   if (typeof sandbox === 'string') throw new UsageError(sandbox);
   if (sandbox.warning !== undefined) ctx.log.warn(sandbox.warning);
   ctx.log.info(sandbox.description);
@@ -85,10 +99,9 @@ export async function runGenerate(args: GenerateArgs & Pick<StreamArgs, 'files'>
   const concurrency = settings?.concurrency ?? args.concurrency;
   const quota = new AbortController();
   const model = modelClient(endpoint, { concurrency, limits: settings, log: ctx.log, onExhausted: (reason) => quota.abort(reason) });
-  const workspaces = new RunWorkspaces(workspaceRoot, args.workspaceRoot === undefined);
+  const cwdRoot = resolve(cwd, args.cwdRoot ?? datasetDirectory(args.files));
+  const workspaces = new RunWorkspaces(workspaceRoot, args.workspaceRoot === undefined, { cwdRoot, owner: sandbox.host.owner });
   const processes = new ToolProcesses({ limit: args.toolConcurrency, isolation: sandbox.host, helperScript: PROCESS_HELPER_SCRIPT });
-  const secrets = endpointSecrets(endpoint);
-  const secretValues = secrets.map((secret) => secret.reveal()).filter(canBeSecret);
   // A forced exit (a second Ctrl-C) skips the prompts' own cleanup: their processes and workspaces go here.
   const forgetForcedExit = onForcedExit(() => {
     processes.killAll();
@@ -113,15 +126,18 @@ export async function runGenerate(args: GenerateArgs & Pick<StreamArgs, 'files'>
     sandbox: args.sandbox,
     toolTimeoutMs: args.toolTimeout * 1000,
     maxToolOutputBytes: MAX_TOOL_OUTPUT_BYTES,
-    secret: secrets,
-    toolEnv: (row) => toolEnv(env, { ...(row.env === undefined ? {} : { rowEnv: row.env }), secretValues }),
+    secret: endpoint.apiKey,
+    // The key and every other secret are registered (core's registerSecret): toolEnv drops a value holding one.
+    toolEnv: (row, workspace) =>
+      toolEnv(env, { ...(row.env === undefined ? {} : { rowEnv: row.env }), workspace, passed: passedEnv, docker: args.sandbox === 'docker' }),
     processes,
     cwd,
     batchNum: 0,
     reasoningWatch,
   });
   try {
-    if (run === undefined || settings === undefined) return await generateStream(ctx, { concurrency, runPrompt, secret: secrets });
+    if (run === undefined || settings === undefined)
+      return await generateStream(ctx, { concurrency, graceMs: args.grace * 1000, runPrompt, secret: endpoint.apiKey });
     return await runBatch(ctx, {
       ...settings,
       run,
@@ -130,7 +146,7 @@ export async function runGenerate(args: GenerateArgs & Pick<StreamArgs, 'files'>
       distribution: toolsetSelectionName(toolsets),
       model: identity.model,
       runPrompt,
-      secret: secrets,
+      secret: endpoint.apiKey,
       checkpointIntervalMs: CHECKPOINT_INTERVAL_MS,
       quotaExhausted: quota.signal,
       limiter: model.limiter,
@@ -141,7 +157,14 @@ export async function runGenerate(args: GenerateArgs & Pick<StreamArgs, 'files'>
     forgetForcedExit();
     if (args.keepWorkspaces) ctx.log.info(`workspaces kept under ${workspaces.root}`);
     else await workspaces.remove();
+    run?.lock.release();
   }
+}
+
+/** Where rows' cwd may lie by default: the first dataset file's directory, the current one for stdin. */
+function datasetDirectory(files: readonly string[] | undefined): string {
+  const first = files?.find((file) => file !== '-');
+  return first === undefined ? '.' : dirname(first);
 }
 
 function positiveInteger(value: number, flag: string): void {

@@ -6,14 +6,15 @@
 // of a kind; whatever goes wrong in one
 // prompt (a bug included) never ends the others, and finished records are kept whatever the exit
 // code (with -o, the file is moved into place even then). When the run is stopped
-// (SIGINT/SIGTERM), or the input fails (a bad line under --on-error fail), no new prompt starts
-// and the running ones are aborted and not written.
+// (SIGINT/SIGTERM), no new prompt starts and the running ones are aborted and not written. When the
+// input fails (a bad line under --on-error fail), no new prompt starts and the running ones finish
+// and are written (or listed as failures) before the exit: nothing read before the bad line is lost.
 import {
   ExitCode,
   formatPlace,
   promptId,
   redact,
-  type Secrets,
+  type ApiKey,
   type InputRecord,
   type Place,
   type PromptRow,
@@ -25,7 +26,7 @@ import type { RequestTags } from './agentLoop.js';
 import type { RunRecordFields } from './trajectory.js';
 import type { Delegate } from './tools/types.js';
 import { failureExitCode } from './failureKinds.js';
-import { failureRecord, internalFailure, promptFailure } from './promptFailure.js';
+import { abortFailure, failureRecord, InputStopped, internalFailure, promptFailure } from './promptFailure.js';
 
 export interface PromptJob {
   readonly row: PromptRow;
@@ -51,9 +52,11 @@ export type PromptRunner = (job: PromptJob) => Promise<Trajectory>;
 
 export interface StreamOptions {
   readonly concurrency: number;
+  /** How long running prompts may take to finish after the input stopped at a bad line. */
+  readonly graceMs: number;
   readonly runPrompt: PromptRunner;
   /** Removed from every failure message, whatever an endpoint echoes back. */
-  readonly secret?: Secrets;
+  readonly secret?: ApiKey;
 }
 
 /**
@@ -86,11 +89,12 @@ export async function generateStream(ctx: RunContext, options: StreamOptions): P
     try {
       trajectory = await options.runPrompt({ row, promptIndex, place, signal: prompt.signal });
     } catch (error) {
-      if (stop.signal.aborted) {
+      const stopped = prompt.signal.aborted ? abortFailure(prompt.signal.reason) : undefined;
+      if (stopped === undefined && stop.signal.aborted) {
         ctx.stats.add('prompts_interrupted');
         return;
       }
-      const failure = promptFailure(error) ?? internalFailure(error);
+      const failure = stopped ?? promptFailure(error) ?? internalFailure(error);
       failedKinds.set(failure.kind, (failedKinds.get(failure.kind) ?? 0) + 1);
       ctx.stats.add('prompts_failed');
       ctx.log.warn(`prompt ${promptIndex} failed, no trajectory: ${redact(failure.reason, options.secret)}`, place, 'prompt-failed');
@@ -109,9 +113,15 @@ export async function generateStream(ctx: RunContext, options: StreamOptions): P
     if (trajectory.partial) ctx.stats.add('trajectories_partial');
   };
 
+  let grace: NodeJS.Timeout | undefined;
+  const inputFailed = (promptsRead: number): void => {
+    ctx.log.info(inputStoppedMessage(promptsRead, running.size, options.graceMs));
+    grace = setTimeout(() => stop.abort(new InputStopped(options.graceMs / 1000)), options.graceMs);
+  };
   try {
-    await runBounded(indexedPrompts(ctx, stop), options.concurrency, runOne, stop.signal);
+    await runBounded(indexedPrompts(ctx, inputFailed), options.concurrency, runOne, stop.signal);
   } finally {
+    clearTimeout(grace);
     ctx.signal.removeEventListener('abort', relay);
   }
 
@@ -126,6 +136,12 @@ export async function generateStream(ctx: RunContext, options: StreamOptions): P
   return failureExitCode(failedKinds.keys());
 }
 
+/** What stderr says when the input stops at a bad line with prompts running (both modes). */
+export function inputStoppedMessage(promptsRead: number, running: number, graceMs: number): string {
+  const they = running === 1 ? 'the 1 running prompt gets' : `the ${running} running prompts get`;
+  return `the input stopped after ${promptsRead} prompts: no new prompt starts; ${they} ${graceMs / 1000}s (--grace) to finish and be written, then any still running is listed as a failure`;
+}
+
 /** A valid prompt row, its index, and its line as read (for a failure record). */
 export type PromptLine = Omit<PromptJob, 'signal'> & {
   readonly raw: string;
@@ -134,11 +150,12 @@ export type PromptLine = Omit<PromptJob, 'signal'> & {
 };
 
 /**
- * The valid prompt rows with their index; when reading fails, the running prompts are stopped. A row
- * whose id an earlier row already has is a bad line (its reason names both lines): ids key every
- * record downstream (filters, checkpoints, joins), so two prompts under one id would be taken for one.
+ * The valid prompt rows with their index. A row whose id an earlier row already has is a bad line
+ * (its reason names both lines): ids key every record downstream (filters, checkpoints, joins), so
+ * two prompts under one id would be taken for one. When reading fails, `onFailure` is told how many
+ * prompts were read, then the error is thrown (the bounded pool waits for the running prompts).
  */
-export async function* indexedPrompts(ctx: RunContext, stop: AbortController): AsyncGenerator<PromptLine> {
+export async function* indexedPrompts(ctx: RunContext, onFailure: (promptsRead: number) => void): AsyncGenerator<PromptLine> {
   let promptIndex = 0;
   const seen = new Map<string, Place>();
   try {
@@ -156,7 +173,7 @@ export async function* indexedPrompts(ctx: RunContext, stop: AbortController): A
       }
     }
   } catch (error) {
-    stop.abort(error);
+    onFailure(promptIndex);
     throw error;
   }
 }

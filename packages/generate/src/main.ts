@@ -11,6 +11,7 @@ import { GENERATION, requestOptions, TOOLS } from './requestOptions.js';
 import { listDistributionsCommand } from './run/listDistributions.js';
 import { runOptions } from './run/runMode.js';
 import { SANDBOX_HELP, SANDBOX_MODES } from './tools/sandbox.js';
+import { DEFAULT_TOOL_LIMITS, formatSize } from './tools/toolLimits.js';
 import { defaultToolConcurrency } from './tools/toolProcesses.js';
 
 export const spec: CliSpec = {
@@ -73,6 +74,44 @@ export const spec: CliSpec = {
             choices: SANDBOX_MODES,
             default: 'auto' as const,
             describe: `where terminal commands and code run; ${SANDBOX_HELP}`,
+            group: TOOLS,
+          })
+          .option('tool-env', {
+            type: 'string',
+            array: true,
+            describe:
+              "pass this variable of hermes-generate's environment on to tool commands (repeatable); they get only PATH, HOME and TMPDIR (the workspace), a locale, TERM, TZ, these and the row's env, and never a value holding the key",
+            group: TOOLS,
+          })
+          .option('tool-network', {
+            type: 'boolean',
+            default: false,
+            describe:
+              "let tool commands use this machine's network (bwrap, unshare); UNSAFE with an endpoint on the same host: tools can then call it with your session. Default: a network namespace with only its own loopback",
+            group: TOOLS,
+          })
+          .option('tool-max-procs', {
+            type: 'number',
+            default: DEFAULT_TOOL_LIMITS.maxProcs,
+            describe: 'processes one tool command may have alive at once (bwrap, unshare)',
+            group: TOOLS,
+          })
+          .option('tool-memory', {
+            type: 'string',
+            default: formatSize(DEFAULT_TOOL_LIMITS.memoryBytes).replace(' GiB', 'g'),
+            describe: 'memory (heap and other private writable memory) each tool process may use, e.g. 512m, 4g (bwrap, unshare)',
+            group: TOOLS,
+          })
+          .option('tool-cpu-seconds', {
+            type: 'number',
+            default: DEFAULT_TOOL_LIMITS.cpuSeconds,
+            describe: 'CPU seconds each tool process may use (bwrap, unshare)',
+            group: TOOLS,
+          })
+          .option('cwd-root', {
+            type: 'string',
+            describe:
+              "a row's cwd must lie under this directory, or the prompt fails at setup (default: the first dataset file's directory; the current directory for stdin)",
             group: TOOLS,
           })
           .option('tool-concurrency', {

@@ -6,7 +6,7 @@
 // (schemas/failure.schema.json: in --rejects, and in a run directory's failures.jsonl), never written
 // as a trajectory.
 import { STATUS_CODES } from 'node:http';
-import { redact, type Place, type Secrets } from '@hermes-datagen/core';
+import { redact, type ApiKey, type Place } from '@hermes-datagen/core';
 import { DEFAULT_RETRY_AFTER_CAP_MS, endpointUrl, REPLY_FAULT_HEADER, type Endpoint } from '@hermes-datagen/core/endpoint';
 import { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai/core/error';
 import { judgeChat, type ChatContext, type Exchange, type HttpExchange } from './doctor/judgeExchange.js';
@@ -20,6 +20,29 @@ export class PromptSetupError extends Error {
     super(message);
     this.name = 'PromptSetupError';
   }
+}
+
+/** The reason a prompt is aborted with when it ran longer than --prompt-timeout. */
+export class PromptTimeout extends Error {
+  public constructor(seconds: number) {
+    super(`the prompt ran longer than --prompt-timeout ${seconds}s and was stopped; it runs again on --resume`);
+    this.name = 'PromptTimeout';
+  }
+}
+
+/** The reason a prompt is aborted with when it still ran --grace seconds after the input failed (a bad line). */
+export class InputStopped extends Error {
+  public constructor(graceSeconds: number) {
+    super(`stopped unfinished ${graceSeconds}s after the input stopped at a bad line (--grace); it can run again as it is`);
+    this.name = 'InputStopped';
+  }
+}
+
+/** The failure of a prompt aborted for one of the reasons above; undefined for any other reason (a signal). */
+export function abortFailure(reason: unknown): PromptFailure | undefined {
+  if (reason instanceof PromptTimeout) return failure('prompt-timeout', reason.message);
+  if (reason instanceof InputStopped) return failure('input-stopped', reason.message);
+  return undefined;
 }
 
 export interface PromptFailure {
@@ -114,7 +137,7 @@ export interface FailedPrompt {
 }
 
 /** The failure record of a prompt; the key is redacted from the reason, whatever an endpoint echoed. */
-export function failureRecord(prompt: FailedPrompt, failure: PromptFailure, secret: Secrets | undefined, failedAt = new Date()): FailureRecord {
+export function failureRecord(prompt: FailedPrompt, failure: PromptFailure, secret: ApiKey | undefined, failedAt = new Date()): FailureRecord {
   return {
     id: prompt.id,
     prompt_index: prompt.promptIndex,

@@ -3,7 +3,7 @@
 // removed afterwards unless --keep-workspaces.
 import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
-import { promptId, redact, type PromptRow, type Secrets, type ToolDefinition, type ToolRegistry, type Trajectory } from '@hermes-datagen/core';
+import { promptId, redact, type ApiKey, type PromptRow, type ToolDefinition, type ToolRegistry, type Trajectory } from '@hermes-datagen/core';
 import { runAgent, type ChatClient, type ReasoningEffort } from './agentLoop.js';
 import type { PromptJob, PromptRunner } from './generateStream.js';
 import { AgentRunError, PromptSetupError, type FailureContext } from './promptFailure.js';
@@ -33,10 +33,10 @@ export interface PromptRunnerSettings {
   readonly requestTimeoutMs: number;
   /** What the diagnosis of a failed model call names (promptFailure.ts). */
   readonly failures: FailureContext;
-  /** The API key and the secret headers' values, redacted from every tool result. */
-  readonly secret: Secrets;
+  /** The API key, redacted from every tool result. */
+  readonly secret: ApiKey;
   /** The environment of the row's tool processes: an allow-list plus the row's own env (tools/toolEnv.ts). */
-  readonly toolEnv: (row: PromptRow) => Readonly<Record<string, string>>;
+  readonly toolEnv: (row: PromptRow, workspace: string | undefined) => Readonly<Record<string, string>>;
   /** Starts every tool process of the run: bounded in number, in the run's sandbox. */
   readonly processes: ToolProcesses;
   /** A row's relative cwd is taken from here. */
@@ -77,7 +77,7 @@ export function promptRunner(settings: PromptRunnerSettings): PromptRunner {
         workspace: workspace?.path ?? '',
         // Worked out when a tool first starts a process: a prompt whose tools start none (todo) never needs it.
         get env() {
-          env ??= settings.toolEnv(row);
+          env ??= settings.toolEnv(row, workspace?.path);
           return env;
         },
         processes: settings.processes,

@@ -105,7 +105,9 @@ const sql = defineCommand({
   command: 'sql <query> [files..]',
   describe:
     'Run SQL over the inputs, loaded as the tables listed below. Inputs are JSONL files or run directories; none reads ' +
-    'stdin, or, with --db, queries the database as it was left. With several statements the last one is printed.',
+    'stdin, or, with --db, queries the database as it was left. With several statements the last one is printed. Each record ' +
+    "is loaded once: of a run directory, its batch files are read and not trajectories.jsonl, their merge (also when a run's " +
+    'files are named one by one, as run/*.jsonl: the merged file is then skipped with a warning).',
   stream: true,
   options: (y) =>
     databaseOptions(y)

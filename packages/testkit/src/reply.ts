@@ -46,7 +46,7 @@ export interface Completion {
 
 export interface RenderContext {
   model: string;
-  /** A digest of the request body: ids derive from it, so the same request gets the same ids. */
+  /** A digest of the conversation (model, messages, tools): ids derive from it, so the same conversation gets the same ids. */
   requestDigest: string;
   /** Length of the request's messages as JSON, for the usage estimate. */
   promptChars: number;

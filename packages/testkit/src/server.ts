@@ -150,7 +150,9 @@ export async function startScriptedEndpoint(options: ScriptedEndpointOptions = {
     if (fault !== undefined && REPLY_FAULTS.includes(fault.kind)) reply = applyReplyFault(fault, reply, context, offeredToolNames(request));
     const completion = renderCompletion(reply, {
       model: options.servedModel ?? request.model,
-      requestDigest: context.requestDigest,
+      // Ids follow the conversation, not the per-run fields (the user field's trace id), so a rerun of the
+      // same prompts gets the same ids, and the same token counts downstream.
+      requestDigest: sha256Hex(JSON.stringify([request.model, request.messages, request.tools])),
       promptChars: JSON.stringify(request.messages).length,
       reasoningField: script.policy?.reasoning_field ?? 'reasoning',
     });

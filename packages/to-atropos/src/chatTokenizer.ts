@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { createHash } from 'node:crypto';
 import { isPlainObject, loadOptionFile, optionFileError, UsageError, type OptionFile } from '@hermes-datagen/core';
 import type { AtroposMessage } from './atropos.js';
+import { usePythonStrip } from './jinjaPythonStrings.js';
 
 export interface ChatTokenizer {
   /** Where the tokenizer and template came from, and the template's hash: said on stderr. */
@@ -36,7 +37,9 @@ export async function loadChatTokenizer(options: TokenizerOptions): Promise<Chat
   const tokenizerJSON = loadOptionFile(jsonFile, 'json');
   const config = loadOptionFile(configFile, 'json');
   if (!isPlainObject(tokenizerJSON) || !isPlainObject(config)) throw optionFileError(jsonFile, 'not a Hugging Face tokenizer (expected JSON objects)');
-  const [{ TokenizerLoader }, { Template }] = await Promise.all([import('@lenml/tokenizers'), import('@huggingface/jinja')]);
+  const [{ TokenizerLoader }, jinja] = await Promise.all([import('@lenml/tokenizers'), import('@huggingface/jinja')]);
+  usePythonStrip(jinja);
+  const { Template } = jinja;
 
   let source: string;
   let templateText: string;

@@ -1,5 +1,7 @@
 // What happens to each complete group: Atropos's pre-send checks (declared size, scores not all equal,
 // length), then the chosen output. Every drop is counted under its reason; the counts are the report.
+// The uniform-score rule is applied only where it means something: a group of one has nothing to
+// compare, and SFT does not use advantages (dropUniform is off for sft and dpo unless asked).
 import { createRng, type DataRecord, type JsonlWriter, type RunContext, type Trajectory } from '@hermes-datagen/core';
 import type { AtroposMessage, DpoLine, ScoredDataGroup, SequenceProvenance, SftLine } from './atropos.js';
 import type { AtroposClient } from './atroposClient.js';
@@ -18,7 +20,8 @@ export interface ExportOptions {
   /** scored: which rendering of the turns the chat template tokenizes. */
   readonly render: MessagesMode;
   readonly groupSize: GroupSize;
-  readonly keepUniform: boolean;
+  /** Drop groups of two or more whose scores are all equal (no advantage signal). */
+  readonly dropUniform: boolean;
   readonly select: SelectOptions;
   readonly seed: number;
   readonly mask: MaskMode;
@@ -60,11 +63,13 @@ export class Exporter {
       return messages;
     };
     if (this.options.emit === 'sft') {
-      for (const i of selectSft(scores, this.options.select)) await this.write({ messages: messagesAt(i), score: scores[i] } as SftLine);
+      const selected = selectSft(scores, this.options.select);
+      if (selected.length === 0) return this.drop('none_selected');
+      for (const i of selected) await this.write({ messages: messagesAt(i), score: scores[i] } as SftLine);
     } else {
-      for (const { pos, neg } of selectDpo(scores, this.options.select, this.rng)) {
-        await this.write({ pos: messagesAt(pos), score: scores[pos], neg: messagesAt(neg) } as DpoLine);
-      }
+      const pairs = selectDpo(scores, this.options.select, this.rng);
+      if (pairs.length === 0) return this.drop('no_pairs');
+      for (const { pos, neg } of pairs) await this.write({ pos: messagesAt(pos), score: scores[pos], neg: messagesAt(neg) } as DpoLine);
     }
     this.ctx.stats.add('groups_written');
   }
@@ -118,9 +123,9 @@ export class Exporter {
     if (options.client) await this.queue(scored);
   }
 
-  /** Groups whose scores are all equal carry no signal: dropped unless --keep-uniform. */
+  /** A group of two or more whose scores are all equal carries no signal: dropped under dropUniform. */
   private uniform(scores: readonly number[]): boolean {
-    if (this.options.keepUniform || !scores.every((score) => score === scores[0])) return false;
+    if (!this.options.dropUniform || scores.length < 2 || !scores.every((score) => score === scores[0])) return false;
     this.drop('uniform_scores');
     return true;
   }

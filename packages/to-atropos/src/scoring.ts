@@ -1,5 +1,6 @@
-// Where each trajectory's score comes from. Trajectories carry no reward, so the policy is always
-// explicit: exactly one of --score completed, --score-field PATH, --scores FILE, --reward-rules.
+// Where each trajectory's score comes from. Trajectories carry no reward: at most one of --score
+// completed, --score-field PATH, --scores FILE, --reward-rules chooses the policy, and with none the
+// default reward rules score (the caller says so on stderr), so a pipeline's last stage writes data.
 import { derivedPromptId, isPlainObject, loadOptionFile, optionFileError, UsageError, type Trajectory } from '@hermes-datagen/core';
 import { applyRules, loadRewardRules, type RuleName } from './rewardRules.js';
 
@@ -19,24 +20,24 @@ export interface ScoreOptions {
   rewardRules?: string;
 }
 
-export function scorePolicy(options: ScoreOptions, cwd: string): ScorePolicy {
-  const given = [
+/** The score flags given, by name. */
+export function scoreSources(options: ScoreOptions): string[] {
+  return [
     options.score !== undefined && '--score',
     options.scoreField !== undefined && '--score-field',
     options.scores !== undefined && '--scores',
     options.rewardRules !== undefined && '--reward-rules',
   ].filter((name): name is string => name !== false);
-  if (given.length !== 1) {
-    throw new UsageError(
-      given.length === 0
-        ? 'trajectories carry no reward: choose a score with --score completed, --score-field PATH, --scores FILE or --reward-rules default|FILE'
-        : `choose one score source, not ${given.join(' and ')}`,
-    );
-  }
+}
+
+/** Without a score flag: the default reward rules. */
+export function scorePolicy(options: ScoreOptions, cwd: string): ScorePolicy {
+  const given = scoreSources(options);
+  if (given.length > 1) throw new UsageError(`choose one score source, not ${given.join(' and ')}`);
   if (options.score === 'completed') return (record) => ({ score: record.completed && !record.partial ? 1 : 0 });
   if (options.scoreField !== undefined) return fieldScore(options.scoreField);
   if (options.scores !== undefined) return fileScore(options.scores, cwd);
-  const weights = loadRewardRules(options.rewardRules as string, cwd);
+  const weights = loadRewardRules(options.rewardRules ?? 'default', cwd);
   return (record) => applyRules(record, weights);
 }
 

@@ -7,7 +7,7 @@ import { CheckpointState } from '@hermes-datagen/generate/internal/run/checkpoin
 import type { FailureRecord } from '@hermes-datagen/generate/internal/promptFailure.js';
 import { FailureLog } from '@hermes-datagen/generate/internal/run/failureLog.js';
 import { datasetHash, manifestDifferences, type Manifest } from '@hermes-datagen/generate/internal/run/manifest.js';
-import { openRunDirectory, type OpenRunOptions } from '@hermes-datagen/generate/internal/run/runDirectory.js';
+import { openRunDirectory, type OpenRunOptions, type RunDirectory } from '@hermes-datagen/generate/internal/run/runDirectory.js';
 import { tempDir, writeFiles } from '../../util/cli.js';
 
 function logger(): { log: Logger; text: () => string } {
@@ -15,6 +15,13 @@ function logger(): { log: Logger; text: () => string } {
   let text = '';
   stream.on('data', (chunk: Buffer) => (text += chunk.toString()));
   return { log: new Logger('test', stream, { color: false }), text: () => text };
+}
+
+/** Opens the run as an invocation would, then gives its lock back as the invocation's end does. */
+async function openAndRelease(...args: Parameters<typeof openRunDirectory>): Promise<RunDirectory> {
+  const run = await openRunDirectory(...args);
+  run.lock.release();
+  return run;
 }
 
 const endpoint = { host: 'gw:443', model: 'm', key_fingerprint: 'abcdef01' };
@@ -37,7 +44,7 @@ function options(root: string, more: Partial<OpenRunOptions> = {}): OpenRunOptio
 describe('the run directory', () => {
   it('is created with a manifest of one invocation, and a drawn seed when none is given', async () => {
     const root = tempDir();
-    const run = await openRunDirectory(options(root), logger().log);
+    const run = await openAndRelease(options(root), logger().log);
     const manifest = JSON.parse(readFileSync(join(root, 'run1', 'run.json'), 'utf8')) as Manifest;
     expect(manifest).toMatchObject({ version: 1, run_name: 'run1', endpoint, dataset: { paths: ['p.jsonl'] }, seed: run.seed });
     expect(manifest.invocations).toHaveLength(1);
@@ -46,13 +53,13 @@ describe('the run directory', () => {
 
   it('exists already: an error without --resume, never a silent mix', async () => {
     const root = tempDir();
-    await openRunDirectory(options(root), logger().log);
+    await openAndRelease(options(root), logger().log);
     await expect(openRunDirectory(options(root), logger().log)).rejects.toThrow(/exists already: add --resume/);
   });
 
   it("resumed: takes a batch file's entries from checkpoint.json, without opening it, when the file has the size recorded there; reads the others", async () => {
     const root = tempDir();
-    const first = await openRunDirectory(options(root), logger().log);
+    const first = await openAndRelease(options(root), logger().log);
     const line = (id: string, sample: number): string => JSON.stringify({ id, prompt_index: 0, metadata: { sample } });
     // batch_0 is not JSON at all: were it opened, the resume would fail on it.
     const unread = 'x'.repeat(Buffer.byteLength(`${line('a', 0)}\n`));
@@ -68,7 +75,7 @@ describe('the run directory', () => {
       last_updated: new Date().toISOString(),
     };
     writeFileSync(join(first.dir, 'checkpoint.json'), JSON.stringify(checkpoint));
-    const again = await openRunDirectory(options(root, { resume: true }), logger().log);
+    const again = await openAndRelease(options(root, { resume: true }), logger().log);
     expect([...again.done.keys()]).toEqual(['a', 'b', 'c']);
     expect(again.done.get('a')?.sample).toBe(5);
     expect(again.done.get('b')?.sample).toBe(0);
@@ -80,7 +87,7 @@ describe('the run directory', () => {
 
   it('resumed: keeps checkpoint.json as read when it accounts for every batch file to the byte', async () => {
     const root = tempDir();
-    const first = await openRunDirectory(options(root), logger().log);
+    const first = await openAndRelease(options(root), logger().log);
     const text = `${JSON.stringify({ id: 'a', prompt_index: 0 })}\n`;
     writeFiles(first.dir, { 'batch_0.jsonl': text });
     const checkpoint = {
@@ -91,17 +98,17 @@ describe('the run directory', () => {
       last_updated: new Date().toISOString(),
     };
     writeFileSync(join(first.dir, 'checkpoint.json'), JSON.stringify(checkpoint));
-    expect((await openRunDirectory(options(root, { resume: true }), logger().log)).checkpoint).toEqual(checkpoint);
+    expect((await openAndRelease(options(root, { resume: true }), logger().log)).checkpoint).toEqual(checkpoint);
     // A file the checkpoint does not know of: it is read, and the checkpoint is out of date.
     writeFiles(first.dir, { 'batch_1.jsonl': `${JSON.stringify({ id: 'b', prompt_index: 1 })}\n` });
-    const later = await openRunDirectory(options(root, { resume: true }), logger().log);
+    const later = await openAndRelease(options(root, { resume: true }), logger().log);
     expect([...later.done.keys()]).toEqual(['a', 'b']);
     expect(later.checkpoint).toBeUndefined();
   });
 
   it("resumed: cuts a torn root line together with its sub-agents' whole lines before it, which were written in the same append", async () => {
     const root = tempDir();
-    const first = await openRunDirectory(options(root), logger().log);
+    const first = await openAndRelease(options(root), logger().log);
     const record = (id: string, parent?: string): string => JSON.stringify({ id, prompt_index: 0, metadata: parent ? { parent_id: parent, depth: 1 } : {} });
     const kept = `${record('a/d0.0', 'a')}\n${record('a')}\n`;
     writeFiles(first.dir, {
@@ -110,7 +117,7 @@ describe('the run directory', () => {
       'batch_1.jsonl': `${record('c')}\n${record('d/d0.0', 'd')}\n`,
     });
     const { log, text } = logger();
-    const again = await openRunDirectory(options(root, { resume: true }), log);
+    const again = await openAndRelease(options(root, { resume: true }), log);
     expect([...again.done.keys()]).toEqual(['a/d0.0', 'a', 'c']);
     expect(readFileSync(join(first.dir, 'batch_0.jsonl'), 'utf8')).toBe(kept);
     expect(readFileSync(join(first.dir, 'batch_1.jsonl'), 'utf8')).toBe(`${record('c')}\n`);
@@ -123,12 +130,12 @@ describe('the run directory', () => {
 
   it('resumed: appends an invocation, keeps the first one and the seed, and reads what is done from the batch files', async () => {
     const root = tempDir();
-    const first = await openRunDirectory(options(root, { seed: 7 }), logger().log);
+    const first = await openAndRelease(options(root, { seed: 7 }), logger().log);
     writeFiles(first.dir, {
       'batch_0.jsonl': `${JSON.stringify({ id: 'a', prompt_index: 0, metadata: { sample: 0, row_hash: '0123456789abcdef' } })}\n${JSON.stringify({ id: 'b', prompt_index: 1, discarded: 'no_reasoning', prompt: 'x' })}\n{"id":"c","pro`,
     });
     const { log, text } = logger();
-    const again = await openRunDirectory(options(root, { resume: true, seed: 9 }), log);
+    const again = await openAndRelease(options(root, { resume: true, seed: 9 }), log);
     expect(again.seed).toBe(7);
     expect(again.manifest.invocations).toHaveLength(2);
     expect(again.manifest.invocations[0]).toEqual(first.invocation);
@@ -141,9 +148,9 @@ describe('the run directory', () => {
 
   it('refuses a resume with another dataset, model, endpoint or key, saying what differs, unless forced', async () => {
     const root = tempDir();
-    await openRunDirectory(options(root), logger().log);
+    await openAndRelease(options(root), logger().log);
     const other = { dataset: { paths: ['q.jsonl'], sha256: 'c'.repeat(64) }, endpoint: { host: 'other:80', model: 'm2', key_fingerprint: '12345678' } };
-    const refused = await openRunDirectory(options(root, { resume: true, ...other }), logger().log).catch((e: unknown) => e);
+    const refused = await openAndRelease(options(root, { resume: true, ...other }), logger().log).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(UsageError);
     for (const what of [
       "the dataset's content",
@@ -153,7 +160,7 @@ describe('the run directory', () => {
     ]) {
       expect((refused as Error).message).toContain(what);
     }
-    const forced = await openRunDirectory(options(root, { resume: true, forceResume: true, ...other }), logger().log);
+    const forced = await openAndRelease(options(root, { resume: true, forceResume: true, ...other }), logger().log);
     expect(forced.invocation).toMatchObject({ forced: true });
     expect(forced.invocation.differences).toHaveLength(4);
     // The run keeps what it started with.
@@ -162,7 +169,7 @@ describe('the run directory', () => {
 
   it('refuses a resume as another shard', async () => {
     const root = tempDir();
-    await openRunDirectory(options(root, { shard: '0/4' }), logger().log);
+    await openAndRelease(options(root, { shard: '0/4' }), logger().log);
     await expect(openRunDirectory(options(root, { resume: true, shard: '1/4' }), logger().log)).rejects.toThrow(/the shard \(1\/4, not 0\/4\)/);
     await expect(openRunDirectory(options(root, { resume: true, shard: null }), logger().log)).rejects.toThrow(/the shard \(all rows, not 0\/4\)/);
   });

@@ -3,7 +3,7 @@
 // private /tmp and homes, so no file of the user; and whatever it leaves running, even out of its
 // process group, ends with it.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -86,14 +86,15 @@ describe('namespace sandboxes', () => {
           const command = `cat ${home}/.env ${sibling}/secret.txt; ls -A /tmp /home /root ${home} ${join(ws.dir, '..')}; cat /etc/hostname; echo HOME=$HOME; touch ~/mine && echo home-writable; python3 -c 'print("py")'; node -e 'console.log("js")'`;
           const result = (await terminalTool.run({ command }, {
             ...ws.ctx,
-            env,
+            // What toolEnv gives a tool: the workspace is its home.
+            env: { ...env, HOME: ws.dir },
             processes: new ToolProcesses({ limit: 1, isolation: sandbox }),
           } satisfies ToolContext)) as CommandResult;
           expect(result.output).not.toContain(CANARY);
           expect(result.output).toContain('secret.txt: No such file or directory');
           expect(result.output).not.toMatch(/^prompt-sibling/m);
           expect(result.output).not.toContain(readFileSync('/etc/hostname', 'utf8').trim());
-          expect(result.output).toContain(`HOME=${home}\nhome-writable\npy\njs`);
+          expect(result.output).toContain(`HOME=${ws.dir}\nhome-writable\npy\njs`);
           expect(readdirSync(home)).toEqual(['.env']);
         } finally {
           rmSync(home, { recursive: true, force: true });
@@ -144,6 +145,8 @@ describe('chooseSandbox', () => {
   it('probes the interpreters when the first command starts, not when the sandbox is chosen', async () => {
     // A python3 that says where it is installed, and leaves a mark each time it is asked.
     const dir = realpathSync(mkdtempSync(join(tmpdir(), 'hermes-python-')));
+    // Where the sandbox user (under root) can reach it, as an installed interpreter is.
+    chmodSync(dir, 0o755);
     const prefix = join(dir, 'prefix');
     mkdirSync(join(prefix, 'bin'), { recursive: true });
     mkdirSync(join(dir, 'shim'));

@@ -4,6 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { hostSandbox } from '@hermes-datagen/generate/internal/tools/sandbox.js';
 import { terminalTool } from '@hermes-datagen/generate/internal/tools/terminal.js';
 import { ToolProcesses } from '@hermes-datagen/generate/internal/tools/toolProcesses.js';
 import type { CommandResult, ToolContext } from '@hermes-datagen/generate/internal/tools/types.js';
@@ -101,7 +102,7 @@ describe('ToolProcesses', () => {
     const result = await run('echo hi', {
       ...ws.ctx,
       env: { ...ws.ctx.env, PATH: '/nonexistent' },
-      processes: new ToolProcesses({ limit: 1, isolation: 'bwrap' }),
+      processes: new ToolProcesses({ limit: 1, isolation: hostSandbox('bwrap', undefined, { PATH: '/nonexistent' }) }),
     });
     expect(result).toEqual({ output: '', exit_code: null, error: 'could not start bwrap: it was not found on PATH' });
   });

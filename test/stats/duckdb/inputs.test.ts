@@ -6,7 +6,7 @@ import { tempDir, writeFiles } from '../../util/cli.js';
 
 describe('resolveInputs', () => {
   it('is stdin without operands', () => {
-    expect(resolveInputs([], '/')).toEqual({ files: ['-'], runs: [], runOfFile: new Map() });
+    expect(resolveInputs([], '/')).toEqual({ files: ['-'], runs: [], runOfFile: new Map(), skipped: [] });
   });
 
   it("expands a run directory into its JSONL files in natural order, leaving upstream's merged file beside batch files", () => {

@@ -4,7 +4,7 @@
 // and the fix of each failure. Neither the key nor a secret header's value appears in it: every line
 // passes through redact().
 import { defineCommand, loadToolRegistry, redact, UsageError } from '@hermes-datagen/core';
-import { describeHeaders, describeProxy, endpointOptions, secretHeaderValues, type EndpointInspection, type Sourced } from '@hermes-datagen/core/endpoint';
+import { describeHeaders, describeProxy, endpointOptions, type EndpointInspection, type Sourced } from '@hermes-datagen/core/endpoint';
 import { wireTools } from '../agentLoop.js';
 import { requestOptions } from '../requestOptions.js';
 import { offeredTools, toolDefinition } from '../tools/toolRunner.js';
@@ -118,13 +118,14 @@ export function reportJson(result: EndpointCheckResult): unknown {
 }
 
 /**
- * The resolved key and the secret headers' values, and the value of the key variables and of every variable whose name says it is a
+ * The resolved key, and the value of the key variables and of every variable whose name says it is a
  * secret (a key that failed validation was never resolved, yet an error may still echo it). A value
  * that cannot be a secret (short, or a placeholder like EMPTY) is left alone by redact: redacting `x`
  * would mangle the report, not protect anything.
  */
 function redactSecrets(text: string, inspection: EndpointInspection): string {
-  let out = redact(text, [...(inspection.apiKey ? [inspection.apiKey.value] : []), ...secretHeaderValues(inspection.headers)]);
+  // Secret header values were registered as they were resolved (core requestHeaders.ts): redact removes them too.
+  let out = redact(text, inspection.apiKey?.value);
   for (const [name, value] of Object.entries(inspection.env)) {
     if (name === inspection.apiKeyEnv.value || /KEY|TOKEN|SECRET|PASSWORD/i.test(name)) out = redact(out, value);
   }

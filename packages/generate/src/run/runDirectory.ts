@@ -1,4 +1,4 @@
-// Opening `<output-root>/<run-name>/` for an invocation: a new run creates it and its manifest; an
+// Opening `<output-root>/<run-name>/` for an invocation, under its lock (runLock.ts): a new run creates it and its manifest; an
 // existing one is an error without --resume (never a silent mix of two runs), and with --resume its
 // manifest is compared with this invocation (a different dataset, model, endpoint or key is refused
 // unless --force-resume), its batch files' torn last lines are cut off, and what is done is read back,
@@ -10,6 +10,7 @@ import { mkdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { UsageError, validator, type Checkpoint, type CheckpointEntry, type Logger } from '@hermes-datagen/core';
 import { CHECKPOINT_FILE } from './checkpoint.js';
+import { RunLock } from './runLock.js';
 import { listBatchFiles, readBatchFile, repairTornTail, type BatchFile, type BatchLine, type TailCut } from './batchFiles.js';
 import {
   MANIFEST_FILE,
@@ -41,6 +42,8 @@ export interface OpenRunOptions {
 
 export interface RunDirectory {
   readonly dir: string;
+  /** Held from the opening until the invocation has written run.json; released by its caller. */
+  readonly lock: RunLock;
   readonly manifest: Manifest;
   /** This invocation's entry in manifest.invocations (updated in place, then saved). */
   readonly invocation: Invocation;
@@ -69,7 +72,16 @@ export async function openRunDirectory(options: OpenRunOptions, log: Logger): Pr
     throw new UsageError(`the run directory ${dir} exists already: add --resume to continue that run, or choose another --run-name`);
   }
   await mkdir(dir, { recursive: true });
+  const lock = RunLock.acquire(dir);
+  try {
+    return await openLocked(dir, lock, options, exists, log);
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
+}
 
+async function openLocked(dir: string, lock: RunLock, options: OpenRunOptions, exists: boolean, log: Logger): Promise<RunDirectory> {
   const manifestPath = join(dir, MANIFEST_FILE);
   const started = exists ? await readManifest(manifestPath) : undefined;
   if (exists && started === undefined) log.info(`${dir} has no ${MANIFEST_FILE} (a run stopped as it began): starting its manifest now`);
@@ -106,7 +118,7 @@ export async function openRunDirectory(options: OpenRunOptions, log: Logger): Pr
   await writeManifest(manifestPath, manifest);
 
   const files = await listBatchFiles(dir);
-  return { dir, manifest, invocation, seed: manifest.seed, files, ...(await readBack(files, await readCheckpoint(join(dir, CHECKPOINT_FILE)), log)) };
+  return { dir, lock, manifest, invocation, seed: manifest.seed, files, ...(await readBack(files, await readCheckpoint(join(dir, CHECKPOINT_FILE)), log)) };
 }
 
 /** checkpoint.json, or undefined when it is missing or not valid (the batch files are read instead). */

@@ -96,7 +96,8 @@ export function runOptions<T>(y: Argv<T>) {
     .option('grace', {
       type: 'number',
       default: 30,
-      describe: 'seconds running prompts get to finish after SIGINT/SIGTERM before they are stopped unwritten',
+      describe:
+        'seconds running prompts get to finish after SIGINT/SIGTERM (run mode; then they are stopped unwritten), or after the input stopped at a bad line (both modes; then they are listed as failures)',
       group: RUN,
     })
     .option('rpm', { type: 'number', describe: 'model requests a minute at most (starts spaced 60/rpm s apart), retries included', group: RATE })
@@ -144,6 +145,8 @@ export interface RunSettings {
 
 /** The settings of run mode; without --run-name, a flag that only run mode reads is a usage error, never ignored. */
 export function runSettings(args: RunArgs): RunSettings | undefined {
+  // Both modes: the time running prompts get after a bad input line.
+  seconds(args.grace, '--grace', true);
   if (args.runName === undefined) {
     const given = (
       [
@@ -167,7 +170,6 @@ export function runSettings(args: RunArgs): RunSettings | undefined {
   wholeNumber(args.numWorkers, '--num-workers', 1);
   if (args.maxSamples !== undefined) wholeNumber(args.maxSamples, '--max-samples', 0);
   if (args.maxConcurrency !== undefined) wholeNumber(args.maxConcurrency, '--max-concurrency', 1);
-  seconds(args.grace, '--grace', true);
   if (args.promptTimeout !== undefined) seconds(args.promptTimeout, '--prompt-timeout', false);
   seconds(args.quotaWait, '--quota-wait', true);
   wholeNumber(args.maxDepth, '--max-depth', 0);

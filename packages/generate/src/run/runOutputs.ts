@@ -31,7 +31,7 @@ export interface MergeResult {
 }
 
 /**
- * The records this invocation appended, counted as they were written (batchRun.ts): the merge takes
+ * The records this invocation appended, counted as they were written (recordCommits.ts): the merge takes
  * those files' statistics from here and copies their trajectories without parsing them again, which
  * was most of the run directory's cost per record.
  */
@@ -41,10 +41,10 @@ export interface FreshRecords {
   readonly summary: ReturnType<typeof emptySummary>;
 }
 
-/** The start of a tombstone line as batchRun writes one (JSON.stringify of tombstone(): id, prompt_index, discarded). */
+/** The start of a tombstone line as recordCommits.ts writes one (JSON.stringify of tombstone(): id, prompt_index, discarded). */
 const TOMBSTONE_LINE = /^\{"id":"(?:[^"\\]|\\.)*","prompt_index":\d+,"discarded":/;
 /**
- * Part of every tombstone line, and of no trajectory line as batchRun writes it unless a nested
+ * Part of every tombstone line, and of no trajectory line as recordCommits.ts writes it unless a nested
  * object has a member named `discarded` (inside a JSON string the quotes would be escaped): a fresh
  * file without it holds trajectories only. With it, the file is read line by line as before.
  */

@@ -30,6 +30,8 @@ export interface ConfinedPath {
   absolute: string;
   /** The same path relative to the workspace, for messages and results ('.' for the workspace). */
   relative: string;
+  /** Who must own what is written there: the sandbox user tool commands run as (sandbox.ts), when not this process. */
+  owner?: { readonly uid: number; readonly gid: number } | undefined;
 }
 
 export interface ConfineOptions {
@@ -52,8 +54,10 @@ export async function confinePath(workspace: string, requested: string, options:
 }
 
 /** confinePath with the context's workspace and, in a docker sandbox, its mount point. */
-export function confineToolPath(ctx: ToolContext, requested: string): Promise<ConfinedPath> {
-  return confinePath(ctx.workspace, requested, ctx.sandbox ? { containerRoot: CONTAINER_WORKSPACE } : {});
+export async function confineToolPath(ctx: ToolContext, requested: string): Promise<ConfinedPath> {
+  const confined = await confinePath(ctx.workspace, requested, ctx.sandbox ? { containerRoot: CONTAINER_WORKSPACE } : {});
+  const owner = ctx.sandbox ? undefined : ctx.processes.owner;
+  return owner === undefined ? confined : { ...confined, owner };
 }
 
 /**

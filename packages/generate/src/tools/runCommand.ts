@@ -6,6 +6,7 @@
 // or was stopped, never for a command that ran and failed.
 import { dockerFailedMessage, dockerInvocation, dockerMissingMessage, DOCKER_RUN_FAILED, killContainer } from './docker.js';
 import type { ProcessOutcome } from './runProcess.js';
+import { limitExceeded } from './toolLimits.js';
 import { TRANSIENT_SPAWN_ERRORS } from './toolProcesses.js';
 import type { CommandResult, ToolContext } from './types.js';
 
@@ -39,7 +40,11 @@ export async function runCommand(plan: CommandPlan, ctx: ToolContext): Promise<C
     }
     return commandResult(outcome, docker.file, plan.timeoutMs, ctx.timeoutMs);
   }
-  return commandResult(await ctx.processes.run({ ...limits, ...plan.host }), plan.host.file, plan.timeoutMs, ctx.timeoutMs);
+  const outcome = await ctx.processes.run({ ...limits, ...plan.host });
+  const result = commandResult(outcome, plan.host.file, plan.timeoutMs, ctx.timeoutMs);
+  const bounds = ctx.processes.limits;
+  const exceeded = result.error === null && bounds !== undefined ? limitExceeded(outcome, bounds) : undefined;
+  return exceeded === undefined ? result : { ...result, error: exceeded };
 }
 
 function commandResult(outcome: ProcessOutcome, file: string, timeoutMs: number, maxTimeoutMs: number): CommandResult {

@@ -6,14 +6,21 @@
 // workspace read-write as its cwd, and private empty /tmp, /home, /root, /run and $HOME; the
 // --env-file and --config are hidden. The file tools' path confinement is unchanged. The namespace
 // also contains what leaves the process group: when the command's first process ends, the kernel
-// kills every process left in its namespace.
+// kills every process left in its namespace. Both also give the tool a network namespace of its own
+// with only a loopback (no route to the user's 127.0.0.1 services, the model endpoint included;
+// --tool-network shares the host's instead), bound its processes' count, memory and CPU time
+// (rlimits set inside the sandbox's own user namespace, so the count is per prompt: toolLimits.ts),
+// and run it as an unprivileged uid (SANDBOX_UID) when hermes-generate runs as root.
 //
 //   bwrap    bubblewrap (Debian package `bubblewrap`, the sandbox Flatpak uses); works unprivileged.
-//            The tool gets a new root that holds only what is shown, and a minimal /dev.
+//            The tool gets a new root that holds only what is shown, an /etc of only the files programs
+//            need (ETC_FILES, and passwd/group naming just root and the sandbox user), and a private
+//            /dev (null, zero, full, random, urandom, tty, pts, shm).
 //   unshare  util-linux unshare; as a non-root user in a user namespace whose root is the user (the
 //            tool runs as uid 0 there, with the user's rights outside). Keeps the host's root and
 //            covers every other top-level directory with an empty one (mount -a from a small fstab
-//            written at start-up), then drops every capability; /dev stays the host's.
+//            written at start-up), then drops every capability; /dev stays the host's but for a
+//            private /dev/shm, and /etc the host's but for its secret files (ETC_SECRETS) hidden.
 //   docker   the row's docker_image, without network (docker.ts): also a filesystem of its own.
 //   none     commands run as plain processes of the user (they can read other processes' /proc and
 //            every file the user can).
@@ -22,10 +29,11 @@
 // start-up with a real command, and none (with a warning) when neither does. What the sandbox shows
 // is worked out when the first tool command starts (sandboxFilesystem.ts).
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
 import { coverTopLevel, sandboxFilesystem, type SandboxFilesystem } from './sandboxFilesystem.js';
+import { DEFAULT_TOOL_LIMITS, formatSize, rlimitArgs, type ToolLimits } from './toolLimits.js';
 
 export const SANDBOX_MODES = ['auto', 'none', 'bwrap', 'unshare', 'docker'] as const;
 export type SandboxMode = (typeof SANDBOX_MODES)[number];
@@ -39,9 +47,40 @@ export const SANDBOX_HELP =
   "and $HOME: no file of yours, no other workspace, not the --env-file or --config); docker: the row's docker_image " +
   'without network; none: plain host processes that can read all your files';
 
+/**
+ * The uid and gid tool processes run as when hermes-generate runs as root (nobody's, on Debian): a
+ * root tool could read any file the sandbox shows (/etc/shadow) and no process limit binds root.
+ */
+export const SANDBOX_UID = 65534;
+
+/**
+ * What of hermes-generate's environment the sandbox itself uses, never the tools: PATH finds bwrap,
+ * unshare, mount, setpriv, prlimit and the interpreters; HOME is covered with an empty directory.
+ */
+export function hostProgramsEnv(env: Readonly<Record<string, string | undefined>>): Record<string, string> {
+  return Object.fromEntries((['PATH', 'HOME'] as const).flatMap((name) => (env[name] === undefined ? [] : [[name, env[name]]])));
+}
+
+/** What a namespace sandbox lets tools do beyond their workspace. */
+export interface SandboxPolicy {
+  /** true: tools share the host's network (--tool-network); false: a network namespace with only loopback. */
+  readonly network: boolean;
+  /** Bounds on every tool process (--tool-max-procs, --tool-memory, --tool-cpu-seconds). */
+  readonly limits: ToolLimits;
+}
+
+export const DEFAULT_SANDBOX_POLICY: SandboxPolicy = { network: false, limits: DEFAULT_TOOL_LIMITS };
+
 /** Runs host commands in one isolation: the wrapper's fixed part is built once, a call adds its workspace. */
 export interface HostSandbox {
   readonly isolation: HostIsolation;
+  /**
+   * The uid and gid tool processes run as when they differ from this process's (SANDBOX_UID under
+   * root): what the workspace and the files the file tools write must belong to.
+   */
+  readonly owner: { readonly uid: number; readonly gid: number } | undefined;
+  /** The bounds its processes run under; undefined where none are set (none, or no prlimit here). */
+  readonly limits: ToolLimits | undefined;
   /** The program and arguments that run `file args` inside the isolation, with cwd as its directory. */
   command(file: string, args: readonly string[], cwd: string): { file: string; args: string[] };
   /** The environment the tool gets inside (PATH first finds the interpreters shown outside the system dirs). */
@@ -59,14 +98,53 @@ export function hostSandbox(
   isolation: HostIsolation,
   filesystem?: SandboxFilesystem | (() => SandboxFilesystem),
   env: Readonly<Record<string, string>> = {},
+  policy: SandboxPolicy = DEFAULT_SANDBOX_POLICY,
 ): HostSandbox {
-  if (isolation === 'none') return { isolation, command: (file, args) => ({ file, args: [...args] }), env: (e) => ({ ...e }) };
+  if (isolation === 'none')
+    return { isolation, owner: undefined, limits: undefined, command: (file, args) => ({ file, args: [...args] }), env: (e) => ({ ...e }) };
+  const path = env['PATH'] ?? '';
+  const owner = isRoot() ? { uid: SANDBOX_UID, gid: SANDBOX_UID } : undefined;
+  const limits = rlimitArgs(policy.limits, findProgram('prlimit', path));
+  // Under root, the command drops to the sandbox user once the sandbox is set up, in a user namespace
+  // of its own: Linux never applies RLIMIT_NPROC to root, and counts it per user namespace.
+  const dropToUser =
+    owner === undefined
+      ? []
+      : [
+          findProgram('setpriv', path),
+          `--reuid=${owner.uid}`,
+          `--regid=${owner.gid}`,
+          '--clear-groups',
+          '--bounding-set',
+          '-all',
+          '--inh-caps',
+          '-all',
+          '--no-new-privs',
+          '--',
+          // Inside the sandbox, where only the system directories are.
+          findProgram('unshare', ''),
+          '--user',
+          '--map-current-user',
+          '--',
+        ];
+  const inside = [...dropToUser, ...limits];
+  // Not looked for in the system directories: a PATH without it is a sandbox that cannot run ("not found").
+  const wrapper = findProgram(isolation, path, false);
   let prepared: { readonly shown: SandboxFilesystem; readonly fixed: readonly string[] } | undefined;
   const prepare = (): { readonly shown: SandboxFilesystem; readonly fixed: readonly string[] } => {
     if (prepared) return prepared;
-    const shown = typeof filesystem === 'function' ? filesystem() : (filesystem ?? sandboxFilesystem({ env }));
-    prepared = { shown, fixed: isolation === 'bwrap' ? bwrapArgs(shown) : unshareArgs(coverTopLevel(shown), env['PATH'] ?? '') };
+    const found = typeof filesystem === 'function' ? filesystem() : (filesystem ?? sandboxFilesystem({ env }));
+    // An interpreter only root may read (a 0700 prefix) is of no use to the sandbox user.
+    const shown = owner === undefined ? found : { ...found, interpreters: found.interpreters.filter(othersMayRead) };
+    prepared = {
+      shown,
+      fixed: isolation === 'bwrap' ? bwrapArgs(shown, policy, owner?.uid ?? process.getuid?.() ?? 0) : unshareArgs(coverTopLevel(shown), path, policy, inside),
+    };
     return prepared;
+  };
+  // The workspace is made by this process: the sandbox user must be able to write in it.
+  const own = (cwd: string): void => {
+    if (owner !== undefined) chownSync(cwd, owner.uid, owner.gid);
   };
   const withPath = (e: Readonly<Record<string, string>>): Record<string, string> => {
     const { interpreters } = prepare().shown;
@@ -74,22 +152,111 @@ export function hostSandbox(
       ? { ...e }
       : { ...e, PATH: [...interpreters.map((dir) => join(dir, 'bin')), ...(e['PATH'] ? [e['PATH']] : [])].join(delimiter) };
   };
+  const common = { isolation, owner, limits: limits.length === 0 ? undefined : policy.limits, env: withPath };
   if (isolation === 'bwrap') {
     return {
-      isolation,
-      env: withPath,
-      command: (file, args, cwd) => ({ file: 'bwrap', args: [...prepare().fixed, '--bind', cwd, cwd, '--chdir', cwd, '--', file, ...args] }),
+      ...common,
+      command: (file, args, cwd) => {
+        own(cwd);
+        const { shown, fixed } = prepare();
+        return { file: wrapper, args: [...fixed, ...openParents(cwd, shown.empty), '--bind', cwd, cwd, '--chdir', cwd, '--', ...inside, file, ...args] };
+      },
     };
   }
-  return { isolation, env: withPath, command: (file, args, cwd) => ({ file: 'unshare', args: [...prepare().fixed, cwd, file, ...args] }) };
+  return {
+    ...common,
+    command: (file, args, cwd) => {
+      own(cwd);
+      return { file: wrapper, args: [...prepare().fixed, cwd, file, ...args] };
+    },
+  };
 }
 
-function bwrapArgs(shown: SandboxFilesystem): string[] {
+/**
+ * The directories bwrap makes above the workspace inside an empty one (/tmp/hermes-generate-1/ under
+ * /tmp) are root's only (0700): made as on the host, so `ls ..` shows an empty directory, not an error.
+ */
+function openParents(cwd: string, empty: readonly string[]): string[] {
+  const base = empty.filter((dir) => cwd.startsWith(`${dir}/`)).sort((a, b) => b.length - a.length)[0];
+  if (base === undefined) return [];
+  const parents: string[] = [];
+  for (let dir = dirname(cwd); dir.length > base.length; dir = dirname(dir)) parents.unshift(dir);
+  return parents.flatMap((dir) => ['--perms', '0755', '--dir', dir]);
+}
+
+/**
+ * What of /etc a bwrap sandbox shows: name resolution, TLS certificates, the dynamic linker's cache,
+ * the time zone and locale, the alternatives' links, the shells' and language runtimes' own files.
+ * Not shadow files, ssh host keys, sudoers, nor anything that may hold a token (gitconfig, npmrc, pip.conf).
+ */
+export const ETC_FILES: readonly string[] = [
+  'hosts',
+  'resolv.conf',
+  'nsswitch.conf',
+  'host.conf',
+  'gai.conf',
+  'protocols',
+  'services',
+  'networks',
+  'ssl/certs',
+  'ssl/openssl.cnf',
+  'ca-certificates',
+  'ca-certificates.conf',
+  'pki/tls/certs',
+  'crypto-policies',
+  'alternatives',
+  'ld.so.cache',
+  'ld.so.conf',
+  'ld.so.conf.d',
+  'localtime',
+  'timezone',
+  'locale.alias',
+  'locale.conf',
+  'os-release',
+  'debian_version',
+  'lsb-release',
+  'mime.types',
+  'magic',
+  'magic.mime',
+  'inputrc',
+  'bash.bashrc',
+  'profile',
+  'terminfo',
+  'perl',
+  'java-17-openjdk',
+];
+/** Language runtimes' directories in /etc, by name (python3, python3.11). */
+const ETC_RUNTIME = /^python3(?:\.\d+)?$/;
+
+/** What of the host's /etc an unshare sandbox hides (it keeps the host's /etc otherwise). */
+export const ETC_SECRETS: readonly string[] = ['shadow', 'shadow-', 'gshadow', 'gshadow-', 'sudoers', 'ssh', 'ssl/private', 'npmrc', 'pip.conf', 'gitconfig'];
+
+function etcArgs(uid: number): string[] {
+  const runtimes = readdirOrEmpty('/etc').filter((name) => ETC_RUNTIME.test(name));
+  // The directories bwrap would make for a nested entry are root's only (0700): made readable first.
+  const parents = ['/etc', '/etc/ssl', '/etc/pki', '/etc/pki/tls'];
   return [
+    ...parents.flatMap((dir) => ['--perms', '0755', '--dir', dir]),
+    ...[...ETC_FILES, ...runtimes].flatMap((entry) => ['--ro-bind-try', `/etc/${entry}`, `/etc/${entry}`]),
+    // Programs that ask who they are (whoami, python's getpass, ssh) find the sandbox user; no one else of the host is named.
+    '--ro-bind',
+    privateFile('passwd', `root:x:0:0:root:/root:/usr/sbin/nologin\nsandbox:x:${uid}:${uid}:hermes tool sandbox:/tmp:/bin/sh\n`),
+    '/etc/passwd',
+    '--ro-bind',
+    privateFile('group', `root:x:0:\nsandbox:x:${uid}:\n`),
+    '/etc/group',
+  ];
+}
+
+function bwrapArgs(shown: SandboxFilesystem, policy: SandboxPolicy, uid: number): string[] {
+  return [
+    // Explicit, though bwrap makes one whenever it runs unprivileged: the rlimits count in it. Under
+    // root the command makes its own as the sandbox user (dropToUser), and bwrap keeps the capabilities that needs.
+    ...(isRoot() ? [] : ['--unshare-user']),
     '--unshare-pid',
+    '--unshare-ipc',
+    ...(policy.network ? [] : ['--unshare-net']),
     '--die-with-parent',
-    // As root, bwrap would keep every capability: a tool could mount, or read any file.
-    ...(isRoot() ? ['--cap-drop', 'ALL'] : []),
     ...shown.links.flatMap((link) => ['--symlink', link.target, link.path]),
     '--dev',
     '/dev',
@@ -98,9 +265,11 @@ function bwrapArgs(shown: SandboxFilesystem): string[] {
     '--ro-bind-try',
     '/sys',
     '/sys',
-    ...shown.empty.flatMap((dir) => ['--tmpfs', dir]),
+    // /tmp and /var/tmp for everyone, as on the host (the sandbox user under root is not their owner).
+    ...shown.empty.flatMap((dir) => (dir === '/tmp' || dir === '/var/tmp' ? ['--perms', '1777', '--tmpfs', dir] : ['--tmpfs', dir])),
     // After the empty ones: an interpreter under ~ is bound back into the empty home.
-    ...[...shown.system, ...shown.interpreters].flatMap((dir) => ['--ro-bind', dir, dir]),
+    ...[...shown.system.filter((dir) => dir !== '/etc'), ...shown.interpreters].flatMap((dir) => ['--ro-bind', dir, dir]),
+    ...(shown.system.includes('/etc') ? etcArgs(uid) : []),
     // Not /dev/null: bwrap's binds are nodev, and a device there would only say "Permission denied".
     ...shown.hidden.flatMap((file) => ['--ro-bind', emptyFile(), file]),
   ];
@@ -112,20 +281,26 @@ function bwrapArgs(shown: SandboxFilesystem): string[] {
  * interpreter prefixes and the workspace (opened before the cover hid them) are bound back, and the
  * command is run without any capability ($1 is the workspace, the rest the command).
  */
-function unshareArgs(shown: SandboxFilesystem, path: string): string[] {
+function unshareArgs(shown: SandboxFilesystem, path: string, policy: SandboxPolicy, inside: readonly string[]): string[] {
   // Found once, by absolute path: the tool's PATH is the tool's, and a PATH without them must not break the sandbox.
   const mount = shellQuote(findProgram('mount', path));
   const setpriv = shellQuote(findProgram('setpriv', path));
+  const ip = findProgram('ip', path);
   const prefixes = shown.interpreters;
+  const etcSecrets = ETC_SECRETS.map((entry) => `/etc/${entry}`).filter((entry) => existsSync(entry) && shown.system.includes('/etc'));
   // The empty ones first: mount records what it did under /run, which is then the sandbox's own.
   const fstab = `${[
     ...shown.empty.map((dir) => `tmpfs ${fstabPath(dir)} tmpfs mode=${dir === '/tmp' || dir === '/var/tmp' ? '1777' : '755'},X-mount.mkdir 0 0`),
     ...shown.system.map((dir) => `${fstabPath(dir)} ${fstabPath(dir)} none rbind,ro 0 0`),
     // /dev/null: the private directory's empty file lies under /tmp, covered by now.
     ...shown.hidden.map((file) => `/dev/null ${fstabPath(file)} none bind,ro 0 0`),
+    ...etcSecrets.map((entry) => (isDirectory(entry) ? `tmpfs ${fstabPath(entry)} tmpfs ro,mode=755 0 0` : `/dev/null ${fstabPath(entry)} none bind,ro 0 0`)),
+    // The host's /dev/shm is shared memory of every user's programs: the tool gets its own.
+    'tmpfs /dev/shm tmpfs mode=1777,nosuid,nodev 0 0',
   ].join('\n')}\n`;
   const file = join(privateDirectory(), 'sandbox.fstab');
-  writeFileSync(file, fstab, { mode: 0o600 });
+  // Readable by the sandbox user, who runs mount under root: it holds only paths.
+  writeFileSync(file, fstab, { mode: 0o644 });
   const openPrefixes = prefixes.map((dir, i) => `exec ${i + 3}<${shellQuote(dir)}`);
   const bindPrefixes = prefixes.map((dir, i) => `${mount} -c --bind -o X-mount.mkdir,ro /proc/self/fd/${i + 3} ${shellQuote(dir)} && exec ${i + 3}<&-`);
   const script = [
@@ -134,14 +309,19 @@ function unshareArgs(shown: SandboxFilesystem, path: string): string[] {
     `${mount} -a -T ${shellQuote(file)}`,
     ...bindPrefixes,
     `${mount} -c --bind -o X-mount.mkdir . "$1"`,
+    // A new network namespace starts with its loopback down; without ip(8) it stays so (no network at all).
+    ...(policy.network || !ip.startsWith('/') ? [] : [`{ ${shellQuote(ip)} link set lo up 2>/dev/null || true; }`]),
     'cd "$1"',
     'shift',
-    `exec ${setpriv} --bounding-set -all --inh-caps -all --no-new-privs -- "$@"`,
+    // Under root, `inside` starts with its own setpriv, which needs CAP_SETUID still: it drops every capability itself.
+    `exec ${isRoot() ? '' : `${setpriv} --bounding-set -all --inh-caps -all --no-new-privs -- `}${inside.map(shellQuote).join(' ')} "$@"`,
   ].join(' && ');
   // As a non-root user, only the root of a user namespace may mount: the user, mapped to uid 0 in it.
   // --kill-child: the command dies with unshare, which the process group kill reaches.
   return [
     ...(isRoot() ? [] : ['--map-root-user']),
+    ...(policy.network ? [] : ['--net']),
+    '--ipc',
     '--pid',
     '--fork',
     '--mount',
@@ -155,29 +335,60 @@ function unshareArgs(shown: SandboxFilesystem, path: string): string[] {
   ];
 }
 
-/** The program on PATH or in the system directories; its bare name (an error at run time) when nowhere. */
-function findProgram(name: string, path: string): string {
-  for (const dir of [...path.split(delimiter), '/usr/bin', '/usr/sbin', '/bin', '/sbin']) {
+/** The program on PATH or (unless told not to look there) in the system directories; its bare name (an error at run time) when nowhere. */
+function findProgram(name: string, path: string, systemDirs = true): string {
+  for (const dir of [...path.split(delimiter), ...(systemDirs ? ['/usr/bin', '/usr/sbin', '/bin', '/sbin'] : [])]) {
     if (dir.startsWith('/') && existsSync(join(dir, name))) return join(dir, name);
   }
   return name;
 }
 
 let privateDir: string | undefined;
-/** One directory of this process only, removed when it exits. */
+/** One directory of this process only, removed when it exits; the sandbox user may look up its files, not list them. */
 function privateDirectory(): string {
   if (privateDir !== undefined) return privateDir;
   const dir = mkdtempSync(join(tmpdir(), 'hermes-sandbox-'));
+  chmodSync(dir, 0o711);
   process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
   privateDir = dir;
   return dir;
 }
 
+/** A file of the private directory with this text, readable by the sandbox. */
+function privateFile(name: string, text: string): string {
+  const file = join(privateDirectory(), name);
+  writeFileSync(file, text, { mode: 0o444 });
+  return file;
+}
+
 /** An empty file that hidden files are replaced by. */
 function emptyFile(): string {
-  const file = join(privateDirectory(), 'empty');
-  writeFileSync(file, '', { mode: 0o444 });
-  return file;
+  return privateFile('empty', '');
+}
+
+/** Whether users other than the owner may list and enter the directory. */
+function othersMayRead(dir: string): boolean {
+  try {
+    return (statSync(dir).mode & 0o005) === 0o005;
+  } catch {
+    return false;
+  }
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+function readdirOrEmpty(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
+  }
 }
 
 /** fstab fields are split on white space: octal escapes, as fstab(5) says. */
@@ -207,7 +418,7 @@ export interface ChosenSandbox {
   readonly docker: boolean;
   /** One line for the start-up log. */
   readonly description: string;
-  /** Set when auto found no namespace sandbox. */
+  /** Set when tools are less confined than the default promises: no namespace sandbox, the host network, no limits. */
   readonly warning?: string;
 }
 
@@ -216,27 +427,47 @@ export interface SandboxChoiceOptions {
   readonly hide?: readonly string[];
   /** The run's workspace root: other prompts' workspaces are never shown. */
   readonly workspaceRoot?: string;
+  /** Network and limits of the namespace sandboxes (default: no network, DEFAULT_TOOL_LIMITS). */
+  readonly policy?: SandboxPolicy;
 }
+
+const HOST_NETWORK_WARNING =
+  "tool commands share this machine's network: they can reach every service listening on 127.0.0.1 (the model endpoint included, with your session) and the internet";
 
 /** The sandbox for this run, or a message when the one asked for cannot run here (a usage error). */
 export function chooseSandbox(mode: SandboxMode, env: Readonly<Record<string, string>>, options: SandboxChoiceOptions = {}): ChosenSandbox | string {
   const plain = hostSandbox('none');
-  if (mode === 'docker') return { host: plain, docker: true, description: "tool commands run in each row's docker_image (--sandbox docker)" };
+  const policy = options.policy ?? DEFAULT_SANDBOX_POLICY;
+  if (mode === 'docker') return { host: plain, docker: true, description: "tool commands run in each row's docker_image without network (--sandbox docker)" };
   if (mode === 'none')
     return {
       host: plain,
       docker: false,
       description: 'tool commands run as plain host processes (--sandbox none): they can see your other processes and read your files',
+      warning: `--sandbox none: ${HOST_NETWORK_WARNING}, and no limit bounds their processes, memory or CPU time`,
     };
   // The check runs /bin/sh, which needs no interpreter; the sandbox the tools get finds them when its first command starts.
   const probed = sandboxFilesystem({ env, ...options, findInterpreters: false });
   const candidates: Exclude<HostIsolation, 'none'>[] = mode === 'auto' ? ['bwrap', 'unshare'] : [mode];
   for (const isolation of candidates) {
-    if (isolationWorks(hostSandbox(isolation, probed, env), env)) {
+    if (isolationWorks(hostSandbox(isolation, probed, env, policy), env)) {
+      const host = hostSandbox(isolation, () => sandboxFilesystem({ env, ...options }), env, policy);
+      const caveats = [
+        ...(policy.network ? [`--tool-network: ${HOST_NETWORK_WARNING}`] : []),
+        ...(host.limits === undefined ? ["prlimit (util-linux) was not found, so no limit bounds the tools' processes, memory or CPU time"] : []),
+      ];
+      const bounds =
+        host.limits === undefined
+          ? 'no limits'
+          : `at most ${host.limits.maxProcs} processes, ${formatSize(host.limits.memoryBytes)} and ${host.limits.cpuSeconds} CPU s each`;
       return {
-        host: hostSandbox(isolation, () => sandboxFilesystem({ env, ...options }), env),
+        host,
         docker: false,
-        description: `tool commands run in their own PID and mount namespace, seeing only the system directories, their workspace and empty /tmp and home (--sandbox ${isolation}${mode === 'auto' ? ', chosen by auto' : ''})`,
+        description:
+          `tool commands run in their own user, PID, mount${policy.network ? '' : ' and network'} namespace, seeing only the system directories, ` +
+          `their workspace and empty /tmp and home, ${policy.network ? "with this machine's network" : 'with no network'}, ${bounds}` +
+          `${host.owner === undefined ? '' : `, as uid ${host.owner.uid}`} (--sandbox ${isolation}${mode === 'auto' ? ', chosen by auto' : ''})`,
+        ...(caveats.length === 0 ? {} : { warning: caveats.join('; ') }),
       };
     }
   }
@@ -246,7 +477,8 @@ export function chooseSandbox(mode: SandboxMode, env: Readonly<Record<string, st
     docker: false,
     description: 'tool commands run as plain host processes (--sandbox auto found neither bwrap nor unshare working)',
     warning:
-      'no namespace sandbox works here (install bubblewrap: apt-get install bubblewrap), so tool commands can see your other processes, their environments and your files; pass --sandbox none to accept that',
+      `no namespace sandbox works here (install bubblewrap: apt-get install bubblewrap), so tool commands can see your other processes, their environments and your files; ${HOST_NETWORK_WARNING}; ` +
+      'no limit bounds their processes, memory or CPU time; pass --sandbox none to accept that',
   };
 }
 

@@ -10,8 +10,8 @@ import { availableParallelism } from 'node:os';
 import { ProcessHelperClient } from './processHelperClient.js';
 import { killAllGroups } from './processHelperProtocol.js';
 import { runProcess, type ProcessOutcome, type ProcessSpec } from './runProcess.js';
-import { hostSandbox, type HostIsolation, type HostSandbox } from './sandbox.js';
-import { toolEnv } from './toolEnv.js';
+import { hostProgramsEnv, hostSandbox, type HostIsolation, type HostSandbox } from './sandbox.js';
+import type { ToolLimits } from './toolLimits.js';
 
 /** A spawn that failed for want of file descriptors or processes: worth one more try later. */
 export const TRANSIENT_SPAWN_ERRORS: ReadonlySet<string> = new Set(['EMFILE', 'ENFILE', 'EAGAIN']);
@@ -42,8 +42,18 @@ export class ToolProcesses {
 
   public constructor(options: ToolProcessesOptions) {
     this.limit = options.limit;
-    this.sandbox = typeof options.isolation === 'string' ? hostSandbox(options.isolation, undefined, toolEnv(process.env)) : options.isolation;
+    this.sandbox = typeof options.isolation === 'string' ? hostSandbox(options.isolation, undefined, hostProgramsEnv(process.env)) : options.isolation;
     this.helper = options.helperScript === undefined ? undefined : new ProcessHelperClient(options.helperScript);
+  }
+
+  /** The uid and gid the sandbox runs tools as, when not this process's: owner of what the file tools write. */
+  public get owner(): { readonly uid: number; readonly gid: number } | undefined {
+    return this.sandbox.owner;
+  }
+
+  /** The bounds the sandbox sets on every tool process, if any. */
+  public get limits(): ToolLimits | undefined {
+    return this.sandbox.limits;
   }
 
   /**

@@ -10,7 +10,7 @@
 // listed in `skippedLinks`: they would give the agent a way back into the user's files. Sockets,
 // FIFOs and devices are left out too.
 import { rmSync } from 'node:fs';
-import { chmod, cp, lstat, mkdir, mkdtemp, readdir, readlink, realpath, rm, stat } from 'node:fs/promises';
+import { chmod, cp, lchown, lstat, mkdir, mkdtemp, readdir, readlink, realpath, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { resolvePhysically } from './confine.js';
@@ -30,6 +30,10 @@ export interface WorkspaceOptions {
   root?: string;
   /** A directory to copy into the workspace (the row's cwd), taken relative to the process's cwd. */
   copyFrom?: string;
+  /** The row's cwd must lie under this directory (--cwd-root); anything else is refused. */
+  cwdRoot?: string;
+  /** The sandbox user tool commands run as, when not this process's: the workspace and its copy are given to it. */
+  owner?: { readonly uid: number; readonly gid: number } | undefined;
 }
 
 /** A row's cwd that cannot be used; the message says which and what to do. */
@@ -45,13 +49,20 @@ export function defaultWorkspaceRoot(): string {
 }
 
 export async function createWorkspace(options: WorkspaceOptions = {}): Promise<PromptWorkspace> {
-  const source = options.copyFrom === undefined ? undefined : await sourceDirectory(options.copyFrom);
+  const source = options.copyFrom === undefined ? undefined : await sourceDirectory(options.copyFrom, options.cwdRoot);
   const root = options.root ?? defaultWorkspaceRoot();
   await mkdir(root, { recursive: true });
   const path = await realpath(await mkdtemp(join(root, 'prompt-')));
   const skipped: string[] = [];
   try {
-    if (source !== undefined) await copyTree(source, path, skipped);
+    if (source !== undefined)
+      await copyTree(source, path, skipped).catch((error: unknown) => {
+        // What the kernel's directories (/proc/self, /sys) or an unreadable file make of a copy: the row's problem.
+        throw new WorkspaceError(
+          `the row's cwd "${options.copyFrom}" could not be copied into the workspace (${errorCode(error) ?? String(error)}); point cwd at a plain directory of files`,
+        );
+      });
+    if (options.owner !== undefined) await giveAll(path, options.owner);
   } catch (error) {
     await removeTree(path);
     throw error;
@@ -76,10 +87,12 @@ export class RunWorkspaces {
     public readonly root: string,
     /** The run made the root (no --workspace-root): it is removed with everything in it. */
     private readonly ownsRoot: boolean,
+    /** The rows' cwd root and the sandbox user (createWorkspace's options). */
+    private readonly options: Pick<WorkspaceOptions, 'cwdRoot' | 'owner'> = {},
   ) {}
 
   public async create(copyFrom?: string): Promise<PromptWorkspace> {
-    const workspace = await createWorkspace({ root: this.root, ...(copyFrom === undefined ? {} : { copyFrom }) });
+    const workspace = await createWorkspace({ ...this.options, root: this.root, ...(copyFrom === undefined ? {} : { copyFrom }) });
     this.live.add(workspace.path);
     return {
       path: workspace.path,
@@ -103,14 +116,35 @@ export class RunWorkspaces {
   }
 }
 
-async function sourceDirectory(cwd: string): Promise<string> {
+async function sourceDirectory(cwd: string, cwdRoot: string | undefined): Promise<string> {
+  let real: string | undefined;
   try {
-    const real = await realpath(resolve(cwd));
-    if ((await stat(real)).isDirectory()) return real;
+    real = await realpath(resolve(cwd));
   } catch (error) {
-    if (errorCode(error) !== 'ENOENT' && errorCode(error) !== 'ENOTDIR') throw error;
+    if (errorCode(error) !== 'ENOENT' && errorCode(error) !== 'ENOTDIR' && errorCode(error) !== 'EACCES') throw error;
   }
+  // Judged on the real path: a link inside the root that leads out of it is outside.
+  if (cwdRoot !== undefined) {
+    const root = await realpath(cwdRoot).catch(() => resolve(cwdRoot));
+    if (real === undefined ? !isInside(resolve(cwd), root) : !isInside(real, root)) {
+      throw new WorkspaceError(
+        `the row's cwd "${cwd}" is outside ${root}, the directory rows' cwd must lie under (--cwd-root, default: the dataset file's directory); move the directory there or pass --cwd-root`,
+      );
+    }
+  }
+  if (real !== undefined && (await stat(real)).isDirectory()) return real;
   throw new WorkspaceError(`the row's cwd "${cwd}" is not an existing directory; fix the cwd field or leave it out`);
+}
+
+function isInside(path: string, dir: string): boolean {
+  return path === dir || path.startsWith(dir.endsWith(sep) ? dir : dir + sep);
+}
+
+/** Gives the whole tree to the owner (links themselves, not what they point to). */
+async function giveAll(path: string, owner: { readonly uid: number; readonly gid: number }): Promise<void> {
+  await lchown(path, owner.uid, owner.gid);
+  if (!(await lstat(path)).isDirectory()) return;
+  for (const entry of await readdir(path)) await giveAll(join(path, entry), owner);
 }
 
 async function copyTree(source: string, destination: string, skipped: string[]): Promise<void> {

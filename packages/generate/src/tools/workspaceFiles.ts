@@ -1,7 +1,7 @@
 // Reading and writing a confined path (confine.ts), with the file-system errors a model can cause
 // turned into messages that say what to do instead.
 import { constants } from 'node:fs';
-import { mkdir, open } from 'node:fs/promises';
+import { chown, mkdir, open } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { ConfinedPath } from './confine.js';
 import { ToolError, errorCode } from './toolError.js';
@@ -30,9 +30,12 @@ export async function readWorkspaceFile(target: ConfinedPath): Promise<Buffer> {
 export async function writeWorkspaceFile(target: ConfinedPath, content: string): Promise<{ bytesWritten: number; dirsCreated: boolean }> {
   try {
     const firstCreated = await mkdir(dirname(target.absolute), { recursive: true });
+    if (firstCreated !== undefined && target.owner !== undefined) await giveTree(firstCreated, dirname(target.absolute), target.owner);
     // O_NOFOLLOW: the path was resolved link-free; a link that appeared since is refused, not followed.
     const handle = await open(target.absolute, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW, 0o644);
     try {
+      // The sandbox user's commands must be able to change what the file tools wrote.
+      if (target.owner !== undefined) await handle.chown(target.owner.uid, target.owner.gid);
       await handle.writeFile(content, 'utf8');
     } finally {
       await handle.close();
@@ -40,6 +43,14 @@ export async function writeWorkspaceFile(target: ConfinedPath, content: string):
     return { bytesWritten: Buffer.byteLength(content, 'utf8'), dirsCreated: firstCreated !== undefined };
   } catch (error) {
     throw fileError(error, target);
+  }
+}
+
+/** Gives the directories mkdir -p made, from the first one down to `last`, to the owner. */
+async function giveTree(first: string, last: string, owner: { readonly uid: number; readonly gid: number }): Promise<void> {
+  for (let dir = last; ; dir = dirname(dir)) {
+    await chown(dir, owner.uid, owner.gid);
+    if (dir === first || dir === dirname(dir)) return;
   }
 }
 

@@ -5,9 +5,11 @@
 // Its JSONL files are read in natural order (batch_2 before batch_10). Upstream Hermes also leaves
 // trajectories.jsonl there, the merge of its batch_N.jsonl files: next to batch files it is skipped, so
 // no record counts twice, and the batch files are the ones read because they hold everything the run's
-// statistics.json counted (tombstones and records the merge filtered out).
+// statistics.json counted (tombstones and records the merge filtered out). The same holds for files named
+// one by one (`run/*.jsonl`): a trajectories.jsonl named with batch files of its own directory is skipped,
+// and said so, so that each record is loaded once.
 import { readdirSync, statSync } from 'node:fs';
-import { basename, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { loadOptionFileIfPresent, parseOptionFile, type OptionFile } from '@hermes-datagen/core';
 
 export interface RunDirectory {
@@ -27,6 +29,8 @@ export interface ResolvedInputs {
   readonly runs: readonly RunDirectory[];
   /** The run each file of a run directory belongs to. */
   readonly runOfFile: ReadonlyMap<string, string>;
+  /** File operands not read: a run's trajectories.jsonl named together with batch files of its directory. */
+  readonly skipped: readonly string[];
 }
 
 const JSONL = /\.jsonl(\.gz)?$/;
@@ -36,13 +40,16 @@ const naturalOrder = new Intl.Collator('en', { numeric: true }).compare;
 
 /** No operands means standard input, as for every command. */
 export function resolveInputs(operands: readonly string[], cwd: string): ResolvedInputs {
-  if (operands.length === 0) return { files: ['-'], runs: [], runOfFile: new Map() };
+  if (operands.length === 0) return { files: ['-'], runs: [], runOfFile: new Map(), skipped: [] };
   const files: string[] = [];
   const runs: RunDirectory[] = [];
   const runOfFile = new Map<string, string>();
+  const skipped: string[] = [];
+  const batchDirectories = new Set(operands.filter((o) => BATCH.test(basename(o))).map((o) => dirname(resolve(cwd, o))));
   for (const operand of operands) {
     if (operand === '-' || !isDirectory(resolve(cwd, operand))) {
-      files.push(operand);
+      if (MERGED.test(basename(operand)) && batchDirectories.has(dirname(resolve(cwd, operand)))) skipped.push(operand);
+      else files.push(operand);
       continue;
     }
     const run = readRunDirectory(operand, cwd);
@@ -52,7 +59,7 @@ export function resolveInputs(operands: readonly string[], cwd: string): Resolve
       runOfFile.set(file, run.run);
     }
   }
-  return { files, runs, runOfFile };
+  return { files, runs, runOfFile, skipped };
 }
 
 function readRunDirectory(operand: string, cwd: string): RunDirectory {

@@ -29,6 +29,9 @@ async function openAnalysisDatabase(args: AnalysisArgs, ctx: RunContext): Promis
   if (path !== undefined && args.files.length === 0) return AnalysisDatabase.openExisting(path, settings);
 
   const inputs = resolveInputs(args.files, ctx.io.cwd);
+  for (const file of inputs.skipped) {
+    ctx.log.warn(`${file} is not loaded: it is the merge of the batch files named beside it, which are (each record is loaded once)`);
+  }
   // ctx.readRecords reads args.files: the files found in run directories take the operands' place.
   args.files = [...inputs.files];
   const load = async (db: AnalysisDatabase): Promise<void> => {

@@ -1,0 +1,85 @@
+// Intake of pending work: every (row, sample) of the selection not done yet, as a job with its record
+// id, row hash and batch number. Rows are read as stream mode reads them (a repeated row id is a bad
+// line); a done pair is skipped, with a warning when its row changed since its record was written.
+import type { Place, PromptRow, RunContext } from '@hermes-datagen/core';
+import { indexedPrompts } from '../generateStream.js';
+import { CHECKPOINT_FILE } from './checkpoint.js';
+import { recordId, rowHash } from './recordId.js';
+import type { RunBatches } from './runBatches.js';
+import type { RunState, Selection } from './runState.js';
+import type { RunTally } from './runTally.js';
+import { inShard } from './shard.js';
+
+export interface Job {
+  readonly row: PromptRow;
+  readonly promptIndex: number;
+  readonly place: Place;
+  readonly id: string;
+  readonly sample: number;
+  readonly rowHash: string;
+  readonly batch: number;
+  /** The row's line as read, kept in its failure record. */
+  readonly raw: string;
+}
+
+export class RunIntake {
+  /** Set once the whole selection was read (not stopped on the way). */
+  public selectionRead = false;
+
+  public constructor(
+    private readonly ctx: RunContext,
+    private readonly state: RunState,
+    private readonly selected: Selection,
+    private readonly batches: RunBatches,
+    private readonly tally: RunTally,
+    /** The valid rows read so far are given in the previous invocation's checkpoint when nothing is read. */
+    private readonly validRowsBefore: number,
+  ) {}
+
+  /** The jobs; when reading fails (a bad line), `onFailure` is told the prompts read, then the error is thrown. */
+  public async *jobs(onFailure: (promptsRead: number) => void): AsyncGenerator<Job> {
+    const { ctx, state, selected, tally, batches } = this;
+    let sequence = 0;
+    try {
+      const { doneBefore } = state;
+      if (doneBefore !== undefined) {
+        ctx.log.info(`every (row, sample) of this dataset was done by an earlier invocation (${CHECKPOINT_FILE}): nothing to run, the rows are not read again`);
+        state.datasetFacts.valid_rows = this.validRowsBefore;
+        tally.records = doneBefore.records;
+        tally.skipped = doneBefore.records;
+        this.selectionRead = true;
+        return;
+      }
+      for await (const { row, promptIndex, place, raw, id: prompt } of indexedPrompts(ctx, onFailure)) {
+        if (selected.maxSamples !== undefined && promptIndex >= selected.maxSamples) {
+          this.selectionRead = true;
+          return;
+        }
+        state.datasetFacts.valid_rows = promptIndex + 1;
+        if (!inShard(prompt, selected.shard)) continue;
+        const hash = rowHash(row);
+        for (let sample = 0; sample < selected.samples; sample += 1) {
+          tally.records += 1;
+          const id = recordId(prompt, sample);
+          const done = state.checkpoint.get(id);
+          if (done) {
+            tally.skipped += 1;
+            if (done.row_hash !== undefined && done.row_hash !== hash) {
+              ctx.log.warn(
+                `the row of record ${id} changed since the record was written; the record is kept and the row not run again (use a new --run-name for the new dataset)`,
+                place,
+                'row-changed',
+              );
+            }
+            continue;
+          }
+          yield { row, promptIndex, place, raw, id, sample, rowHash: hash, batch: batches.assign(sequence) };
+          sequence += 1;
+        }
+      }
+      this.selectionRead = true;
+    } finally {
+      batches.intakeEnded();
+    }
+  }
+}

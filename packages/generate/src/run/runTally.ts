@@ -1,0 +1,43 @@
+// What one invocation of a run has done so far, counted as it happens: the records and tombstones
+// written, what was skipped as done before, the prompts stopped unwritten and the failures by kind.
+// The progress line and the exit code are read from it.
+import { ExitCode } from '@hermes-datagen/core';
+import { failureExitCode } from '../failureKinds.js';
+
+export class RunTally {
+  /** Records written (sub-agents' included). */
+  public written = 0;
+  public subAgents = 0;
+  public tombstones = 0;
+  /** (row, sample) pairs of the selection done by an earlier invocation. */
+  public skipped = 0;
+  /** Prompts stopped unwritten by a signal or an exhausted quota; they run again on --resume. */
+  public interrupted = 0;
+  /** (row, sample) pairs of the selection read so far. */
+  public records = 0;
+  private readonly failedKinds = new Map<string, number>();
+  private failedTotal = 0;
+
+  public addFailure(kind: string): void {
+    this.failedKinds.set(kind, (this.failedKinds.get(kind) ?? 0) + 1);
+    this.failedTotal += 1;
+  }
+
+  public get failed(): number {
+    return this.failedTotal;
+  }
+
+  /** The progress line's detail: prompts done of those to run, running, rate-limited, and an ETA. */
+  public progress(running: number, rateLimited: number, seconds: number): string {
+    const done = this.written - this.subAgents + this.tombstones + this.failedTotal;
+    const left = this.records - this.skipped - done;
+    const eta = done > 0 && left > 0 ? `, ETA ${Math.round((left * seconds) / done)}s` : '';
+    return `${done}/${this.records - this.skipped} prompts done, ${running} running, ${rateLimited} rate-limited${eta}`;
+  }
+
+  /** The exit code of a run that was not stopped: 70 for a bug, else the failures' code (failureKinds.ts), 0 without any. */
+  public failureCode(): number {
+    if (this.failedKinds.has('internal')) return ExitCode.internal;
+    return failureExitCode(this.failedKinds.keys());
+  }
+}

@@ -1,0 +1,125 @@
+// One writer per run directory, with real processes: two invocations of one run started at once, and
+// two started one after the other while the first still runs. One runs, the other is refused at once
+// (exit 2, naming the holder), and the run ends with every record exactly once. The first is held in
+// the run by one prompt whose reply never comes (a slow fault), so the second meets it running on any
+// machine, and it is then stopped with SIGTERM (--grace 0) and the run finished by a --resume.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { promptId } from '@hermes-datagen/core';
+import { startScriptedEndpoint, type ScriptedEndpoint } from '@hermes-datagen/testkit';
+import { binPath, jsonl, tempDir, writeFiles } from '../util/cli.js';
+import { TEST_MODEL } from '../util/generate.js';
+import { expectRunInvariants } from '../util/runDirectory.js';
+import { TEST_API_KEY } from '../util/secrets.js';
+import { PROCESS_TEST_TIMEOUT_MS, until } from '../util/until.js';
+
+let endpoint: ScriptedEndpoint | undefined;
+afterEach(async () => {
+  await endpoint?.close();
+  endpoint = undefined;
+});
+
+interface Ended {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+interface Started {
+  readonly child: ChildProcess;
+  readonly ended: Promise<Ended>;
+}
+
+const PROMPTS = [...Array.from({ length: 30 }, (_, i) => ({ prompt: `task ${i}` })), { prompt: 'the [slow] one' }];
+
+function start(url: string, dir: string): Started {
+  const child = spawn(
+    process.execPath,
+    [
+      binPath('generate', 'hermes-generate'),
+      'prompts.jsonl',
+      ...['--base-url', url, '--model', TEST_MODEL, '--run-name', 'r', '--resume', '--toolsets', 'todo', '--grace', '0'],
+      ...['--workspace-root', join(dir, 'workspaces')],
+    ],
+    { cwd: dir, env: { PATH: process.env['PATH'] ?? '', HERMES_API_KEY: TEST_API_KEY }, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (c: Buffer) => (stdout += c.toString()));
+  child.stderr?.on('data', (c: Buffer) => (stderr += c.toString()));
+  const ended = new Promise<Ended>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+  return { child, ended };
+}
+
+/** The endpoint; with `hold`, the [slow] prompt's reply never comes while the test runs. */
+async function scriptedEndpoint(hold: boolean, port = 0): Promise<ScriptedEndpoint> {
+  return startScriptedEndpoint({
+    apiKey: TEST_API_KEY,
+    port,
+    script: {
+      sequences: [{ match: { regex: '.' }, replies: [{ reasoning: 'Done.', content: 'finished' }] }],
+      faults: hold ? [{ kind: 'slow', delay_ms: 600_000, when: { prompt: { contains: '[slow]' } } }] : [],
+    },
+  });
+}
+
+/** The refused invocation: exit 2 at once, naming the holder's pid; nothing of it on stdout. */
+function expectRefused(refused: Ended, holder: ChildProcess): void {
+  expect(refused.code, refused.stderr).toBe(2);
+  expect(refused.stderr).toMatch(new RegExp(`is in use by another invocation \\(pid ${holder.pid} on .+, started `));
+  expect(refused.stdout).toBe('');
+}
+
+/** Stops the holder, resumes to the end, and checks every row has exactly one record. */
+async function finishAndCheck(dir: string, holder: Started): Promise<void> {
+  holder.child.kill('SIGTERM');
+  expect((await holder.ended).code).toBe(143);
+  // The same address (the run's manifest names it), now answering the held prompt too.
+  const port = Number(new URL(endpoint!.url).port);
+  await endpoint?.close();
+  endpoint = await scriptedEndpoint(false, port);
+  const last = await start(endpoint.url, dir).ended;
+  expect(last.code, last.stderr).toBe(0);
+  const run = expectRunInvariants(join(dir, 'data', 'r'));
+  expect(run.records.map((record) => record['id']).sort()).toEqual(PROMPTS.map((row, i) => promptId(row, i)).sort());
+  expect(existsSync(join(dir, 'data', 'r', 'run.lock'))).toBe(false);
+}
+
+describe('hermes-generate: one invocation per run directory', () => {
+  it(
+    'two started at once: one runs, the other is refused at once naming it, and the records are exactly once',
+    async () => {
+      endpoint = await scriptedEndpoint(true);
+      const dir = tempDir('hermes-lock-');
+      writeFiles(dir, { 'prompts.jsonl': jsonl(PROMPTS) });
+      const twins = [start(endpoint.url, dir), start(endpoint.url, dir)];
+      const first = await Promise.race(twins.map(async (twin, i) => ({ i, ...(await twin.ended) })));
+      const holder = twins[1 - first.i]!;
+      expectRefused(first, holder.child);
+      await finishAndCheck(dir, holder);
+    },
+    PROCESS_TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'a second started while the first runs: refused at once, the first goes on, the records are exactly once',
+    async () => {
+      endpoint = await scriptedEndpoint(true);
+      const dir = tempDir('hermes-lock-');
+      writeFiles(dir, { 'prompts.jsonl': jsonl(PROMPTS) });
+      const first = start(endpoint.url, dir);
+      // Once the first has written records, it is well inside its run.
+      await until(() => existsSync(join(dir, 'data', 'r', 'batch_0.jsonl')));
+      const second = await start(endpoint.url, dir).ended;
+      expectRefused(second, first.child);
+      expect(first.child.exitCode).toBeNull();
+      await finishAndCheck(dir, first);
+    },
+    PROCESS_TEST_TIMEOUT_MS,
+  );
+});
