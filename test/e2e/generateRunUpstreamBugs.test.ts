@@ -159,5 +159,8 @@ describe('upstream batch-runner bugs that cannot happen here', () => {
     const result = await runProcess(binPath('generate', 'hermes-generate'), ['list-distributions']);
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/^default: /m);
+    // Toolsets whose tools do not run here are marked: a prompt that draws only them is offered no tool.
+    expect(result.stdout).toMatch(/^minimal: .*\n {2}web +100% {3}no tools available here \(never offered\)$/m);
+    expect(result.stdout).toMatch(/^ {2}terminal +100%$/m);
   });
 });

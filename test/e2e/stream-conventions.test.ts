@@ -108,7 +108,19 @@ describe('real process conventions', () => {
   it('an unknown flag is a usage error: exit 2, one line and a hint, no stack', async () => {
     const res = await runProcess(CLI, ['--frobnicate']);
     expect(res.code).toBe(2);
-    expect(res.stderr).toBe("hermes-passthrough: error: Unknown argument: frobnicate\nhermes-passthrough: try 'hermes-passthrough --help'\n");
+    expect(res.stderr).toBe("hermes-passthrough: error: unknown option --frobnicate\nhermes-passthrough: try 'hermes-passthrough --help'\n");
+    // A typo is named once, as typed (yargs' own message adds its camelCase copy), with the nearest option.
+    const typo = await runProcess(CLI, ['--on-eror', 'skip', '--max-line-byte', '10']);
+    expect(typo.code).toBe(2);
+    expect(typo.stderr.split('\n')[0]).toBe(
+      'hermes-passthrough: error: unknown options --on-eror, --max-line-byte (did you mean --on-error, --max-line-bytes?)',
+    );
+  });
+
+  it('a number option given a word names the word, not NaN', async () => {
+    const res = await runProcess(CLI, ['--max-line-bytes', 'lots']);
+    expect(res.code).toBe(2);
+    expect(res.stderr).toBe("hermes-passthrough: error: --max-line-bytes must be a number, got 'lots'\nhermes-passthrough: try 'hermes-passthrough --help'\n");
   });
 
   it('messages are uncoloured without a terminal and with NO_COLOR even when asked', async () => {

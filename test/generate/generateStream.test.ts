@@ -43,5 +43,15 @@ describe('generateStream', () => {
     const [failure] = parseJsonl(readFileSync(join(dir, 'rejects.jsonl'), 'utf8'));
     expect(validator('failure')(failure)).toBeNull();
     expect(failure).toMatchObject({ line: 2, prompt_index: 1, error_class: 'internal', retryable: false, raw: '{"prompt":"buggy"}' });
+    expect(run.stderr).toContain('hermes-generate: 3 trajectories written (0 incomplete, 0 partial); 1 prompt failed\n');
+  });
+
+  it('ends with the count of what it wrote, as a run directory does', async () => {
+    const runPrompt: PromptRunner = async ({ promptIndex }) => trajectory({ id: `r${promptIndex}`, prompt_index: promptIndex, completed: promptIndex !== 1 });
+    const input = `${['one', 'two'].map((prompt) => JSON.stringify({ prompt })).join('\n')}\n`;
+    const run = await runInProcess(specWith(runPrompt), [], { input });
+    expect(run.code).toBe(0);
+    expect(parseJsonl(run.stdout)).toHaveLength(2);
+    expect(run.stderr).toBe('hermes-generate: 2 trajectories written (1 incomplete, 0 partial); 0 prompts failed\n');
   });
 });

@@ -186,4 +186,13 @@ describe('hermes-stats merge', () => {
       expect(res.stderr).toContain(file);
     }
   });
+
+  it('says that a records file is not a summary file, instead of where its JSON breaks', async () => {
+    const dir = setup({ 'run.jsonl': jsonl([trajectory({ id: 'a' }), trajectory({ id: 'b' })]) });
+    const res = await runInProcess(spec, ['merge', 'run.jsonl'], { cwd: dir });
+    expect(res.code).toBe(3);
+    expect(res.stderr).toBe(
+      "hermes-stats: error: summary run.jsonl: not a summary file: it holds JSON lines (records); merge takes the files `hermes-stats --summary FILE` writes, or a run directory's statistics.json\n",
+    );
+  });
 });

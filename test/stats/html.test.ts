@@ -131,6 +131,23 @@ describe('hermes-stats report --html', () => {
     expect(statSync(screenshot).size).toBeGreaterThan(20_000);
   });
 
+  it('bins tokens up to the 95th percentile, so one outlier does not put every other trajectory in one bin', async () => {
+    const dir = tempDir();
+    const tokens = [...Array.from({ length: 31 }, (_, i) => 2000 + i * 50), 34_146];
+    const records = tokens.map((total, i) => ({
+      ...edgeRecords[0],
+      id: `t${i}`,
+      metadata: { batch_num: 0, timestamp: 't', model: 'm', usage: { prompt_tokens: total - 10, completion_tokens: 10, total_tokens: total } },
+    }));
+    writeFiles(dir, { 'run.jsonl': jsonl(records) });
+    expect((await runInProcess(spec, ['report', '--html', 'report.html', 'run.jsonl'], { cwd: dir })).code).toBe(0);
+    const html = readFileSync(join(dir, 'report.html'), 'utf8');
+    const bins = (embedded(html, 'hermes-stats-extras') as { total_tokens_bins: { from: number; to: number; count: number }[] }).total_tokens_bins;
+    expect(bins.reduce((sum, bin) => sum + bin.count, 0)).toBe(32);
+    expect(Math.max(...bins.map((bin) => bin.count))).toBeLessThan(10);
+    expect(bins.at(-1)?.to).toBe(34_146);
+  });
+
   it('leaves out what the input does not have and escapes names', async () => {
     const dir = tempDir();
     const odd = { ...edgeRecords[2], id: 'odd', metadata: { batch_num: 0, timestamp: 't', model: '<b>"m"</b> & co' } };

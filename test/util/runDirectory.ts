@@ -15,7 +15,7 @@ export interface RunContents {
   readonly trajectories: string[];
   readonly statistics: Record<string, unknown>;
   readonly checkpoint: { done: Record<string, { status: string }> };
-  readonly failures: { id: string; error_class: string; line: number; reason: string }[];
+  readonly failures: { id: string; error_class: string; line: number; reason: string; raw?: string }[];
   readonly manifest: { invocations: Record<string, unknown>[] } & Record<string, unknown>;
 }
 

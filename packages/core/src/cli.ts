@@ -7,7 +7,7 @@ import type { Readable, Writable } from 'node:stream';
 import yargs, { type ArgumentsCamelCase, type Argv } from 'yargs';
 import { writeJsonAtomic, writeJsonAtomicSync } from './atomicFile.js';
 import { Counters } from './counters.js';
-import { BrokenPipe, EXIT_CODES_HELP, ExitCode, HermesError, InputError, UsageError } from './errors.js';
+import { BrokenPipe, ExitCode, type ExitCodeValue, exitCodesHelp, HermesError, InputError, UsageError } from './errors.js';
 import { checkOperands, DEFAULT_MAX_LINE_BYTES } from './lineReader.js';
 import { onForcedExit, runForcedExitHooks } from './forcedExit.js';
 import { Logger, wantsColor } from './logger.js';
@@ -25,6 +25,7 @@ import {
   type TombstoneRecord,
 } from './records.js';
 import type { JsonObject, SchemaTypes } from './schemas.js';
+import { notANumberMessage, unknownArgumentsMessage } from './usageMessages.js';
 import { JsonlWriter } from './writer.js';
 
 /** yargs' builder type, for option helpers: commands reach yargs only through core, which declares it. */
@@ -96,8 +97,11 @@ export interface OutputOptions {
 type RunResult = Promise<number | void>;
 
 interface CommandText {
-  /** yargs command syntax: '$0 [files..]' for the default command, 'merge <summaries..>' for a subcommand. */
-  readonly command: string;
+  /**
+   * yargs command syntax: '$0 [files..]' for the default command, 'merge <summaries..>' for a subcommand,
+   * ['serve', '$0'] for a subcommand that is also the default (its options then show in the main --help).
+   */
+  readonly command: string | readonly string[];
   readonly describe: string;
   readonly examples?: readonly (readonly [string, string])[];
 }
@@ -176,6 +180,8 @@ export interface CliSpec {
   readonly env?: readonly (readonly [string, string])[];
   /** More help text after the options (before exit codes). */
   readonly epilog?: string;
+  /** The exit codes this CLI can give, for --help (default: all of them). */
+  readonly exitCodes?: readonly ExitCodeValue[];
 }
 
 function addStreamOptions<T>(y: Argv<T>) {
@@ -247,7 +253,7 @@ function helpEpilog(spec: CliSpec): string {
   if (spec.env && spec.env.length > 0) {
     parts.push(['Environment:', ...spec.env.map(([k, v]) => `  ${k.padEnd(18)} ${v}`), `  ${'NO_COLOR'.padEnd(18)} no colour on stderr`].join('\n'));
   }
-  parts.push(EXIT_CODES_HELP);
+  parts.push(exitCodesHelp(spec.exitCodes));
   return parts.join('\n\n');
 }
 
@@ -260,6 +266,15 @@ function restoreDashes(args: Record<string, unknown>): void {
     if (value === DASH_TOKEN) args[key] = '-';
     else if (Array.isArray(value)) args[key] = value.map((v: unknown) => (v === DASH_TOKEN ? '-' : v));
   }
+}
+
+/** The options yargs knows at the point parsing stopped (the chosen command's included); yargs' types omit getOptions. */
+function knownOptions(parser: object): string[] {
+  const getOptions: unknown = Reflect.get(parser, 'getOptions');
+  if (typeof getOptions !== 'function') return [];
+  const options: unknown = getOptions.call(parser);
+  const key: unknown = typeof options === 'object' && options !== null ? Reflect.get(options, 'key') : undefined;
+  return typeof key === 'object' && key !== null ? Object.keys(key) : [];
 }
 
 interface Selected {
@@ -309,8 +324,13 @@ export async function runCli(spec: CliSpec, argv: readonly string[], partialIo: 
       helpText = output;
     });
   } catch (err) {
-    const message = err instanceof Error ? err.message : String(err);
+    const message = unknownArgumentsMessage(err instanceof Error ? err.message : String(err), knownOptions(parser), argv);
     io.stderr.write(`${spec.name}: error: ${message}\n${spec.name}: try '${spec.name} --help'\n`);
+    return ExitCode.usage;
+  }
+  const notANumber = selected === undefined ? undefined : notANumberMessage(selected.args, argv);
+  if (notANumber !== undefined) {
+    io.stderr.write(`${spec.name}: error: ${notANumber}\n${spec.name}: try '${spec.name} --help'\n`);
     return ExitCode.usage;
   }
   if (!selected) {

@@ -20,16 +20,20 @@ export const ExitCode = {
 
 export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
 
-export const EXIT_CODES_HELP = [
-  'Exit codes:',
-  '  0    ok',
-  '  1    checks failed, or records rejected under a strict flag',
-  '  2    usage or configuration error',
-  '  3    input data error (bad line under --on-error fail, unreadable input)',
-  '  4    retryable failure (endpoint unreachable, rate-limit budget exhausted)',
-  '  70   internal error (a bug: please report it)',
-  '  130  interrupted (SIGINT), 143 terminated (SIGTERM), after flushing what is done',
-].join('\n');
+const EXIT_CODE_LINES: readonly (readonly [ExitCodeValue, string])[] = [
+  [0, '  0    ok'],
+  [1, '  1    checks failed, or records rejected under a strict flag'],
+  [2, '  2    usage or configuration error'],
+  [3, '  3    input data error (bad line under --on-error fail, unreadable input)'],
+  [4, '  4    retryable failure (endpoint unreachable, rate-limit budget exhausted)'],
+  [70, '  70   internal error (a bug: please report it)'],
+  [130, '  130  interrupted (SIGINT), 143 terminated (SIGTERM), after flushing what is done'],
+];
+
+/** The Exit codes section of --help: every shared code, or only those a CLI can give. */
+export function exitCodesHelp(codes?: readonly ExitCodeValue[]): string {
+  return ['Exit codes:', ...EXIT_CODE_LINES.filter(([code]) => codes === undefined || codes.includes(code)).map(([, line]) => line)].join('\n');
+}
 
 /** Where an input line came from: file name (or `<stdin>`) and 1-based line number. */
 export interface Place {

@@ -65,6 +65,7 @@ export { onForcedExit } from './forcedExit.js';
 
 // Files: files named by options, and files written whole or not at all.
 export { loadOptionFile, loadOptionFileIfPresent, optionFileError, parseOptionFile, type OptionFile } from './optionFile.js';
+export { editDistance } from './usageMessages.js';
 export { writeFileAtomic, writeFileAtomicWith, writeJsonAtomic } from './atomicFile.js';
 
 // Text, tokens and secrets: token counting, the API key, and secrets found in text.

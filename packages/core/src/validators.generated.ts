@@ -3822,7 +3822,7 @@ return errors === 0;
 validate33.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const failure = validate34;
-const schema59 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://hermes-datagen.local/schemas/failure.schema.json","title":"Failure","description":"A prompt that hermes-generate could not turn into a trajectory: one line of --rejects (stream mode) or of a run directory's failures.jsonl, with the prompt's place, id, the failure's class and the diagnosis. Every failed prompt has one, so the failed prompts can be listed and run again.","type":"object","required":["id","prompt_index","source","line","error_class","retryable","reason","failed_at"],"properties":{"id":{"type":"string","minLength":1,"description":"The record id the prompt's trajectory would have had."},"prompt_index":{"type":"integer","minimum":0},"sample":{"type":"integer","minimum":0,"description":"Run mode: which sample of the row."},"source":{"type":"string","description":"The input file name, or <stdin>."},"line":{"type":"integer","minimum":1,"description":"1-based line number of the prompt's row in source."},"error_class":{"type":"string","minLength":1,"description":"The failure's id: doctor's check id (see hermes-generate --help: unauthorized, rate-limited, ...), prompt-setup, prompt-timeout, or internal (a bug)."},"retryable":{"type":"boolean","description":"true: it may pass on a later run as it is (exit 4); false: it needs a fix first (exit 1), or is a bug (exit 70)."},"reason":{"type":"string","description":"The diagnosis and what to do, the key redacted."},"failed_at":{"type":"string","description":"When it failed, ISO 8601 UTC."},"raw":{"type":"string","description":"Stream mode: the prompt's input line as read, so failed prompts can be run again as they are."}},"additionalProperties":false};
+const schema59 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://hermes-datagen.local/schemas/failure.schema.json","title":"Failure","description":"A prompt that hermes-generate could not turn into a trajectory: one line of --rejects (stream mode) or of a run directory's failures.jsonl, with the prompt's place, id, the failure's class and the diagnosis. Every failed prompt has one, so the failed prompts can be listed and run again.","type":"object","required":["id","prompt_index","source","line","error_class","retryable","reason","failed_at"],"properties":{"id":{"type":"string","minLength":1,"description":"The record id the prompt's trajectory would have had."},"prompt_index":{"type":"integer","minimum":0},"sample":{"type":"integer","minimum":0,"description":"Run mode: which sample of the row."},"source":{"type":"string","description":"The input file name, or <stdin>."},"line":{"type":"integer","minimum":1,"description":"1-based line number of the prompt's row in source."},"error_class":{"type":"string","minLength":1,"description":"The failure's id: doctor's check id (see hermes-generate --help: unauthorized, rate-limited, ...), prompt-setup, prompt-timeout, input-stopped (still running --grace seconds after a bad input line), or internal (a bug)."},"retryable":{"type":"boolean","description":"true: it may pass on a later run as it is (exit 4); false: it needs a fix first (exit 1), or is a bug (exit 70)."},"reason":{"type":"string","description":"The diagnosis and what to do, the key redacted."},"failed_at":{"type":"string","description":"When it failed, ISO 8601 UTC."},"raw":{"type":"string","description":"The prompt's input line as read, so failed prompts can be run again as they are; for a sub-agent, its task as JSON ({prompt, toolsets})."},"parent_id":{"type":"string","minLength":1,"description":"Run mode, a sub-agent of delegate_task: the id of the record that delegated it (as its trajectory's metadata.parent_id would be). A --resume runs it again when its parent's record is written."},"depth":{"type":"integer","minimum":1,"description":"Run mode, a sub-agent: its depth in the chain (the root prompt is 0)."}},"additionalProperties":false};
 
 function validate34(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://hermes-datagen.local/schemas/failure.schema.json" */;
@@ -4015,6 +4015,50 @@ var valid0 = _errs20 === errors;
 }
 else {
 var valid0 = true;
+}
+if(valid0){
+if(data.parent_id !== undefined){
+let data10 = data.parent_id;
+const _errs22 = errors;
+if(errors === _errs22){
+if(typeof data10 === "string"){
+if(data10.length < 1){
+validate34.errors = [{instancePath:instancePath+"/parent_id",schemaPath:"#/properties/parent_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+else {
+validate34.errors = [{instancePath:instancePath+"/parent_id",schemaPath:"#/properties/parent_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs22 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.depth !== undefined){
+let data11 = data.depth;
+const _errs24 = errors;
+if(!(((typeof data11 == "number") && (!(data11 % 1) && !isNaN(data11))) && (isFinite(data11)))){
+validate34.errors = [{instancePath:instancePath+"/depth",schemaPath:"#/properties/depth/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs24){
+if((typeof data11 == "number") && (isFinite(data11))){
+if(data11 < 1 || isNaN(data11)){
+validate34.errors = [{instancePath:instancePath+"/depth",schemaPath:"#/properties/depth/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+var valid0 = _errs24 === errors;
+}
+else {
+var valid0 = true;
+}
+}
 }
 }
 }

@@ -100,6 +100,7 @@ const filter = defineCommand({
       .option('invert', {
         type: 'boolean',
         default: false,
+        group: 'Output:',
         describe: 'write the dropped records (with reason and detail) to stdout instead of the kept ones',
       }),
   examples: [

@@ -7,20 +7,24 @@ import { dirname, resolve } from 'node:path';
 import { loadToolRegistry, onForcedExit, UsageError, type RunContext, type StreamArgs, type ToolsRegistryArgs } from '@hermes-datagen/core';
 import { describeHeaders, endpointIdentity, resolveEndpoint, type EndpointArgs } from '@hermes-datagen/core/endpoint';
 import type { ReasoningEffort } from './agentLoop.js';
+import { fitConcurrency, openFileLimit } from './fdBudget.js';
 import { generateStream } from './generateStream.js';
 import { failureContext } from './promptFailure.js';
 import { promptRunner } from './promptRunner.js';
 import { ReasoningWatch } from './reasoningWatch.js';
 import { runBatch } from './run/batchRun.js';
+import { TOOLS_WITH_DELEGATION } from './run/delegation.js';
 import { modelClient } from './run/modelClient.js';
 import { openRun, recordedFlags, runSettings, type RunArgs } from './run/runMode.js';
 import { dockerUnavailable } from './tools/docker.js';
 import { chooseSandbox, hostProgramsEnv, type SandboxMode } from './tools/sandbox.js';
 import { parseSize } from './tools/toolLimits.js';
 import { toolEnv } from './tools/toolEnv.js';
+import { IMPLEMENTED_TOOLS } from './tools/toolRunner.js';
 import { PROCESS_HELPER_SCRIPT } from './tools/processHelperClient.js';
 import { ToolProcesses } from './tools/toolProcesses.js';
 import { defaultWorkspaceRoot, RunWorkspaces } from './tools/workspace.js';
+import { toolsetsWithoutToolsWarning } from './toolsetAvailability.js';
 import { selectToolsets, toolsetSelectionName } from './toolsetSampling.js';
 
 /** A run's checkpoint is rewritten at most this often (and at its end). */
@@ -29,8 +33,10 @@ const CHECKPOINT_INTERVAL_MS = 2_000;
 /** Upstream cuts a tool result at 100,000 characters; tools here cap their output at this many bytes. */
 export const MAX_TOOL_OUTPUT_BYTES = 100_000;
 
+/** Prompts at once in stream mode without -c. */
+export const DEFAULT_CONCURRENCY = 4;
+
 export interface GenerateArgs extends EndpointArgs, ToolsRegistryArgs, RunArgs {
-  concurrency: number;
   maxTurns: number;
   reasoningEffort?: ReasoningEffort;
   toolsets?: string;
@@ -51,7 +57,7 @@ export interface GenerateArgs extends EndpointArgs, ToolsRegistryArgs, RunArgs {
 }
 
 export async function runGenerate(args: GenerateArgs & Pick<StreamArgs, 'files'>, ctx: RunContext): Promise<number> {
-  positiveInteger(args.concurrency, '--concurrency');
+  if (args.concurrency !== undefined) positiveInteger(args.concurrency, '--concurrency');
   positiveInteger(args.maxTurns, '--max-turns');
   positiveInteger(args.toolConcurrency, '--tool-concurrency');
   positiveInteger(args.toolMaxProcs, '--tool-max-procs');
@@ -68,6 +74,9 @@ export async function runGenerate(args: GenerateArgs & Pick<StreamArgs, 'files'>
 
   const registry = loadToolRegistry(args.toolsRegistry, cwd);
   const toolsets = selectToolsets(registry, args);
+  const delegation = args.runName !== undefined && args.maxDepth > 0;
+  const noTools = toolsetsWithoutToolsWarning(toolsets, registry, delegation ? TOOLS_WITH_DELEGATION : IMPLEMENTED_TOOLS);
+  if (noTools !== undefined) ctx.log.warn(noTools);
 
   if (args.sandbox === 'docker') {
     const problem = await dockerUnavailable(env);
@@ -96,7 +105,9 @@ export async function runGenerate(args: GenerateArgs & Pick<StreamArgs, 'files'>
           // The headers as logs name them: a secret header's value only by its fingerprint.
           settings: { ...recordedFlags(args), ...(args.header === undefined ? {} : { header: endpoint.headers.map((header) => describeHeaders([header])) }) },
         });
-  const concurrency = settings?.concurrency ?? args.concurrency;
+  const fitted = fitConcurrency(settings?.concurrency ?? args.concurrency ?? DEFAULT_CONCURRENCY, openFileLimit());
+  if (fitted.warning !== undefined) ctx.log.warn(fitted.warning);
+  const { concurrency } = fitted;
   const quota = new AbortController();
   const model = modelClient(endpoint, { concurrency, limits: settings, log: ctx.log, onExhausted: (reason) => quota.abort(reason) });
   const cwdRoot = resolve(cwd, args.cwdRoot ?? datasetDirectory(args.files));
@@ -140,6 +151,7 @@ export async function runGenerate(args: GenerateArgs & Pick<StreamArgs, 'files'>
       return await generateStream(ctx, { concurrency, graceMs: args.grace * 1000, runPrompt, secret: endpoint.apiKey });
     return await runBatch(ctx, {
       ...settings,
+      concurrency,
       run,
       runName: run.manifest.run_name,
       discardNoReasoning: args.discardNoReasoning,

@@ -126,6 +126,7 @@ export async function generateStream(ctx: RunContext, options: StreamOptions): P
   }
 
   const failed = [...failedKinds.values()].reduce((sum, n) => sum + n, 0);
+  ctx.log.info(streamSummary(ctx, failed));
   if (failed === 0) return ExitCode.ok;
   const total = ctx.stats.get('trajectories_out') + failed;
   const kinds = [...failedKinds].map(([kind, n]) => `${n} ${kind}`).join(', ');
@@ -134,6 +135,15 @@ export async function generateStream(ctx: RunContext, options: StreamOptions): P
   ctx.log.warn(`${failed} of ${total} prompts failed and have no trajectory (${kinds}; ${listed})`, undefined, 'summary');
   if (failedKinds.has('internal')) return ExitCode.internal;
   return failureExitCode(failedKinds.keys());
+}
+
+/** The closing line of a stream-mode run, as run mode has its own: what was written and what was not. */
+function streamSummary(ctx: RunContext, failed: number): string {
+  const written = ctx.stats.get('trajectories_out');
+  const interrupted = ctx.stats.get('prompts_interrupted');
+  const of = `${ctx.stats.get('trajectories_incomplete')} incomplete, ${ctx.stats.get('trajectories_partial')} partial`;
+  const stopped = interrupted > 0 ? `, ${interrupted} stopped unfinished` : '';
+  return `${written} trajector${written === 1 ? 'y' : 'ies'} written (${of}); ${failed} prompt${failed === 1 ? '' : 's'} failed${stopped}`;
 }
 
 /** What stderr says when the input stops at a bad line with prompts running (both modes). */

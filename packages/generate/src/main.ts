@@ -6,7 +6,7 @@ import { ENDPOINT_ENV_HELP, endpointOptions } from '@hermes-datagen/core/endpoin
 import { DEFAULT_MAX_TURNS, DEFAULT_REQUEST_TIMEOUT_S } from './agentLoop.js';
 import { doctorCommand } from './doctor/doctorCommand.js';
 import { failureKindsHelp } from './failureKinds.js';
-import { runGenerate } from './generateCommand.js';
+import { DEFAULT_CONCURRENCY, runGenerate } from './generateCommand.js';
 import { GENERATION, requestOptions, TOOLS } from './requestOptions.js';
 import { listDistributionsCommand } from './run/listDistributions.js';
 import { runOptions } from './run/runMode.js';
@@ -46,7 +46,12 @@ export const spec: CliSpec = {
       stream: true,
       options: (y) =>
         runOptions(requestOptions(endpointOptions(y)))
-          .option('concurrency', { alias: 'c', type: 'number', default: 4, describe: 'prompts run at the same time', group: GENERATION })
+          .option('concurrency', {
+            alias: 'c',
+            type: 'number',
+            describe: `prompts run at the same time (default ${DEFAULT_CONCURRENCY}); with --run-name it takes the place of num-workers x batch-size, still capped by --max-concurrency`,
+            group: GENERATION,
+          })
           .option('max-turns', {
             type: 'number',
             default: DEFAULT_MAX_TURNS,

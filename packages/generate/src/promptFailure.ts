@@ -124,8 +124,11 @@ export interface FailureRecord {
   readonly retryable: boolean;
   readonly reason: string;
   readonly failed_at: string;
-  /** The prompt's input line as read, so the failed prompts can be run again as they are. */
+  /** The prompt's input line as read, so the failed prompts can be run again as they are; for a sub-agent, its task ({prompt, toolsets}). */
   readonly raw?: string;
+  /** Run mode, a sub-agent (delegate_task): the record that delegated it, and its depth (the root is 0). */
+  readonly parent_id?: string;
+  readonly depth?: number;
 }
 
 export interface FailedPrompt {
@@ -134,6 +137,8 @@ export interface FailedPrompt {
   readonly place: Place;
   readonly sample?: number;
   readonly raw?: string;
+  readonly parentId?: string;
+  readonly depth?: number;
 }
 
 /** The failure record of a prompt; the key is redacted from the reason, whatever an endpoint echoed. */
@@ -149,6 +154,7 @@ export function failureRecord(prompt: FailedPrompt, failure: PromptFailure, secr
     reason: redact(failure.reason, secret),
     failed_at: failedAt.toISOString(),
     ...(prompt.raw === undefined ? {} : { raw: prompt.raw }),
+    ...(prompt.parentId === undefined ? {} : { parent_id: prompt.parentId, depth: prompt.depth }),
   };
 }
 

@@ -19,7 +19,7 @@ import {
 
 export interface ReportData {
   readonly summary: StatisticsSummary;
-  /** metadata.usage.total_tokens per trajectory, in equal-width bins; empty when no record has usage. */
+  /** metadata.usage.total_tokens per trajectory, in equal-width bins up to the 95th percentile (the last holds the rest); empty when no record has usage. */
   readonly totalTokens: readonly Bin[];
   /** What hermes-compress did, in the terms of its own summary line and --metrics-file; null when no record has metadata.compression. */
   readonly compression: CompressionFigures | null;
@@ -178,10 +178,13 @@ async function queryGroups(connection: DuckDBConnection, memberships: string): P
 /** About `target` equal-width bins of a token column over the trajectories that have it. */
 async function queryTokenBins(connection: DuckDBConnection, column: 'total_tokens', target: number): Promise<Bin[]> {
   const c = quoteIdentifier(column);
-  const range = await queryRow(connection, `SELECT min(${c}) AS lo, max(${c}) AS hi FROM trajectories`);
+  // The bins span the smallest value to the 95th percentile, and the last one also holds everything above
+  // it: one outlier (a trajectory of 34k tokens among ones of 2-3k) would otherwise put the rest in one bin.
+  const range = await queryRow(connection, `SELECT min(${c}) AS lo, quantile_disc(${c}, 0.95) AS p95, max(${c}) AS max FROM trajectories`);
   const lo = optionalNum(range, 'lo');
-  const hi = optionalNum(range, 'hi');
-  if (lo === null || hi === null) return [];
+  const hi = optionalNum(range, 'p95');
+  const max = optionalNum(range, 'max');
+  if (lo === null || hi === null || max === null) return [];
   const width = niceWidth((hi - lo + 1) / target);
   const start = Math.floor(lo / width) * width;
   const bins = Math.floor((hi - start) / width) + 1;
@@ -190,7 +193,11 @@ async function queryTokenBins(connection: DuckDBConnection, column: 'total_token
     `SELECT least(floor((${c} - ${start}) / ${width}), ${bins - 1})::BIGINT AS bin, count(*) AS n FROM trajectories WHERE ${c} IS NOT NULL GROUP BY bin`,
   );
   const counts = new Map(rows.map((row) => [num(row, 'bin'), num(row, 'n')]));
-  return Array.from({ length: bins }, (_, i) => ({ from: start + i * width, to: start + (i + 1) * width - 1, count: counts.get(i) ?? 0 }));
+  return Array.from({ length: bins }, (_, i) => ({
+    from: start + i * width,
+    to: i === bins - 1 ? Math.max(max, start + (i + 1) * width - 1) : start + (i + 1) * width - 1,
+    count: counts.get(i) ?? 0,
+  }));
 }
 
 // A record with metadata.compression but no status (written by another tool) counts as compressed when it

@@ -148,7 +148,7 @@ function failureRates(s: StatisticsSummary): string {
     note: `${t.failure_rate.toFixed(1)}% (${t.failure} of ${t.success + t.failure})`,
     data: { 'failure-rate': t.failure_rate, failure: t.failure },
   }));
-  return horizontalBars('failure_rates', 'Failure rate per tool (percent)', bars);
+  return horizontalBars('failure_rates', 'Failure rate per tool (percent)', bars, 100);
 }
 
 function reasoning(s: StatisticsSummary): string {
@@ -206,7 +206,7 @@ function tokens(data: ReportData): string {
     'total_tokens',
     'Total tokens per trajectory',
     data.totalTokens.map((bin) => ({ label: formatCount(bin.from), value: bin.count, data: { from: bin.from, to: bin.to, trajectories: bin.count } })),
-    'metadata.usage.total_tokens (bin start)',
+    'metadata.usage.total_tokens (bin start; the last bin also holds the 5% largest)',
   );
   const line = `${grouped(usage.total_tokens)} tokens over ${grouped(usage.trajectories)} trajectories: ${grouped(usage.prompt_tokens)} prompt, ${grouped(usage.completion_tokens)} completion.`;
   return section('Tokens per trajectory', line, chart);
@@ -256,7 +256,7 @@ header { padding: 28px 40px 8px; }
 h1 { margin: 0 0 4px; font-size: 26px; }
 .meta { margin: 0; color: var(--muted); font-size: 13px; }
 .meta code { background: #e8ebef; padding: 1px 5px; border-radius: 3px; }
-main { padding: 8px 40px 40px; max-width: 1200px; }
+main { padding: 8px 40px 40px; max-width: 1600px; }
 section { background: #fff; border: 1px solid var(--line); border-radius: 8px; padding: 16px 20px; margin: 16px 0; }
 h2 { margin: 0; font-size: 18px; }
 .desc { margin: 2px 0 10px; color: var(--muted); font-size: 13px; }
@@ -269,7 +269,7 @@ h2 { margin: 0; font-size: 18px; }
 .legend span { margin-right: 14px; }
 .swatch { display: inline-block; width: 10px; height: 10px; border-radius: 2px; margin-right: 5px; vertical-align: -1px; }
 .empty { color: var(--muted); font-style: italic; }
-svg.chart { display: block; max-width: 900px; font-size: 12px; }
+svg.chart { display: block; max-width: 1300px; font-size: 12px; }
 svg .label { fill: var(--ink); }
 svg .note, svg .tick, svg .axis-title { fill: var(--muted); }
 svg .grid { stroke: var(--line); }

@@ -26,16 +26,19 @@ export interface Column {
   readonly data: Readonly<Record<string, number | string>>;
 }
 
-const WIDTH = 760;
+// The viewBox width: the page lets a chart grow to its section's width, so near 1:1 on a laptop screen.
+const WIDTH = 1000;
 const LABEL_WIDTH = 190;
 const NOTE_WIDTH = 240;
 const ROW_HEIGHT = 24;
 const BAR_HEIGHT = 16;
 const MAX_LABEL_CHARS = 28;
 
-/** One row per bar, scaled so that the largest bar total fills the plot. */
-export function horizontalBars(chart: string, title: string, bars: readonly Bar[]): string {
-  const scaleMax = Math.max(1, ...bars.map((bar) => total(bar.segments)));
+/**
+ * One row per bar, scaled so that the largest bar total fills the plot, or so that `scaleMax` does (100
+ * for percentages: a 2% bar is then a fiftieth of the plot, not all of it).
+ */
+export function horizontalBars(chart: string, title: string, bars: readonly Bar[], scaleMax = Math.max(1, ...bars.map((bar) => total(bar.segments)))): string {
   const plotWidth = WIDTH - LABEL_WIDTH - NOTE_WIDTH;
   const height = bars.length * ROW_HEIGHT + 8;
   const rows = bars.map((bar, i) => {
@@ -61,7 +64,7 @@ export function horizontalBars(chart: string, title: string, bars: readonly Bar[
   return svg(chart, title, height, rows.join(''));
 }
 
-/** A histogram: one column per bin, y axis from 0 to a round maximum. */
+/** A histogram: one column per bin, y axis from 0 to a round, even maximum (its ticks are whole counts). */
 export function columnChart(chart: string, title: string, columns: readonly Column[], xTitle: string): string {
   const height = 230;
   const left = 52;
@@ -70,7 +73,7 @@ export function columnChart(chart: string, title: string, columns: readonly Colu
   const bottom = 46;
   const plotWidth = WIDTH - left - right;
   const plotHeight = height - top - bottom;
-  const yMax = roundUp(Math.max(1, ...columns.map((c) => c.value)));
+  const yMax = evenCount(roundUp(Math.max(1, ...columns.map((c) => c.value))));
   const slot = plotWidth / Math.max(1, columns.length);
   const labelEvery = Math.max(1, Math.ceil(columns.length / 12));
   const ticks = [0, yMax / 2, yMax]
@@ -115,6 +118,11 @@ function dataAttributes(data: Readonly<Record<string, number | string>>): string
 function roundUp(value: number): number {
   const power = 10 ** Math.floor(Math.log10(value));
   return ([1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10].find((m) => m * power >= value) ?? 10) * power;
+}
+
+/** The axis maximum as an even whole number, so that its middle tick is a whole count too (15 -> 16, not 7.5). */
+function evenCount(value: number): number {
+  return 2 * Math.ceil(value / 2);
 }
 
 /** 1234 -> 1.2k, 2500000 -> 2.5M: tick labels and card values stay short. */

@@ -21,19 +21,30 @@ const GATEWAY_DIALECTS = 'Gateway dialects (docs/gateway-errors.md):';
 export const spec: CliSpec = {
   name: 'hermes-testkit',
   summary: 'A scripted OpenAI-compatible endpoint for tests and demos (replies come from a script or fixed rules; it is not a model).',
+  // It reads no records and calls no endpoint: no check, input or retryable failures.
+  exitCodes: [0, 2, 70, 130],
   commands: [
     defineCommand({
-      command: 'serve',
+      // Its only command, so also the default: `hermes-testkit --help` shows serve's options.
+      command: ['serve', '$0'],
       describe: 'serve chat completions (JSON and SSE) and /models on HOST:PORT under the base path; prints the base URL',
       options: (y) =>
         y
-          .option('script', { type: 'string', describe: 'script JSON file (format: packages/testkit/README.md); without one, the rule-based policy answers' })
-          .option('port', { type: 'number', default: 0, describe: 'port to listen on (0: any free port)' })
-          .option('host', { type: 'string', default: '127.0.0.1', describe: 'address to listen on' })
-          .option('base-path', { type: 'string', default: '/v1', describe: 'path prefix of the API (e.g. /api/v1)' })
-          .option('api-key-env', { type: 'string', describe: 'require "Authorization: Bearer <key>" with the key from this environment variable' })
-          .option('latency-ms', { type: 'number', default: 0, describe: 'delay before every chat-completion reply' })
-          .option('seed', { type: 'number', default: 0, describe: 'seed of the fault-rate draws' })
+          .option('script', {
+            type: 'string',
+            group: 'Serve options:',
+            describe: 'script JSON file (format: packages/testkit/README.md); without one, the rule-based policy answers',
+          })
+          .option('port', { type: 'number', default: 0, group: 'Serve options:', describe: 'port to listen on (0: any free port)' })
+          .option('host', { type: 'string', default: '127.0.0.1', group: 'Serve options:', describe: 'address to listen on' })
+          .option('base-path', { type: 'string', default: '/v1', group: 'Serve options:', describe: 'path prefix of the API (e.g. /api/v1)' })
+          .option('api-key-env', {
+            type: 'string',
+            group: 'Serve options:',
+            describe: 'require "Authorization: Bearer <key>" with the key from this environment variable',
+          })
+          .option('latency-ms', { type: 'number', default: 0, group: 'Serve options:', describe: 'delay before every chat-completion reply' })
+          .option('seed', { type: 'number', default: 0, group: 'Serve options:', describe: 'seed of the fault-rate draws' })
           .option('insufficient-quota', {
             type: 'boolean',
             default: false,

@@ -1,3 +1,4 @@
 #!/usr/bin/env node
-import { main } from '../dist/main.js';
-main();
+import { launch } from '@hermes-datagen/core/launch';
+
+await launch('hermes-to-atropos', new URL('../dist/main.js', import.meta.url));

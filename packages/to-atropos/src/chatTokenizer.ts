@@ -11,11 +11,19 @@ import { createHash } from 'node:crypto';
 import { isPlainObject, loadOptionFile, optionFileError, UsageError, type OptionFile } from '@hermes-datagen/core';
 import type { AtroposMessage } from './atropos.js';
 import { usePythonStrip } from './jinjaPythonStrings.js';
+import { regionRenderer, type RenderedRegions } from './messageRegions.js';
 
 export interface ChatTokenizer {
   /** Where the tokenizer and template came from, and the template's hash: said on stderr. */
   readonly description: string;
   render(messages: readonly AtroposMessage[], addGenerationPrompt: boolean): string;
+  /** One render of the whole chat (no generation prompt), with where each message lies in it. */
+  renderRegions(messages: readonly AtroposMessage[]): RenderedRegions | { problem: string };
+  /**
+   * What add_generation_prompt appends (Qwen3's and ChatML's `<|im_start|>assistant\n`): taken once, from
+   * the first chat's messages before its first assistant message, and the same for every chat after.
+   */
+  generationPrompt(before: readonly AtroposMessage[]): string | { problem: string };
   encode(text: string): number[];
   decode(ids: readonly number[]): string;
 }
@@ -64,9 +72,24 @@ export async function loadChatTokenizer(options: TokenizerOptions): Promise<Chat
   }
   const specialTokens = Object.fromEntries(['bos_token', 'eos_token', 'unk_token', 'pad_token'].map((name) => [name, tokenText(config[name])]));
   const hash = createHash('sha256').update(templateText).digest('hex').slice(0, 12);
+  const render = (messages: readonly AtroposMessage[], addGenerationPrompt: boolean) =>
+    template.render({ ...specialTokens, messages, add_generation_prompt: addGenerationPrompt });
+  const withRegions = regionRenderer(jinja, template);
+  let prompt: string | undefined;
   return {
     description: `tokenizer ${dir}, chat template ${source} (sha256 ${hash})`,
-    render: (messages, addGenerationPrompt) => template.render({ ...specialTokens, messages, add_generation_prompt: addGenerationPrompt }),
+    render,
+    renderRegions: (messages) => withRegions({ ...specialTokens, messages, add_generation_prompt: false }, messages),
+    generationPrompt: (before) => {
+      if (prompt !== undefined) return prompt;
+      const plain = render(before, false);
+      const prompted = render(before, true);
+      if (!prompted.startsWith(plain)) {
+        return { problem: 'the chat template renders the messages differently with add_generation_prompt, so where an assistant message starts is unknown' };
+      }
+      prompt = prompted.slice(plain.length);
+      return prompt;
+    },
     encode: (text) => tokenizer.encode(text, { add_special_tokens: false }),
     // Exactly the text of the tokens: no special tokens skipped, no spaces "cleaned up".
     decode: (ids) => tokenizer.decode([...ids], { skip_special_tokens: false, clean_up_tokenization_spaces: false }),

@@ -4,7 +4,7 @@
 // compare, and SFT does not use advantages (dropUniform is off for sft and dpo unless asked).
 import { createRng, type DataRecord, type JsonlWriter, type RunContext, type Trajectory } from '@hermes-datagen/core';
 import type { AtroposMessage, DpoLine, ScoredDataGroup, SequenceProvenance, SftLine } from './atropos.js';
-import type { AtroposClient } from './atroposClient.js';
+import type { AtroposSession } from './atroposSession.js';
 import type { ChatTokenizer } from './chatTokenizer.js';
 import type { Group, GroupSize, Member } from './groups.js';
 import { toAtroposMessages, type MessagesMode } from './messages.js';
@@ -25,18 +25,17 @@ export interface ExportOptions {
   readonly select: SelectOptions;
   readonly seed: number;
   readonly mask: MaskMode;
-  /** Sequences with at least this many tokens drop their group (BaseEnv's rule, `>=`). */
+  /** A chat that cannot be masked exactly is an input error (--on-error) rather than left out. */
+  readonly strictRender: boolean;
+  /** Sequences with at least this many tokens drop their group (BaseEnv's rule, `>=`); under --post, from the session. */
   readonly maxTokenLen: number | undefined;
   readonly tokenizer: ChatTokenizer | undefined;
-  readonly client: AtroposClient | undefined;
-  /** Sequences per POST: the trainer's batch size from /info. */
-  readonly batchSize: number;
+  /** --post: where the written groups are sent too. */
+  readonly session: AtroposSession | undefined;
 }
 
 export class Exporter {
   private readonly rng;
-  private pending: ScoredDataGroup[] = [];
-  private pendingSequences = 0;
 
   public constructor(
     private readonly ctx: RunContext,
@@ -85,8 +84,7 @@ export class Exporter {
       const chat = options.render === options.messages ? shown : this.messagesOf(member, options.render);
       const result = trainerTokens(options.tokenizer as ChatTokenizer, chat, options.mask);
       if ('problem' in result) {
-        this.ctx.stats.add('sequences_untokenizable');
-        await this.ctx.rejectRecord(asInput(member), `cannot build tokens and masks: ${result.problem}`);
+        await this.refuse(member, `cannot build tokens and masks: ${result.problem}`);
         continue;
       }
       members.push(member);
@@ -98,7 +96,9 @@ export class Exporter {
     const scores = members.map((member) => member.score);
     if (this.uniform(scores)) return;
     if (options.select.minScore !== undefined && Math.max(...scores) < options.select.minScore) return this.drop('below_min_score');
-    const long = options.maxTokenLen === undefined ? 0 : tokens.filter((t) => t.tokens.length >= (options.maxTokenLen as number)).length;
+    // The first group to get this far opens the connection: its max token length applies from here on.
+    const maxTokenLen = options.session ? (await options.session.connection()).maxTokenLen : options.maxTokenLen;
+    const long = maxTokenLen === undefined ? 0 : tokens.filter((t) => t.tokens.length >= maxTokenLen).length;
     if (long > 0) {
       this.ctx.stats.add('sequences_too_long', long);
       return this.drop('too_long');
@@ -120,7 +120,17 @@ export class Exporter {
     await this.write(scored);
     this.ctx.stats.add('groups_written');
     this.ctx.stats.add('sequences_written', members.length);
-    if (options.client) await this.queue(scored);
+    await options.session?.send(scored);
+  }
+
+  /**
+   * A chat the template cannot tokenize and mask exactly: under --strict-render a rejected record
+   * (--on-error: a located error, or --rejects); by default left out of its group, counted and warned about.
+   */
+  private async refuse(member: Member, reason: string): Promise<void> {
+    this.ctx.stats.add('sequences_untokenizable');
+    if (this.options.strictRender) return this.ctx.rejectRecord(asInput(member), reason);
+    this.ctx.log.warn(`left out of its group: ${reason}`, member.place, 'untokenizable');
   }
 
   /** A group of two or more whose scores are all equal carries no signal: dropped under dropUniform. */
@@ -130,9 +140,9 @@ export class Exporter {
     return true;
   }
 
-  /** Posts what is still queued (the input has ended). */
+  /** The input has ended: what is still queued for the server is sent. */
   public async finish(): Promise<void> {
-    if (this.pending.length > 0) await this.post();
+    await this.options.session?.finish();
   }
 
   private messagesOf(member: Member, mode = this.options.messages): AtroposMessage[] {
@@ -149,21 +159,6 @@ export class Exporter {
   private drop(reason: string): void {
     this.ctx.stats.add('groups_dropped');
     this.ctx.stats.add(`groups_dropped.${reason}`);
-  }
-
-  private async queue(group: ScoredDataGroup): Promise<void> {
-    this.pending.push(group);
-    this.pendingSequences += group.tokens.length;
-    if (this.pendingSequences >= this.options.batchSize) await this.post();
-  }
-
-  private async post(): Promise<void> {
-    const groups = this.pending;
-    this.pending = [];
-    this.pendingSequences = 0;
-    const processed = await (this.options.client as AtroposClient).postGroups(groups);
-    this.ctx.stats.add('posted_batches');
-    this.ctx.stats.add('posted_groups', processed);
   }
 }
 

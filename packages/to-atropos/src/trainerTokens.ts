@@ -1,11 +1,13 @@
-// tokens and masks for a trainer, as Atropos's tokenize_for_trainer computes them (docs/atropos.md#output):
-// tokens = the chat template's render of the whole chat; an assistant message i is
-// trained over [len(render(chat[:i], add_generation_prompt)), len(render(chat[:i+1]))), its mask there
-// being the token ids and -100 everywhere else. Upstream's own comment warns this is wrong for a
-// template that renders a message differently once later messages follow (Qwen3's drops an empty
-// <think> from earlier turns, date-stamped system prompts): so each boundary is checked here (the
-// prefix renders must be prefixes of the whole render, and each boundary a token boundary), and a chat
-// that fails is refused, never masked approximately.
+// tokens and masks for a trainer (docs/atropos.md#output): tokens = the chat template's render of the
+// whole chat, tokenized; an assistant message is trained over its own rendering in that one render,
+// after the generation prompt that opens it (`<|im_start|>assistant\n`) and through its end of turn, and
+// -100 is everywhere else. For a template that renders every prefix of the chat as a prefix of the
+// whole, this is exactly Atropos's tokenize_for_trainer (spans from len(render(chat[:i],
+// add_generation_prompt)) to len(render(chat[:i+1]))). Where a template renders an earlier message
+// differently once later ones follow (Qwen3 drops an empty <think> and the reasoning before the last
+// user query), those prefix renders are not prefixes of the tokens trained on, and the one render's
+// spans are the right ones: where each message's text lies comes from the template's loop over the
+// messages (messageRegions.ts), not from prefix renders.
 import type { AtroposMessage } from './atropos.js';
 import type { ChatTokenizer } from './chatTokenizer.js';
 
@@ -19,35 +21,32 @@ export interface TrainerTokens {
 }
 
 export function trainerTokens(tokenizer: ChatTokenizer, messages: readonly AtroposMessage[], mode: MaskMode): TrainerTokens | { problem: string } {
-  const full = tokenizer.render(messages, false);
+  const trained = messages.flatMap((message, i) => (message.role === 'assistant' ? [i] : []));
+  if (trained.length === 0) return { problem: 'the chat has no assistant message to train on' };
+  const rendered = tokenizer.renderRegions(messages);
+  if ('problem' in rendered) return rendered;
+  const full = rendered.text;
   const dropped = droppedToolCall(messages, full);
   if (dropped !== undefined) {
     return { problem: `the chat template does not render the tool call ${dropped} (the tokens would lose it): render the raw turns (--render raw)` };
   }
-  const trained = messages.flatMap((message, i) => (message.role === 'assistant' ? [i] : []));
-  if (trained.length === 0) return { problem: 'the chat has no assistant message to train on' };
+  const prompt = tokenizer.generationPrompt(messages.slice(0, trained[0]));
+  if (typeof prompt !== 'string') return prompt;
   const spans: [number, number][] = [];
   for (const i of mode === 'last-assistant' ? trained.slice(-1) : trained) {
-    const start = tokenizer.render(messages.slice(0, i), true);
-    const end = tokenizer.render(messages.slice(0, i + 1), false);
-    for (const [text, what] of [
-      [start, ' with the generation prompt'],
-      [end, ''],
-    ] as const) {
-      if (!full.startsWith(text)) {
-        return {
-          problem:
-            `assistant message ${i + 1}: the render of the first ${what === '' ? i + 1 : i} messages${what} is not a prefix of the whole chat's render ` +
-            '(the chat template is not prefix-stable: it renders a message differently once later messages follow; --mask last-assistant or a prefix-stable --chat-template avoids it)',
-        };
-      }
+    const region = rendered.regions[i];
+    if (region === undefined)
+      return { problem: `assistant message ${i + 1} is not rendered in the chat template's loop over the messages, so its span is unknown` };
+    const [start, end] = region;
+    if (!full.startsWith(prompt, start)) {
+      return { problem: `assistant message ${i + 1} does not start with the chat template's generation prompt ${JSON.stringify(prompt)}` };
     }
-    spans.push([start.length, end.length]);
+    // The last message runs to the end of the render, as tokenize_for_trainer's last span does.
+    spans.push([start + prompt.length, i === messages.length - 1 ? full.length : end]);
   }
   // Each boundary must also be a token boundary. The render is tokenized in pieces cut at the
-  // boundaries, once, and must give exactly the whole render's tokens: then the tokens before a
-  // boundary are those of the prefix render, without tokenizing every prefix again (which made long
-  // chats quadratic).
+  // boundaries, and must give exactly the whole render's tokens: then the tokens of a span are the
+  // tokens of its text.
   const cuts = [...new Set([0, ...spans.flat(), full.length])].sort((a, b) => a - b);
   const tokens: number[] = [];
   const tokenAt = new Map<number, number>();

@@ -7,7 +7,21 @@ import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathS
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { chooseSandbox, hostSandbox, isolationWorks, type HostIsolation, type HostSandbox } from '@hermes-datagen/generate/internal/tools/sandbox.js';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { once } from 'node:events';
+import {
+  chooseSandbox,
+  DEFAULT_SANDBOX_POLICY,
+  ETC_FILES,
+  hostProgramsEnv,
+  hostSandbox,
+  isolationWorks,
+  type HostIsolation,
+  type HostSandbox,
+  type SandboxPolicy,
+} from '@hermes-datagen/generate/internal/tools/sandbox.js';
+import { DEFAULT_TOOL_LIMITS } from '@hermes-datagen/generate/internal/tools/toolLimits.js';
 import { sandboxFilesystem } from '@hermes-datagen/generate/internal/tools/sandboxFilesystem.js';
 import { terminalTool } from '@hermes-datagen/generate/internal/tools/terminal.js';
 import { toolEnv } from '@hermes-datagen/generate/internal/tools/toolEnv.js';
@@ -112,6 +126,118 @@ describe('namespace sandboxes', () => {
       });
     });
   }
+});
+
+describe('namespace sandboxes: network, limits, users and devices', () => {
+  let ws: TestWorkspace;
+  let server: Server;
+  let port = 0;
+  beforeEach(async () => {
+    ws = await testWorkspace();
+    // A service of the user on 127.0.0.1, as the model endpoint often is.
+    server = createServer((_request, response) => response.end(CANARY)).listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    port = (server.address() as AddressInfo).port;
+  });
+  afterEach(async () => {
+    server.close();
+    await ws.cleanup();
+  });
+
+  const sandboxed = (isolation: 'bwrap' | 'unshare', policy?: SandboxPolicy): ToolContext => ({
+    ...ws.ctx,
+    processes: new ToolProcesses({ limit: 2, isolation: hostSandbox(isolation, undefined, hostProgramsEnv(process.env), policy) }),
+  });
+  const run = (ctx: ToolContext, command: string): Promise<CommandResult> => terminalTool.run({ command }, ctx) as Promise<CommandResult>;
+  const fetchLocal = (): string =>
+    `node -e 'fetch("http://127.0.0.1:${port}/").then((r) => r.text()).then((t) => console.log("got", t), (e) => console.log("refused", e.cause?.code ?? e.message))'; cat /proc/net/tcp | wc -l`;
+
+  for (const isolation of ['bwrap', 'unshare'] as const) {
+    describe(isolation, () => {
+      it("reaches no service of this machine's 127.0.0.1, sees no listener in /proc/net/tcp, and has a loopback of its own", async () => {
+        const result = await run(
+          sandboxed(isolation),
+          `${fetchLocal()}; node -e 'require("net").createServer().listen(0, "127.0.0.1", function () { require("net").connect(this.address().port, "127.0.0.1", () => { console.log("own loopback"); process.exit(0); }); })'`,
+        );
+        expect(result.output).not.toContain(CANARY);
+        expect(result.output).toMatch(/^refused (ECONNREFUSED|ENETUNREACH)$/m);
+        // The header line of /proc/net/tcp only: no socket of the host's.
+        expect(result.output).toMatch(/^1$/m);
+        expect(result.output).toContain('own loopback');
+      });
+
+      it('shares the host network only with --tool-network', async () => {
+        const result = await run(sandboxed(isolation, { ...DEFAULT_SANDBOX_POLICY, network: true }), fetchLocal());
+        expect(result.output).toContain(`got ${CANARY}`);
+      });
+
+      it('contains a fork bomb of 600 background processes: a failed call with a clear message, and the next command runs', async () => {
+        const ctx = sandboxed(isolation);
+        const bomb = await run(
+          ctx,
+          '(for i in $(seq 600); do sleep 30 > /dev/null 2>&1 & done) 2> bomb.err; n=0; for p in /proc/[0-9]*; do n=$((n + 1)); done; echo "alive: $n"; read -r line < bomb.err; echo "$line"',
+        );
+        expect(bomb.error).toMatch(/limit of 256 processes \(--tool-max-procs\)/);
+        expect(Number(/alive: (\d+)/.exec(bomb.output)?.[1])).toBeLessThanOrEqual(DEFAULT_TOOL_LIMITS.maxProcs);
+        expect(await run(ctx, 'echo still here')).toEqual({ output: 'still here', exit_code: 0, error: null });
+      });
+
+      it('fails a 3 GiB allocation with a clear tool error (python and node), and the next command runs', async () => {
+        const ctx = sandboxed(isolation);
+        for (const command of [
+          `python3 -c 'b = bytearray(3 * 1024 ** 3); print("allocated")'`,
+          `node -e 'console.log("allocated", Buffer.alloc(3 * 1024 ** 3).length)'`,
+        ]) {
+          const result = await run(ctx, command);
+          expect(result.output).not.toContain('allocated');
+          expect(result.error).toMatch(/could not allocate memory beyond the sandbox's limit of 2 GiB per process \(--tool-memory\)/);
+        }
+        expect(await run(ctx, `python3 -c 'b = bytearray(64 * 1024 ** 2); print("small is fine")'`)).toMatchObject({ output: 'small is fine', error: null });
+      });
+
+      it('stops a process at its CPU time limit', async () => {
+        const result = await run(
+          sandboxed(isolation, { ...DEFAULT_SANDBOX_POLICY, limits: { ...DEFAULT_TOOL_LIMITS, cpuSeconds: 1 } }),
+          `python3 -c 'while True: pass'`,
+        );
+        expect(result.error).toMatch(/CPU time limit of 1 s \(--tool-cpu-seconds\)/);
+      });
+
+      it('runs tools as an unprivileged user that cannot read /etc/shadow, with a private /dev/shm', async () => {
+        writeFileSync('/dev/shm/hermes-host-shm-canary', CANARY);
+        try {
+          const result = await run(sandboxed(isolation), 'id -u; cat /etc/shadow; ls -A /dev/shm; ls /dev; echo written > mine.txt && cat mine.txt');
+          expect(result.output).not.toContain(CANARY);
+          // Missing (bwrap), or an empty file over it (unshare); unreadable by the sandbox user either way.
+          expect(result.output).not.toMatch(/^root:/m);
+          expect(result.output).toContain('written');
+          if (process.getuid?.() === 0) expect(result.output.split('\n')[0]).not.toBe('0');
+          if (isolation === 'bwrap') {
+            // Only the devices a program needs, not the host's disks.
+            const devices = result.output.split('\n').filter((line) => /^(null|zero|sd.|nvme.*|vd.|loop\d+)$/.test(line));
+            expect(devices).toEqual(['null', 'zero']);
+          }
+        } finally {
+          rmSync('/dev/shm/hermes-host-shm-canary', { force: true });
+        }
+      });
+    });
+  }
+
+  it('bwrap shows an /etc of only what programs need: no shadow, sudoers, ssh keys or host users', async () => {
+    const result = await run(sandboxed('bwrap'), 'ls -A /etc; echo; cat /etc/passwd; ls /etc/ssl');
+    const listed = result.output.slice(0, result.output.indexOf('\n\n')).split('\n');
+    for (const name of listed)
+      expect(
+        [...ETC_FILES, 'passwd', 'group', 'ssl', 'pki'].map((entry) => entry.split('/')[0]),
+        name,
+      ).toContain(name.replace(/^python3(\.\d+)?$/, 'perl'));
+    expect(listed).not.toEqual(expect.arrayContaining(['shadow']));
+    expect(result.output).toMatch(/^sandbox:x:\d+:\d+:/m);
+    expect(result.output.match(/^[a-z_][a-z0-9_-]*:x:/gm)).toHaveLength(2);
+    expect(result.output).toContain('certs');
+    expect(result.output).not.toContain('private');
+  });
 });
 
 describe('chooseSandbox', () => {

@@ -71,7 +71,7 @@ describe('ToolProcesses', () => {
     for (const result of await Promise.all(running)) expect(result).toEqual({ output: '', exit_code: 137, error: null });
   });
 
-  it('answers a spawn that finds no file descriptor left with a tool error, never a crash (EMFILE)', async () => {
+  it('waits out a spawn that finds no file descriptor left (EMFILE) and runs it once others have ended: every call gets its result', async () => {
     // A real process under `ulimit -n 40`, asking for 100 commands at once: most cannot get pipes at first.
     const script = [
       `import { terminalTool } from ${JSON.stringify(join(REPO_ROOT, 'packages/generate/dist/tools/terminal.js'))};`,
@@ -84,18 +84,8 @@ describe('ToolProcesses', () => {
     expect(child.stderr).toBe('');
     expect(child.status).toBe(0);
     const results = JSON.parse(child.stdout) as CommandResult[];
-    const ok = results.filter((result) => result.error === null);
-    const refused = results.filter((result) => result.error !== null);
-    for (const result of ok) expect(result).toEqual({ output: 'ok', exit_code: 0, error: null });
-    for (const result of refused) {
-      expect(result).toEqual({
-        output: '',
-        exit_code: null,
-        error: 'could not start /bin/bash: the machine had no file descriptors or processes left (EMFILE), even after waiting for others to end; try again',
-      });
-    }
-    // How many get through depends on timing (a failed start is retried once another has ended).
-    expect(ok.length).toBeGreaterThan(0);
+    expect(results).toHaveLength(100);
+    for (const result of results) expect(result).toEqual({ output: 'ok', exit_code: 0, error: null });
   });
 
   it('reports a program that cannot be started as a tool error, not a crash', async () => {

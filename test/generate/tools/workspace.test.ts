@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { executeTool } from '@hermes-datagen/generate/internal/tools/toolRunner.js';
 import { createWorkspace, defaultWorkspaceRoot, removeWorkspaceRoot, WorkspaceError } from '@hermes-datagen/generate/internal/tools/workspace.js';
+import { writeFileTool } from '@hermes-datagen/generate/internal/tools/writeFile.js';
 import { testWorkspace } from './context.js';
 
 describe('prompt workspaces', () => {
@@ -33,6 +34,37 @@ describe('prompt workspaces', () => {
     await first.cleanup();
     await expect(stat(first.path)).rejects.toThrow(/ENOENT/);
     expect((await stat(second.path)).isDirectory()).toBe(true);
+  });
+
+  it("refuses a row's cwd outside the cwd root, by .., by a link that leads out, or a kernel directory; takes one inside", async () => {
+    await symlink(scratch, join(userDir, 'up'));
+    for (const cwd of [scratch, join(userDir, '..'), join(userDir, 'up'), '/proc/self', '/etc']) {
+      await expect(createWorkspace({ root, copyFrom: cwd, cwdRoot: userDir }), cwd).rejects.toThrow(
+        new WorkspaceError(
+          `the row's cwd "${cwd}" is outside ${userDir}, the directory rows' cwd must lie under (--cwd-root, default: the dataset file's directory); move the directory there or pass --cwd-root`,
+        ),
+      );
+    }
+    const inside = await createWorkspace({ root, copyFrom: join(userDir, 'src'), cwdRoot: userDir });
+    expect(await readdir(inside.path)).toEqual(['main.py']);
+  });
+
+  it('gives the workspace and its copy to the sandbox user when tools run as one', async () => {
+    // Only root can give files away; another user's run gives them to itself, which chown allows.
+    const uid = process.getuid?.() === 0 ? 65534 : (process.getuid?.() ?? 0);
+    const owner = { uid, gid: process.getuid?.() === 0 ? 65534 : (process.getgid?.() ?? 0) };
+    const workspace = await createWorkspace({ root, copyFrom: userDir, owner });
+    for (const path of [workspace.path, join(workspace.path, 'src'), join(workspace.path, 'src', 'main.py')])
+      expect((await lstat(path)).uid, path).toBe(owner.uid);
+    // What the file tools write there belongs to it too.
+    const ctx = (await testWorkspace({ workspace: workspace.path })).ctx;
+    await executeTool(
+      'write_file',
+      { path: 'new/deep/file.txt', content: 'x' },
+      { ...ctx, processes: Object.create(ctx.processes, { owner: { value: owner } }) as typeof ctx.processes },
+      [writeFileTool],
+    );
+    for (const path of ['new', 'new/deep', 'new/deep/file.txt']) expect((await lstat(join(workspace.path, path))).uid, path).toBe(owner.uid);
   });
 
   it('defaults to a per-process root in the temp directory', () => {

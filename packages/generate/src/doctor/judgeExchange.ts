@@ -4,6 +4,7 @@
 // prompt of a run is judged here too (promptFailure.ts), so both name a failure alike, and its id
 // decides the exit code (failureKinds.ts).
 import { embeddedErrorStatus, gatewayErrorFields, readGatewayError } from '@hermes-datagen/core/endpoint';
+import { editDistance } from '@hermes-datagen/core';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail';
 
@@ -388,16 +389,4 @@ function hostOf(url: string): string {
 function clip(text: string, max = 200): string {
   const flat = text.replace(/\s+/g, ' ').trim();
   return flat.length > max ? `${flat.slice(0, max)}…` : flat;
-}
-
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-    }
-    previous = current;
-  }
-  return previous[b.length]!;
 }

@@ -53,7 +53,12 @@ export const delegateTaskTool: AgentTool = {
       }
       return { prompt, toolsets: toolsets as string[] | undefined };
     });
-    return { results: await ctx.delegate(parsed, ctx.signal ?? new AbortController().signal) };
+    const results = await ctx.delegate(parsed, ctx.signal ?? new AbortController().signal);
+    const failed = results.filter((result) => result.status === 'failed');
+    if (failed.length === 0) return { results };
+    // The call failed as a whole for tool_stats (its `error`), while every task's own result is kept.
+    const which = failed.map((result) => `task ${result.task} (${result.id}): ${result.summary}`).join('; ');
+    return { results, success: false, error: `${failed.length} of ${results.length} sub-agents failed: ${which}` };
   },
 };
 
@@ -74,16 +79,32 @@ export interface DelegationSettings {
   readonly checkToolsets: (toolsets: readonly string[]) => void;
 }
 
+/** A sub-agent that failed: what it was asked, so that a --resume can run it again as it was. */
+export interface FailedSubAgent {
+  readonly link: ChainLink;
+  readonly parentId: string;
+  readonly prompt: string;
+  readonly toolsets: readonly string[];
+  readonly error: unknown;
+}
+
+/** What becomes of a chain's sub-agents: each trajectory kept, each failure reported. */
+export interface SubAgentSink {
+  readonly keep: (record: Trajectory) => void;
+  readonly failed: (failure: FailedSubAgent) => void;
+}
+
 /**
- * The delegate of one agent in the chain. Sub-agents' trajectories are handed to `keep` as they
+ * The delegate of one agent in the chain. Sub-agents' trajectories are handed to `sink.keep` as they
  * finish (the caller writes them with the root record, so a root that fails leaves none behind); a
- * sub-agent that fails is reported in the result, and the delegating agent carries on.
+ * sub-agent that fails is reported in the result (and so in the delegating agent's tool_stats) and
+ * to `sink.failed` (a failure line, run again on --resume), and the delegating agent carries on.
  */
 export function delegateFor(
   parent: ChainLink,
   job: Omit<PromptJob, 'signal' | 'recordId' | 'traceId' | 'toolsets' | 'delegate'>,
   settings: DelegationSettings,
-  keep: (record: Trajectory) => void,
+  sink: SubAgentSink,
 ): Delegate {
   let calls = 0;
   return async (tasks, toolsets, signal) => {
@@ -92,28 +113,51 @@ export function delegateFor(
     return Promise.all(
       tasks.map(async (task, index): Promise<DelegatedResult> => {
         const link: ChainLink = { id: `${parent.id}/d${call}.${index}`, traceId: parent.traceId, depth: parent.depth + 1 };
+        const chosen = task.toolsets ?? toolsets.filter((name) => name !== 'delegation' || link.depth < settings.maxDepth);
         try {
-          const chosen = task.toolsets ?? toolsets.filter((name) => name !== 'delegation' || link.depth < settings.maxDepth);
+          // Toolsets the model named wrong are its mistake, answered in the result: nothing ran, nothing to run again.
           settings.checkToolsets(chosen);
-          const record = await settings.runPrompt({
-            ...job,
-            row: { prompt: task.prompt },
-            signal,
-            recordId: link.id,
-            traceId: link.traceId,
-            toolsets: chosen,
-            runFields: { ...job.runFields, parent_id: parent.id, depth: link.depth },
-            ...(link.depth < settings.maxDepth ? { delegate: delegateFor(link, job, settings, keep) } : {}),
-          });
-          keep(record);
+        } catch (error) {
+          return { task: index, id: link.id, status: 'failed', summary: error instanceof Error ? error.message : String(error) };
+        }
+        try {
+          const record = await runSubAgent(link, parent.id, task.prompt, chosen, job, settings, sink, signal);
+          sink.keep(record);
           return { task: index, id: link.id, status: record.completed ? 'completed' : 'incomplete', summary: finalAnswer(record) };
         } catch (error) {
           signal.throwIfAborted();
+          sink.failed({ link, parentId: parent.id, prompt: task.prompt, toolsets: chosen, error });
           return { task: index, id: link.id, status: 'failed', summary: error instanceof Error ? error.message : String(error) };
         }
       }),
     );
   };
+}
+
+/**
+ * One sub-agent at `link`, its own sub-agents below it (to `sink`) while the depth budget lasts. Also
+ * how a --resume runs a failed sub-agent again (promptRuns.ts).
+ */
+export async function runSubAgent(
+  link: ChainLink,
+  parentId: string,
+  prompt: string,
+  toolsets: readonly string[],
+  job: Omit<PromptJob, 'signal' | 'recordId' | 'traceId' | 'toolsets' | 'delegate'>,
+  settings: DelegationSettings,
+  sink: SubAgentSink,
+  signal: AbortSignal,
+): Promise<Trajectory> {
+  return settings.runPrompt({
+    ...job,
+    row: { prompt },
+    signal,
+    recordId: link.id,
+    traceId: link.traceId,
+    toolsets,
+    runFields: { ...job.runFields, parent_id: parentId, depth: link.depth },
+    ...(link.depth < settings.maxDepth ? { delegate: delegateFor(link, job, settings, sink) } : {}),
+  });
 }
 
 /** The text of the last gpt turn, without its reasoning and tool calls. */

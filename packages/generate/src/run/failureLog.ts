@@ -53,16 +53,32 @@ export class FailureLog {
     await appended;
   }
 
-  /** Keeps the failures of prompts that are still not done; returns them. */
+  /** The sub-agents that failed (and are not done since) whose root's record is written: what a --resume runs again of them. */
+  public subAgentsToRun(isDone: (id: string) => boolean): FailureRecord[] {
+    return [...this.latest.values()].filter((record) => record.parent_id !== undefined && !isDone(record.id) && isDone(rootId(record.id)));
+  }
+
+  /**
+   * Keeps the failures of prompts that are still not done; returns them. A sub-agent's failure goes
+   * with its root's record: when the root has none (a kill between the two), the root runs again
+   * whole, and its sub-agents with it.
+   */
   public async settle(isDone: (id: string) => boolean): Promise<FailureRecord[]> {
     await this.chain;
-    for (const id of [...this.latest.keys()]) if (isDone(id)) this.latest.delete(id);
+    for (const [id, record] of [...this.latest]) {
+      if (isDone(id) || (record.parent_id !== undefined && !isDone(rootId(id)))) this.latest.delete(id);
+    }
     const unresolved = [...this.latest.values()].sort((a, b) => a.prompt_index - b.prompt_index || (a.sample ?? 0) - (b.sample ?? 0));
     const text = unresolved.map((record) => `${JSON.stringify(record)}\n`).join('');
     // A resume that changed nothing leaves the file as it was.
     if (text !== this.loaded) await writeFileAtomic(this.path, text);
     return unresolved;
   }
+}
+
+/** The root prompt's record id of a sub-agent's (`<root>/d0.1/d2.0` -> `<root>`; a row id may hold a '/' itself). */
+export function rootId(id: string): string {
+  return id.replace(/(?:\/d\d+\.\d+)+$/, '');
 }
 
 async function appendLine(path: string, line: string): Promise<void> {

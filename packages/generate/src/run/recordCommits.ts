@@ -104,7 +104,8 @@ export class RecordCommits {
     const records = [...subAgents, trajectory];
     // One pass over the reasoning tags decides the discard and feeds the statistics.
     const reasoning = conversationReasoningStats(trajectory.conversations);
-    const discard = this.options.discardNoReasoning && !reasoning.has_any_reasoning;
+    // A sub-agent run again on its own is never discarded either.
+    const discard = this.options.discardNoReasoning && job.subAgent === undefined && !reasoning.has_any_reasoning;
     const stone = discard ? tombstone(job, trajectory) : undefined;
     const root: Trajectory | Tombstone = stone ?? trajectory;
     // Last line of defence: a key the agent read from a file (a copied .env) never reaches the output.

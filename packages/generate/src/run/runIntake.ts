@@ -1,9 +1,12 @@
 // Intake of pending work: every (row, sample) of the selection not done yet, as a job with its record
 // id, row hash and batch number. Rows are read as stream mode reads them (a repeated row id is a bad
 // line); a done pair is skipped, with a warning when its row changed since its record was written.
+// Then the sub-agents that failed in an earlier invocation under a root whose record is written.
 import type { Place, PromptRow, RunContext } from '@hermes-datagen/core';
 import { indexedPrompts } from '../generateStream.js';
+import type { FailureRecord } from '../promptFailure.js';
 import { CHECKPOINT_FILE } from './checkpoint.js';
+import { rootId } from './failureLog.js';
 import { recordId, rowHash } from './recordId.js';
 import type { RunBatches } from './runBatches.js';
 import type { RunState, Selection } from './runState.js';
@@ -18,8 +21,37 @@ export interface Job {
   readonly sample: number;
   readonly rowHash: string;
   readonly batch: number;
-  /** The row's line as read, kept in its failure record. */
+  /** The row's line as read, kept in its failure record (a sub-agent's: its task). */
   readonly raw: string;
+  /** A sub-agent that failed in an earlier invocation, run again on its own (its root's record is written). */
+  readonly subAgent?: SubAgentRetry | undefined;
+}
+
+export interface SubAgentRetry {
+  readonly parentId: string;
+  readonly depth: number;
+  readonly toolsets: readonly string[];
+}
+
+/** The job of a failed sub-agent as its failure line recorded it; undefined for a line of an older version without its task. */
+function retryJob(failure: FailureRecord, rowHash: string): Omit<Job, 'batch'> | undefined {
+  let task: { prompt?: unknown; toolsets?: unknown };
+  try {
+    task = JSON.parse(failure.raw ?? '') as typeof task;
+  } catch {
+    return undefined;
+  }
+  if (typeof task.prompt !== 'string' || !Array.isArray(task.toolsets) || failure.parent_id === undefined) return undefined;
+  return {
+    row: { prompt: task.prompt },
+    promptIndex: failure.prompt_index,
+    place: { source: failure.source, line: failure.line },
+    id: failure.id,
+    sample: failure.sample ?? 0,
+    rowHash,
+    raw: failure.raw ?? '',
+    subAgent: { parentId: failure.parent_id, depth: failure.depth ?? 1, toolsets: task.toolsets as string[] },
+  };
 }
 
 export class RunIntake {
@@ -78,6 +110,14 @@ export class RunIntake {
         }
       }
       this.selectionRead = true;
+      // The sub-agents that failed under a written root run again on their own, after the rows.
+      for (const failure of state.failures.subAgentsToRun((id) => state.checkpoint.get(id) !== undefined)) {
+        const job = retryJob(failure, state.checkpoint.get(rootId(failure.id))?.row_hash ?? '');
+        if (job === undefined) continue;
+        tally.records += 1;
+        yield { ...job, batch: batches.assign(sequence) };
+        sequence += 1;
+      }
     } finally {
       batches.intakeEnded();
     }

@@ -15,6 +15,8 @@ const RATE = 'Rate limits (with --run-name; one budget shared by every agent of 
 
 export interface RunArgs {
   runName?: string | undefined;
+  /** -c: in run mode, the prompts at once instead of num-workers x batch-size. */
+  concurrency?: number | undefined;
   outputRoot: string;
   resume: boolean;
   forceResume: boolean;
@@ -73,7 +75,7 @@ export function runOptions<T>(y: Argv<T>) {
       alias: 'num_workers',
       type: 'number',
       default: 4,
-      describe: 'workers; num-workers x batch-size prompts run at once (4 x 10 = 40)',
+      describe: 'workers; num-workers x batch-size prompts run at once (4 x 10 = 40) unless -c says how many',
       group: RUN,
     })
     .option('max-concurrency', {
@@ -183,7 +185,7 @@ export function runSettings(args: RunArgs): RunSettings | undefined {
     samples: args.samples,
     maxSamples: args.maxSamples,
     batchSize: args.batchSize,
-    concurrency: Math.min(args.numWorkers * args.batchSize, args.maxConcurrency ?? Infinity),
+    concurrency: Math.min(args.concurrency ?? args.numWorkers * args.batchSize, args.maxConcurrency ?? Infinity),
     shard: args.shard === undefined ? undefined : parseShard(args.shard),
     promptTimeoutMs: args.promptTimeout === undefined ? undefined : args.promptTimeout * 1000,
     graceMs: args.grace * 1000,

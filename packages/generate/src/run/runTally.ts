@@ -17,10 +17,13 @@ export class RunTally {
   public records = 0;
   private readonly failedKinds = new Map<string, number>();
   private failedTotal = 0;
+  /** Failed sub-agents of prompts that went on: failures, but no prompt of the selection. */
+  private failedSubAgents = 0;
 
-  public addFailure(kind: string): void {
+  public addFailure(kind: string, subAgent = false): void {
     this.failedKinds.set(kind, (this.failedKinds.get(kind) ?? 0) + 1);
     this.failedTotal += 1;
+    if (subAgent) this.failedSubAgents += 1;
   }
 
   public get failed(): number {
@@ -29,7 +32,7 @@ export class RunTally {
 
   /** The progress line's detail: prompts done of those to run, running, rate-limited, and an ETA. */
   public progress(running: number, rateLimited: number, seconds: number): string {
-    const done = this.written - this.subAgents + this.tombstones + this.failedTotal;
+    const done = this.written - this.subAgents + this.tombstones + this.failedTotal - this.failedSubAgents;
     const left = this.records - this.skipped - done;
     const eta = done > 0 && left > 0 ? `, ETA ${Math.round((left * seconds) / done)}s` : '';
     return `${done}/${this.records - this.skipped} prompts done, ${running} running, ${rateLimited} rate-limited${eta}`;

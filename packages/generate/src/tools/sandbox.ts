@@ -276,6 +276,12 @@ function bwrapArgs(shown: SandboxFilesystem, policy: SandboxPolicy, uid: number)
 }
 
 /**
+ * The source name of the sandbox's tmpfs mounts. Not "tmpfs": mount -a skips a line whose source and
+ * target are mounted already, and the host's /tmp or /dev/shm is often a tmpfs at that very place.
+ */
+const TMPFS_SOURCE = 'hermes-sandbox';
+
+/**
  * unshare runs a small sh script as the namespace's first process: `mount -a` of an fstab that binds
  * the system directories read-only, covers the others with empty tmpfs and hides files; then the
  * interpreter prefixes and the workspace (opened before the cover hid them) are bound back, and the
@@ -290,13 +296,13 @@ function unshareArgs(shown: SandboxFilesystem, path: string, policy: SandboxPoli
   const etcSecrets = ETC_SECRETS.map((entry) => `/etc/${entry}`).filter((entry) => existsSync(entry) && shown.system.includes('/etc'));
   // The empty ones first: mount records what it did under /run, which is then the sandbox's own.
   const fstab = `${[
-    ...shown.empty.map((dir) => `tmpfs ${fstabPath(dir)} tmpfs mode=${dir === '/tmp' || dir === '/var/tmp' ? '1777' : '755'},X-mount.mkdir 0 0`),
+    ...shown.empty.map((dir) => `${TMPFS_SOURCE} ${fstabPath(dir)} tmpfs mode=${dir === '/tmp' || dir === '/var/tmp' ? '1777' : '755'},X-mount.mkdir 0 0`),
     ...shown.system.map((dir) => `${fstabPath(dir)} ${fstabPath(dir)} none rbind,ro 0 0`),
     // /dev/null: the private directory's empty file lies under /tmp, covered by now.
     ...shown.hidden.map((file) => `/dev/null ${fstabPath(file)} none bind,ro 0 0`),
-    ...etcSecrets.map((entry) => (isDirectory(entry) ? `tmpfs ${fstabPath(entry)} tmpfs ro,mode=755 0 0` : `/dev/null ${fstabPath(entry)} none bind,ro 0 0`)),
+    ...etcSecrets.map((entry) => (isDirectory(entry) ? `${TMPFS_SOURCE} ${fstabPath(entry)} tmpfs ro,mode=755 0 0` : `/dev/null ${fstabPath(entry)} none bind,ro 0 0`)),
     // The host's /dev/shm is shared memory of every user's programs: the tool gets its own.
-    'tmpfs /dev/shm tmpfs mode=1777,nosuid,nodev 0 0',
+    `${TMPFS_SOURCE} /dev/shm tmpfs mode=1777,nosuid,nodev 0 0`,
   ].join('\n')}\n`;
   const file = join(privateDirectory(), 'sandbox.fstab');
   // Readable by the sandbox user, who runs mount under root: it holds only paths.
@@ -314,7 +320,9 @@ function unshareArgs(shown: SandboxFilesystem, path: string, policy: SandboxPoli
     'cd "$1"',
     'shift',
     // Under root, `inside` starts with its own setpriv, which needs CAP_SETUID still: it drops every capability itself.
-    `exec ${isRoot() ? '' : `${setpriv} --bounding-set -all --inh-caps -all --no-new-privs -- `}${inside.map(shellQuote).join(' ')} "$@"`,
+    // Not exec'd: the namespace's first process ignores signals it has no handler for, so the command
+    // would never get SIGXCPU at its CPU limit; sh waits and exits as the command did.
+    `${isRoot() ? '' : `${setpriv} --bounding-set -all --inh-caps -all --no-new-privs -- `}${inside.map(shellQuote).join(' ')} "$@"`,
   ].join(' && ');
   // As a non-root user, only the root of a user namespace may mount: the user, mapped to uid 0 in it.
   // --kill-child: the command dies with unshare, which the process group kill reaches.

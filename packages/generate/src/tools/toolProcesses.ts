@@ -7,14 +7,15 @@
 // processes are started by that small helper process (processHelper.ts), so hermes-generate's own
 // thread never pays for a fork of its large memory.
 import { availableParallelism } from 'node:os';
+import { EXHAUSTION_CODES, retryExhausted } from './exhaustion.js';
 import { ProcessHelperClient } from './processHelperClient.js';
 import { killAllGroups } from './processHelperProtocol.js';
 import { runProcess, type ProcessOutcome, type ProcessSpec } from './runProcess.js';
 import { hostProgramsEnv, hostSandbox, type HostIsolation, type HostSandbox } from './sandbox.js';
 import type { ToolLimits } from './toolLimits.js';
 
-/** A spawn that failed for want of file descriptors or processes: worth one more try later. */
-export const TRANSIENT_SPAWN_ERRORS: ReadonlySet<string> = new Set(['EMFILE', 'ENFILE', 'EAGAIN']);
+/** A spawn that failed for want of file descriptors or processes: tried again later (exhaustion.ts). */
+export const TRANSIENT_SPAWN_ERRORS: ReadonlySet<string> = EXHAUSTION_CODES;
 
 /** Two processes a core: one can run while the other is being forked or read. */
 export function defaultToolConcurrency(): number {
@@ -59,21 +60,21 @@ export class ToolProcesses {
   /**
    * Runs the process when a slot is free, inside the sandbox unless `isolate` is false (the docker
    * CLI). The timeout starts when the process does. Aborted while waiting, it never starts. A spawn
-   * that failed for want of file descriptors or processes (EMFILE, ENFILE, EAGAIN) lowers the limit
-   * to what runs now (the machine's limits are below ours) and is tried once more when a running
-   * process has ended; a second failure is the outcome (a tool error result), never a crash.
+   * that failed for want of file descriptors or processes (EMFILE, ENFILE, EAGAIN) lowers the limit to what runs now (the machine's limits are below ours)
+   * and waits and tries again (exhaustion.ts) until it starts or its call is aborted: back-pressure,
+   * never a failed tool call for it.
    */
   public async run(spec: ProcessSpec, isolate = true): Promise<ProcessOutcome> {
     const command = isolate
       ? { ...this.sandbox.command(spec.file, spec.args, spec.cwd), env: this.sandbox.env(spec.env) }
       : { file: spec.file, args: [...spec.args] };
-    let outcome = await this.runInSlot({ ...spec, ...command });
-    if (outcome.spawnError && TRANSIENT_SPAWN_ERRORS.has(outcome.spawnError.code ?? '')) {
+    return retryExhausted(
+      () => this.runInSlot({ ...spec, ...command }),
+      spec.signal,
+      (outcome) => TRANSIENT_SPAWN_ERRORS.has(outcome.spawnError?.code ?? ''),
       // As many as are alive now (holding their descriptors) is what this machine allows.
-      this.limit = Math.max(1, Math.min(this.limit, this.groups.size));
-      outcome = await this.runInSlot({ ...spec, ...command });
-    }
-    return outcome;
+      () => (this.limit = Math.max(1, Math.min(this.limit, this.groups.size))),
+    );
   }
 
   /** Synchronously SIGKILLs every tool process group still running: the last thing before a forced exit. */

@@ -17,6 +17,7 @@ import { readFileTool } from './readFile.js';
 import { searchFilesTool } from './searchFiles.js';
 import { terminalTool } from './terminal.js';
 import { todoTool } from './todo.js';
+import { retryExhausted } from './exhaustion.js';
 import { ToolError } from './toolError.js';
 import type { AgentTool, ToolContext } from './types.js';
 import { writeFileTool } from './writeFile.js';
@@ -60,7 +61,8 @@ export async function executeTool(
     return JSON.stringify({ error: `the arguments of ${name} must be one JSON object` });
   }
   try {
-    return JSON.stringify((await tool.run(args as ToolArgs, ctx)) ?? null);
+    // Out of file descriptors at an open: wait and run the call again (exhaustion.ts), never a failed call for it.
+    return JSON.stringify((await retryExhausted(() => tool.run(args as ToolArgs, ctx), ctx.signal)) ?? null);
   } catch (error) {
     if (error instanceof ToolError) return JSON.stringify({ error: error.message });
     return JSON.stringify({ error: `${name} failed: ${error instanceof Error ? error.message : String(error)}` });

@@ -10,6 +10,7 @@
 // listed in `skippedLinks`: they would give the agent a way back into the user's files. Sockets,
 // FIFOs and devices are left out too.
 import { rmSync } from 'node:fs';
+import { retryExhausted } from './exhaustion.js';
 import { chmod, cp, lchown, lstat, mkdir, mkdtemp, readdir, readlink, realpath, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
@@ -92,7 +93,11 @@ export class RunWorkspaces {
   ) {}
 
   public async create(copyFrom?: string): Promise<PromptWorkspace> {
-    const workspace = await createWorkspace({ ...this.options, root: this.root, ...(copyFrom === undefined ? {} : { copyFrom }) });
+    // Out of file descriptors while copying or chowning: wait and try again (exhaustion.ts), never a failed prompt for it.
+    const workspace = await retryExhausted(
+      () => createWorkspace({ ...this.options, root: this.root, ...(copyFrom === undefined ? {} : { copyFrom }) }),
+      undefined,
+    );
     this.live.add(workspace.path);
     return {
       path: workspace.path,
