@@ -20,6 +20,9 @@ function inspect(args: EndpointArgs, config?: string, env: Record<string, string
   );
 }
 
+/** How a config file names an environment variable's value. */
+const REFERENCE = `\${PORTKEY_API_KEY}`;
+
 const CONFIG = `providers:
   portkey:
     base_url: http://127.0.0.1:8787/v1
@@ -34,7 +37,7 @@ describe('request headers', () => {
     expect(headerValues(endpoint!.headers)).toEqual({ 'x-portkey-provider': 'openai', 'HTTP-Referer': 'https://example.org' });
   });
 
-  it("the provider's headers, ${VAR} from the environment, and a flag over the header of the same name", async () => {
+  it("the provider's headers, a variable's value from the environment, and a flag over the header of the same name", async () => {
     const { endpoint, problems } = await inspect({ header: ['X-Portkey-Provider: anthropic'] }, CONFIG, { PORTKEY_API_KEY: HEADER_SECRET });
     expect(problems).toEqual([]);
     expect(headerValues(endpoint!.headers)).toEqual({ 'x-portkey-api-key': HEADER_SECRET, 'X-Portkey-Provider': 'anthropic' });
@@ -62,12 +65,12 @@ describe('request headers', () => {
     expect(problems[0]?.message).toContain(message);
   });
 
-  it('a secret header written into a config file is refused, and an unset ${VAR} named', async () => {
-    const literal = await inspect({}, CONFIG.replace('${PORTKEY_API_KEY}', HEADER_SECRET));
+  it('a secret header written into a config file is refused, and an unset variable named', async () => {
+    const literal = await inspect({}, CONFIG.replace(REFERENCE, HEADER_SECRET));
     expect(literal.problems[0]?.message).toContain('never write a secret into a config file');
     expect(JSON.stringify(literal.problems)).not.toContain(HEADER_SECRET);
     const unset = await inspect({}, CONFIG);
-    expect(unset.problems[0]?.message).toContain('is ${PORTKEY_API_KEY}, but $PORTKEY_API_KEY is not set');
+    expect(unset.problems[0]?.message).toContain(`is ${REFERENCE}, but $PORTKEY_API_KEY is not set`);
   });
 });
 

@@ -108,7 +108,6 @@ export function describeEndpoint(endpoint: Endpoint): string {
   return `${endpoint.host}, model ${endpoint.modelId}, key $${endpoint.apiKeyEnv} (fingerprint ${endpoint.apiKey.fingerprint})${via}${headers}`;
 }
 
-
 /** What records and statistics carry about the endpoint: enough to tell that a resume uses another key. */
 export function endpointIdentity(endpoint: Endpoint): { endpoint_host: string; model: string; key_fingerprint: string } {
   return { endpoint_host: endpoint.host, model: endpoint.modelId, key_fingerprint: endpoint.apiKey.fingerprint };
