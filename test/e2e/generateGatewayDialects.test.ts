@@ -45,6 +45,25 @@ describe('doctor and a run agree on every gateway dialect', () => {
     expect(failure?.reason).toContain(fix.slice(0, 40));
   });
 
+  it("a prompt too long for the model's context fails alone: the other prompts are written (run mode)", async () => {
+    const tooLong = DIALECT_FIXTURES.find((f) => f.gateway === 'vLLM' && f.kind === 'context-length')!;
+    endpoint = await startScriptedEndpoint({
+      apiKey: TEST_API_KEY,
+      script: { faults: [{ kind: 'gateway_error', when: { prompt: { contains: 'huge' } }, status: tooLong.status, body: tooLong.body }] },
+    });
+    const prompts = [
+      { prompt: 'small one', id: 'a' },
+      { prompt: 'a huge one', id: 'b' },
+      { prompt: 'small two', id: 'c' },
+    ];
+    const run = await runGenerate(endpoint.url, prompts, ['--toolsets', 'todo', '--run-name', 'ctx']);
+    expect(run.code).toBe(1);
+    expect(run.records.map((r) => r.id).sort()).toEqual(['a', 'c']);
+    const failures = parseJsonl(readFileSync(join(run.dir, 'data', 'ctx', 'failures.jsonl'), 'utf8')) as { id: string; error_class: string }[];
+    expect(failures).toMatchObject([{ id: 'b', error_class: 'context-length' }]);
+    expect(endpoint.requests.filter((r) => JSON.stringify(r.body).includes('huge'))).toHaveLength(1);
+  });
+
   it('insufficient_quota: every prompt fails at its first request, no retry, exit 1 (run mode)', async () => {
     endpoint = await startScriptedEndpoint({ apiKey: TEST_API_KEY, insufficientQuota: true });
     const prompts = Array.from({ length: 6 }, (_, i) => ({ prompt: `task ${i}`, id: `p${i}` }));
