@@ -36,7 +36,7 @@ export function endpointOptions<T>(y: Argv<T>) {
     })
     .option('config', {
       type: 'string',
-      describe: 'YAML or JSON file with providers: {NAME: {base_url, api_key_env, type: openai}} and default_model',
+      describe: 'YAML or JSON file with providers: {NAME: {base_url, api_key_env, type: openai, headers}} and default_model',
       group: ENDPOINT_GROUP,
     })
     .option('env-file', {

@@ -17,7 +17,7 @@ const DEFAULT_TIMEOUT_S = 15;
 export const doctorCommand = defineCommand({
   command: 'doctor',
   describe:
-    'check the endpoint configuration and one minimal request; print the cause and fix of any failure (exit 0 healthy, 1 needs a fix, 2 configuration wrong, 4 worth retrying later)',
+    'check the endpoint configuration and the request a run sends first (its tools, reasoning_effort and headers, from the same flags); print the cause and fix of any failure (exit 0 healthy, 1 needs a fix, 2 configuration wrong, 4 worth retrying later)',
   options: (y) =>
     requestOptions(endpointOptions(y))
       .option('timeout', { type: 'number', default: DEFAULT_TIMEOUT_S, describe: 'seconds to wait for each connection and answer' })
