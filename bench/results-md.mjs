@@ -272,6 +272,49 @@ function generateSection() {
   ];
 }
 
+/** bench/generate-quota.mjs: run mode behind a gateway's quota, upstream's way beside it, and the fault storm. */
+export function quotaSection() {
+  const q = readResult('generate-quota');
+  if (!q) return ['## hermes-generate behind a quota', '', 'No results: run `node bench/generate-quota.mjs` (part of `make bench`).', ''];
+  const { quota, floor, upstream, storm } = q;
+  const rows = [
+    ...quota.runs.map((r) => ['run mode (the limiter)', r.limitHeaders, r.retryAfter, fmt(r.share, 3), pct1(r.refusedShare), String(r.failed)]),
+    ...(floor ? [[`no quota at all, -c ${floor.concurrency} (the most this workload reaches)`, '-', '-', fmt(floor.share, 3), '-', '-']] : []),
+    ...upstream.runs.map((r) => [
+      'upstream-style: 2 retries, no limiter',
+      r.limitHeaders,
+      r.retryAfter,
+      fmt(r.share, 3),
+      pct1(r.refusedShare),
+      String(r.failed),
+    ]),
+  ];
+  const classes = Object.entries(storm.first.byClass)
+    .map(([kind, n]) => `${kind} ${n}`)
+    .join(', ');
+  return [
+    '## hermes-generate behind a quota',
+    '',
+    `From bench/generate-quota.mjs: ${quota.prompts} prompts x ${quota.callsPerPrompt} calls, replies ${quota.latencyMs} ms late, 40 prompts at once, against the testkit's request quota of ${quota.runs[0]?.rps} a second (the calls take ${quota.seconds} s at that rate). Share of ideal: (calls / quota) / wall time, process start and exit included. Targets: >= ${quota.targets.withHeaders} with budget headers, >= ${quota.targets.withoutHeaders} without; 429s <= ${pct(quota.targets.refusals)} of requests; no prompt failed.`,
+    '',
+    `- ${machineLine(q)}`,
+    ...(floor?.note ? [`- the row "no quota at all": ${floor.note}`] : []),
+    '',
+    table(['client', 'budget headers', 'Retry-After', 'share of ideal', '429s of requests', 'prompts failed'], rows),
+    '',
+    ...(floor
+      ? [
+          `The share of ideal includes what the workload costs with no quota at all (the row "no quota at all": process start, the first round, the last prompts' ${quota.callsPerPrompt} calls in a row): the limited runs reach ${fmt(Math.min(...quota.runs.map((r) => r.share)) / floor.share, 2)} to ${fmt(Math.max(...quota.runs.map((r) => r.share)) / floor.share, 2)} of it, so a target near that row measures the workload more than the limiter. The upstream-style rows (stream mode: the client's 2 fixed retries after Retry-After or a backoff, no limiter) lose ${upstream.runs.map((r) => r.failed).join(' and ')} of the ${quota.prompts} prompts; their share counts only the calls answered.`,
+          '',
+        ]
+      : []),
+    `Fault storm: ${storm.prompts} prompts x 2 calls, --request-timeout ${storm.requestTimeoutS}, ${storm.faults.map((f) => `${f.kind} ${pct(f.share)}`).join(', ')} of calls: ${pct1(storm.first.doneShare)} done in one invocation (${fmt(storm.first.wallS, 1)} s, exit ${storm.first.code}; failed: ${classes || 'none'}; target >= ${pct(storm.target)}); \`--resume\` (${fmt(storm.resume.wallS, 1)} s, exit ${storm.resume.code}) leaves ${storm.resume.failedLeft} failed.`,
+    '',
+  ];
+}
+
+const pct1 = (share) => `${(share * 100).toFixed(1)}%`;
+
 /** The whole of bench/RESULTS.md for a bench/run.mjs report. */
 export function resultsMarkdown(report) {
   return [
@@ -283,6 +326,7 @@ export function resultsMarkdown(report) {
     ...streamSection(report),
     ...compressSection(report),
     ...generateSection(),
+    ...quotaSection(),
   ].join('\n');
 }
 

@@ -165,6 +165,33 @@ describe('--strategy llm against the scripted endpoint', () => {
     }
   });
 
+  it("waits out 429s behind the process's rate limiter: the summary is used, and no attempt counts as failed", async () => {
+    const limited = await startScriptedEndpoint({
+      apiKey: KEY,
+      script: {
+        sequences: [{ match: { contains: 'CASE-429' }, replies: [{ content: 'The agent ran make and the build passed.' }] }],
+        faults: [{ kind: 'rate_limit', when: { nth: [1, 2, 3] }, retry_after_ms: 20 }],
+      },
+    });
+    try {
+      const result = await runProcess(
+        BIN,
+        ['--strategy', 'llm', '--target-max-tokens', '2000', '--max-retries', '1', '--base-url', limited.url, '--model', 'm'],
+        {
+          input: jsonl([longRun(12, 'CASE-429')]),
+          env: { HERMES_API_KEY: KEY },
+        },
+      );
+      expect(result.code, result.stderr).toBe(0);
+      const [record] = parseJsonl(result.stdout) as Trajectory[];
+      expect(record?.metadata.compression).toMatchObject({ strategy: 'llm', status: 'compressed' });
+      expect(record?.compression_metrics).toMatchObject({ summarization_api_calls: 1, summarization_errors: 0 });
+      expect(limited.requests.filter((r) => r.path.endsWith('/chat/completions'))).toHaveLength(4);
+    } finally {
+      await limited.close();
+    }
+  });
+
   it('emits a record that runs past --timeout uncompressed, with status error', async () => {
     const slow = await startScriptedEndpoint({ apiKey: KEY, script: { faults: [{ kind: 'timeout' }] } });
     try {

@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { APIError } from 'openai/core/error';
 import { describe, expect, it } from 'vitest';
-import { clientRetries } from '@hermes-datagen/core/endpoint';
+import { clientRetries } from '@hermes-datagen/core/internal/chatClient.js';
 import { GATEWAY_DIALECTS, gatewayErrorFields, readGatewayError } from '@hermes-datagen/core/internal/gatewayErrors.js';
 import { REPO_ROOT } from '../util/cli.js';
 import { DIALECT_FIXTURES } from '../util/gatewayDialects.js';

@@ -3,7 +3,8 @@
 // names the client sets itself refused, and a secret value held so that nothing serialises it.
 import { inspect as nodeInspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { keyFingerprint, redact, registeredSecrets } from '@hermes-datagen/core';
+import { keyFingerprint, redact } from '@hermes-datagen/core';
+import { registeredSecrets } from '@hermes-datagen/core/internal/secrets.js';
 import { describeEndpoint, headerValues, inspectEndpoint, type EndpointArgs } from '@hermes-datagen/core/endpoint';
 import { isSecretHeader } from '@hermes-datagen/core/internal/requestHeaders.js';
 import { tempDir, writeFiles } from '../util/cli.js';

@@ -50,6 +50,21 @@ describe('the bench scripts', () => {
   );
 
   it(
+    'bench/generate-quota.mjs runs the quota table, the upstream-style client and the fault storm',
+    async () => {
+      const { stdout, results } = await bench('generate-quota.mjs', ['--prompts', '4', '--seconds', '2', '--latency-ms', '50', '--storm-prompts', '6']);
+      expect(stdout).toMatch(/openai +retry-after seconds: .* of ideal, 429s/);
+      expect(stdout).toMatch(/storm: .* of 6 prompts done in one invocation/);
+      const report = results('generate-quota.json');
+      expect((report['quota'] as { runs: unknown[] }).runs).toHaveLength(8);
+      expect((report['upstream'] as { runs: unknown[] }).runs).toHaveLength(2);
+      expect(report['floor']).toMatchObject({ answered: 20 });
+      expect(report['storm']).toMatchObject({ prompts: 6 });
+    },
+    SCRIPT_TIMEOUT_MS,
+  );
+
+  it(
     'bench/generate-run.mjs compares run mode with stream mode, resumes the run, and runs the gateway part',
     async () => {
       const { stdout, results } = await bench('generate-run.mjs', ['--prompts', '20', '--repeat', '1', '--gateway-prompts', '8']);

@@ -136,7 +136,7 @@ describe('hermes-generate --run-name', () => {
     const dir = withDataset(prompts);
     const first = await runGenerate(endpoint.url, prompts, ['prompts.jsonl', ...RUN, '--progress'], { dir });
     expect(first.code, first.stderr).toBe(0);
-    expect(first.stderr).toMatch(/prompts done, \d+ running, 0 rate-limited/);
+    expect(first.stderr).toMatch(/prompts done, \d+ running, \d+ in flight of \d+ allowed, 0 429s\/min/);
     expect(first.stderr).toContain('📈 Tool Usage Statistics:');
     expect(first.stderr).toMatch(/todo +3 +3 +0 +100\.0%/);
     const merged = join(dir, 'data', 'r', 'trajectories.jsonl');

@@ -1,8 +1,9 @@
-// The fault storm: about 30% of model calls answer 429 (a few with Retry-After 3600, the quota
-// signal; others with only the provider's x-ratelimit headers), 500, never, an HTML page or a body
-// without choices. Every prompt still ends as a record or in failures.jsonl with its class, the
-// request rate the endpoint sees never goes above --rpm, a call that gets no answer ends at
-// --request-timeout, and the one quota pause does not fail anything.
+// The fault storm: about 30% of model calls answer 429 (some with only the provider's x-ratelimit
+// headers), 500, never, an HTML page or a body without choices. Every prompt still ends as a record
+// or in failures.jsonl with its class, the request rate the endpoint sees never goes above --rpm, a
+// call that gets no answer ends at --request-timeout, and no rate-limited call fails while others
+// succeed. A quota that stays refused (for --quota-wait, or a Retry-After longer than it) ends the
+// run resumably with exit 4, its running prompts failed as rate-limited.
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { promptId } from '@hermes-datagen/core';
@@ -26,8 +27,6 @@ describe('hermes-generate run mode in a fault storm', () => {
       script: {
         sequences: [{ match: { regex: '.' }, replies: [{ reasoning: 'Think.', content: 'done' }] }],
         faults: [
-          // One answer asks to wait an hour: an exhausted quota, which pauses the run (--quota-wait).
-          { kind: 'rate_limit', when: { nth: [6] }, retry_after_s: 3600 },
           // One prompt's call never gets an answer, whatever the draws.
           { kind: 'timeout', when: { prompt: { exact: 'task 13' } } },
           { kind: 'rate_limit', rate: 0.12, headers: { 'x-ratelimit-remaining-requests': '0', 'x-ratelimit-reset-requests': '300ms' } },
@@ -45,27 +44,10 @@ describe('hermes-generate run mode in a fault storm', () => {
     const result = await runGenerate(
       endpoint.url,
       prompts,
-      [
-        'prompts.jsonl',
-        '--run-name',
-        'storm',
-        '--toolsets',
-        'todo',
-        '--batch-size',
-        '4',
-        '--num-workers',
-        '2',
-        '--rpm',
-        String(RPM),
-        '--quota-wait',
-        '1',
-        '--request-timeout',
-        '2',
-      ],
+      ['prompts.jsonl', '--run-name', 'storm', '--toolsets', 'todo', '--batch-size', '4', '--num-workers', '2', '--rpm', String(RPM), '--request-timeout', '2'],
       { dir },
     );
     expect([0, 1, 4], result.stderr).toContain(result.code);
-    expect(result.stderr).toMatch(/asks to wait 3600s .*paused for 1s \(--quota-wait\)/);
 
     const run = expectRunInvariants(join(dir, 'data', 'storm'));
     const written = new Set(run.records.map((r) => r['id'] as string));
@@ -74,9 +56,8 @@ describe('hermes-generate run mode in a fault storm', () => {
       const id = promptId(row, index);
       expect(written.has(id) !== failed.has(id), `${id} is either written or failed`).toBe(true);
     }
-    // Each failure has the class its fault stands for, as doctor names it.
-    for (const errorClass of failed.values())
-      expect(['rate-limited', 'server-error', 'timeout', 'prompt-timeout', 'not-an-api', 'no-choices', 'malformed-reply']).toContain(errorClass);
+    // Each failure has the class its fault stands for, as doctor names it; a rate limit is waited out, never a failure here.
+    for (const errorClass of failed.values()) expect(['server-error', 'timeout', 'not-an-api', 'no-choices', 'malformed-reply']).toContain(errorClass);
     expect(written.size).toBeGreaterThan(30);
     // The calls that never got an answer ended at --request-timeout, retries included.
     expect(failed.get(promptId(prompts[13]!, 13))).toBe('timeout');
@@ -95,27 +76,53 @@ describe('hermes-generate run mode in a fault storm', () => {
     }
   }, 120_000);
 
-  it('stops resumably with exit 4 when the quota is still exhausted after --quota-wait, failing nothing', async () => {
+  it('a Retry-After longer than --quota-wait ends the run at once: the refused prompt fails as rate-limited, exit 4, resumable', async () => {
     endpoint = await startScriptedEndpoint({
       script: {
         sequences: [{ match: { regex: '.' }, replies: [{ reasoning: 'Think.', content: 'done' }] }],
-        faults: [{ kind: 'rate_limit', when: { nth: Array.from({ length: 50 }, (_, i) => i + 3) }, retry_after_s: 3600 }],
+        faults: [{ kind: 'rate_limit', when: { nth: [3] }, retry_after_s: 3600 }],
       },
     });
     const dir = tempDir('hermes-storm-');
     const prompts = Array.from({ length: 20 }, (_, i) => ({ prompt: `task ${i}` }));
     writeFiles(dir, { 'prompts.jsonl': jsonl(prompts) });
+    const args = ['prompts.jsonl', '--run-name', 'quota', '--toolsets', 'todo', '--batch-size', '1', '--num-workers', '1'];
+    const result = await runGenerate(endpoint.url, prompts, args, { dir });
+    expect(result.code, result.stderr).toBe(4);
+    expect(result.stderr).toMatch(/asks to wait 3600s \(Retry-After\), longer than --quota-wait 300s; the run stops and --resume continues it later/);
+    const run = expectRunInvariants(join(dir, 'data', 'quota'));
+    expect(run.records).toHaveLength(2);
+    expect(run.failures.map((f) => f.error_class)).toEqual(['rate-limited']);
+    expect(run.manifest.invocations[0]).toMatchObject({ exit_code: 4 });
+    // The quota is back: --resume runs the failed prompt and the rest.
+    const resumed = await runGenerate(endpoint.url, prompts, [...args, '--resume'], { dir });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(expectRunInvariants(join(dir, 'data', 'quota')).records).toHaveLength(20);
+  });
+
+  it('waits out 429s with no Retry-After and no headers while others succeed; with no success for --quota-wait the run stops, exit 4', async () => {
+    endpoint = await startScriptedEndpoint({
+      script: {
+        sequences: [{ match: { regex: '.' }, replies: [{ reasoning: 'Think.', content: 'done' }] }],
+        // From the 5th request on, every one is refused, saying nothing of when to come back.
+        faults: [{ kind: 'rate_limit', when: { nth: Array.from({ length: 2000 }, (_, i) => i + 5) }, headers: {} }],
+      },
+    });
+    const dir = tempDir('hermes-storm-');
+    const prompts = Array.from({ length: 8 }, (_, i) => ({ prompt: `task ${i}` }));
+    writeFiles(dir, { 'prompts.jsonl': jsonl(prompts) });
     const result = await runGenerate(
       endpoint.url,
       prompts,
-      ['prompts.jsonl', '--run-name', 'quota', '--toolsets', 'todo', '--batch-size', '1', '--num-workers', '1', '--quota-wait', '0.5'],
+      ['prompts.jsonl', '--run-name', 'stall', '--toolsets', 'todo', '--batch-size', '2', '--num-workers', '1', '--quota-wait', '3'],
       { dir },
     );
     expect(result.code, result.stderr).toBe(4);
-    expect(result.stderr).toMatch(/the quota is still exhausted after a pause of 0.5s .*--resume continues it later/);
-    const run = expectRunInvariants(join(dir, 'data', 'quota'));
-    expect(run.records).toHaveLength(2);
-    expect(run.failures).toEqual([]);
-    expect(run.manifest.invocations[0]).toMatchObject({ exit_code: 4 });
+    expect(result.stderr).toMatch(/no model call has succeeded for 3(\.\d)?s \(--quota-wait 3s\), every one refused as rate-limited/);
+    // The pause is announced once, however many refusals and probes.
+    expect(result.stderr.match(/refuses even one request at a time/g)).toHaveLength(1);
+    const run = expectRunInvariants(join(dir, 'data', 'stall'));
+    expect(run.records).toHaveLength(4);
+    expect(run.failures.map((f) => f.error_class)).toEqual(['rate-limited', 'rate-limited']);
   });
 });

@@ -2,7 +2,15 @@
 // environment > --config providers), so the summariser can never use another key or URL than the
 // generator. The endpoint is resolved before any record is read.
 import type { RunContext } from '@hermes-datagen/core';
-import { createChatClient, describeEndpoint, resolveEndpoint, type EndpointArgs } from '@hermes-datagen/core/endpoint';
+import {
+  createChatClient,
+  DEFAULT_QUOTA_WAIT_S,
+  describeEndpoint,
+  limitedClient,
+  RateLimiter,
+  resolveEndpoint,
+  type EndpointArgs,
+} from '@hermes-datagen/core/endpoint';
 import type { CompressConfig } from './config.js';
 import { llmSummarizer, type Summarizer } from './summarizer.js';
 
@@ -13,6 +21,15 @@ export async function endpointSummarizer(args: EndpointArgs, ctx: RunContext, co
   // Attempts and backoff are the summariser's own (upstream's loop), so the client does not retry.
   // The per-record --timeout bounds the calls through the record's signal; a client timer of the same
   // length would race it and turn a timed-out record into a failed call and a fallback summary.
-  const client = createChatClient(endpoint, { maxRetries: 0 });
+  // Behind the process's one rate limiter, as every model call of a hermes-* CLI: a 429 is waited
+  // out there (within the record's --timeout), and the requests in flight adapt to the quota.
+  const limiter = new RateLimiter({
+    maxConcurrency: config.concurrency,
+    quotaWaitMs: DEFAULT_QUOTA_WAIT_S * 1000,
+    model: endpoint.model,
+    onPause: (message) => ctx.log.warn(message, undefined, 'rate-limit-pause'),
+    onExhausted: (reason) => ctx.log.error(`${reason}; the records still to summarise fall back to key_decision_extract`),
+  });
+  const client = limitedClient(createChatClient(endpoint, { maxRetries: 0, maxConnections: config.concurrency }), limiter, { retries: 0 });
   return { summarizer: llmSummarizer(client, endpoint.model, config), model: endpoint.modelId };
 }

@@ -5,12 +5,10 @@
 // same limit, which fails the same way). Attempts back off with jitter; after the last, the caller
 // falls back to key_decision_extract, never to a content-free placeholder.
 import type { Turn } from '@hermes-datagen/core';
-import type { createChatClient } from '@hermes-datagen/core/endpoint';
+import type { ChatClient } from '@hermes-datagen/core/endpoint';
 import type { CompressConfig } from './config.js';
 import { escapeTags } from './escape.js';
 import { SUMMARY_PREFIX } from './extract.js';
-
-type ChatClient = ReturnType<typeof createChatClient>;
 
 export interface SummaryAttempts {
   /** The summary turn's value, or null when every attempt failed. */

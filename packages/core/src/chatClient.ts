@@ -54,6 +54,14 @@ export interface ChatRequestOptions {
   readonly maxRetries?: number | undefined;
   /** Sent beside the client's own headers. */
   readonly headers?: Readonly<Record<string, string>> | undefined;
+  /** Told when the request starts and stops waiting (for a rate limiter, a backoff, a Retry-After), never during an attempt. */
+  readonly waits?: WaitTracker | undefined;
+}
+
+/** Hears of a request's waits: a clock of the caller's own work stops while any of its requests waits. */
+export interface WaitTracker {
+  begin(): void;
+  end(): void;
 }
 
 /** What a caller of a model needs: the completion of one chat request (the CLIs never stream). */
@@ -128,7 +136,12 @@ async function request(settings: Settings, body: ChatCompletionCreateParamsNonSt
       return await attemptRequest(settings, payload, headers, options);
     } catch (error) {
       if (attempt >= maxRetries || !clientRetries(error)) throw error;
-      await pause(retryWaitMs(error, attempt, settings.retryAfterCapMs), options.signal);
+      options.waits?.begin();
+      try {
+        await pause(retryWaitMs(error, attempt, settings.retryAfterCapMs), options.signal);
+      } finally {
+        options.waits?.end();
+      }
     }
   }
 }

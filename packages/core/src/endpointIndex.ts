@@ -19,18 +19,18 @@ export { describeProxy, proxyPort, proxyVariables, type ProxyVariable } from './
 
 // Model client: chat completions with bounded retries, and what its replies and faults mean.
 export {
-  DEFAULT_CHAT_MAX_RETRIES,
   DEFAULT_RETRY_AFTER_CAP_MS,
   REPLY_FAULT_HEADER,
-  clientRetries,
   createChatClient,
   embeddedErrorStatus,
   endpointFetch,
   endpointUrl,
-  headerRetryAfterMs,
   type ChatClient,
-  type EndpointChatClient,
-  type ResponseHeaders,
+  type WaitTracker,
 } from './chatClient.js';
+
+// The one rate limiter of a process and the client behind it: waits, paces from every budget dialect, finds the quota.
+export { DEFAULT_RETRIES, limitedClient } from './limitedClient.js';
+export { DEFAULT_QUOTA_WAIT_S, QuotaExhaustedError, RateLimiter } from './rateLimiter.js';
 export type { FetchLike } from './httpFetch.js';
 export { gatewayErrorFields, readGatewayError, type GatewayErrorKind } from './gatewayErrors.js';

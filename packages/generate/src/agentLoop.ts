@@ -3,12 +3,11 @@
 // tool calls go wrong MAX_STRIKES replies in a row (partial). The result is the internal
 // OpenAI-format history that trajectory.ts turns into a record, with the counts a record needs.
 //
-// A model call that finally fails (after the client's bounded retries) throws: the prompt has no
+// A model call that finally fails (after the client's retries; a rate limit is waited out) throws: the prompt has no
 // trajectory, and the caller reports it (promptFailure.ts). api_calls counts answered model calls
 // of the main loop only (docs/rules.md#completed-partial-and-api_calls): not transport retries, not the summary call.
 import type { ChatMessage, ToolDefinition, Usage } from '@hermes-datagen/core';
-import type { ChatClient } from '@hermes-datagen/core/endpoint';
-import { APIConnectionTimeoutError } from 'openai/core/error';
+import type { ChatClient, WaitTracker } from '@hermes-datagen/core/endpoint';
 import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
 import { MAX_TURNS_MESSAGE, summaryMessage } from './maxTurns.js';
 import { addUsage, NO_USAGE, readModelReply, wireAssistantMessage, type ModelReply } from './modelReply.js';
@@ -43,9 +42,11 @@ export interface AgentInput {
   readonly runTool: (name: string, args: Record<string, unknown>) => Promise<string>;
   readonly maxTurns: number;
   readonly reasoningEffort?: ReasoningEffort | undefined;
-  /** Bounds each model call, its retries included (--request-timeout). */
+  /** Bounds each HTTP attempt of a model call (--request-timeout); waits between attempts never count. */
   readonly requestTimeoutMs: number;
   readonly signal: AbortSignal;
+  /** Told when a model call starts and stops waiting for the rate limiter (run/promptClock.ts stops meanwhile). */
+  readonly waits?: WaitTracker | undefined;
   /** Put on every request (run mode: the trace fields a gateway logs, run/trace.ts). */
   readonly requestTags?: RequestTags | undefined;
 }
@@ -132,9 +133,9 @@ class Conversation {
   private usage: Usage = NO_USAGE;
   private replies = 0;
   /**
-   * The signal of the prompt's model calls: the run's, relayed, so that --request-timeout can end a
-   * call without ending the run. One for the prompt, not one per call: a timed-out call ends the
-   * prompt anyway, and a signal and a listener per call were a measurable share of a call's CPU.
+   * The signal of the prompt's model calls: the run's, relayed, so whatever a client leaves on it
+   * goes with the prompt. One for the prompt, not one per call: a signal and a listener per call
+   * were a measurable share of a call's CPU.
    */
   private readonly calls = new AbortController();
   private readonly relay = (): void => this.calls.abort(this.input.signal.reason);
@@ -148,29 +149,18 @@ class Conversation {
 
   public async call(withTools: boolean): Promise<ModelReply> {
     this.input.signal.throwIfAborted();
-    let timedOut: APIConnectionTimeoutError | undefined;
-    const timer = setTimeout(() => {
-      timedOut = new APIConnectionTimeoutError({ message: `no answer within ${this.input.requestTimeoutMs / 1000} s (--request-timeout)` });
-      this.calls.abort(timedOut);
-    }, this.input.requestTimeoutMs);
-    let body: unknown;
     const tags = this.input.requestTags;
-    try {
-      body = await this.input.client.chat.completions.create(
-        {
-          model: this.input.model,
-          messages: this.wire,
-          ...(withTools && this.tools.length > 0 ? { tools: this.tools } : {}),
-          ...(this.input.reasoningEffort !== undefined ? { reasoning_effort: this.input.reasoningEffort } : {}),
-          ...(tags !== undefined ? { user: tags.user } : {}),
-        },
-        { signal: this.calls.signal, timeout: this.input.requestTimeoutMs, ...(tags !== undefined ? { headers: tags.headers } : {}) },
-      );
-    } catch (error) {
-      throw timedOut ?? error;
-    } finally {
-      clearTimeout(timer);
-    }
+    // --request-timeout bounds each HTTP attempt (the client's timer), never the waits between them.
+    const body: unknown = await this.input.client.chat.completions.create(
+      {
+        model: this.input.model,
+        messages: this.wire,
+        ...(withTools && this.tools.length > 0 ? { tools: this.tools } : {}),
+        ...(this.input.reasoningEffort !== undefined ? { reasoning_effort: this.input.reasoningEffort } : {}),
+        ...(tags !== undefined ? { user: tags.user } : {}),
+      },
+      { signal: this.calls.signal, timeout: this.input.requestTimeoutMs, headers: tags?.headers, waits: this.input.waits },
+    );
     const reply = readModelReply(body, this.replies);
     this.replies += 1;
     this.usage = addUsage(this.usage, reply.usage);

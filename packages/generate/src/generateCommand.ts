@@ -45,7 +45,8 @@ export interface GenerateArgs extends EndpointArgs, ToolsRegistryArgs, RunArgs {
   workspaceRoot?: string;
   cwdRoot?: string;
   keepWorkspaces: boolean;
-  toolEnv?: string[];
+  /** One name, or several when --tool-env is repeated. */
+  toolEnv?: string | string[];
   toolNetwork: boolean;
   toolMaxProcs: number;
   toolMemory: string;
@@ -64,7 +65,7 @@ export async function runGenerate(args: GenerateArgs & Pick<StreamArgs, 'files'>
   positiveInteger(args.toolCpuSeconds, '--tool-cpu-seconds');
   const memoryBytes = parseSize(args.toolMemory);
   if (memoryBytes === undefined) throw new UsageError(`--tool-memory must be a size such as 512m or 4g, got ${args.toolMemory}`);
-  const passedEnv = args.toolEnv ?? [];
+  const passedEnv = args.toolEnv === undefined ? [] : [args.toolEnv].flat();
   for (const name of passedEnv) if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new UsageError(`--tool-env takes a variable's name, got "${name}"`);
   if (!(args.toolTimeout > 0)) throw new UsageError(`--tool-timeout must be a number of seconds above 0, got ${String(args.toolTimeout)}`);
   if (!(args.requestTimeout > 0)) throw new UsageError(`--request-timeout must be a number of seconds above 0, got ${String(args.requestTimeout)}`);
@@ -94,6 +95,9 @@ export async function runGenerate(args: GenerateArgs & Pick<StreamArgs, 'files'>
   for (const warning of endpoint.warnings) ctx.log.warn(warning.message);
   const identity = endpointIdentity(endpoint);
   const endpointFacts = { host: identity.endpoint_host, model: identity.model, key_fingerprint: identity.key_fingerprint ?? null };
+  const fitted = fitConcurrency(settings?.concurrency ?? args.concurrency ?? DEFAULT_CONCURRENCY, openFileLimit());
+  if (fitted.warning !== undefined) ctx.log.warn(fitted.warning);
+  const { concurrency } = fitted;
   const run =
     args.runName === undefined
       ? undefined
@@ -104,10 +108,8 @@ export async function runGenerate(args: GenerateArgs & Pick<StreamArgs, 'files'>
           seed: args.seed,
           // The headers as logs name them: a secret header's value only by its fingerprint.
           settings: { ...recordedFlags(args), ...(args.header === undefined ? {} : { header: endpoint.headers.map((header) => describeHeaders([header])) }) },
+          workspaceRoot: args.workspaceRoot === undefined ? workspaceRoot : undefined,
         });
-  const fitted = fitConcurrency(settings?.concurrency ?? args.concurrency ?? DEFAULT_CONCURRENCY, openFileLimit());
-  if (fitted.warning !== undefined) ctx.log.warn(fitted.warning);
-  const { concurrency } = fitted;
   const quota = new AbortController();
   const model = modelClient(endpoint, { concurrency, limits: settings, log: ctx.log, onExhausted: (reason) => quota.abort(reason) });
   const cwdRoot = resolve(cwd, args.cwdRoot ?? datasetDirectory(args.files));
@@ -154,6 +156,7 @@ export async function runGenerate(args: GenerateArgs & Pick<StreamArgs, 'files'>
       concurrency,
       run,
       runName: run.manifest.run_name,
+      forceResume: args.forceResume,
       discardNoReasoning: args.discardNoReasoning,
       distribution: toolsetSelectionName(toolsets),
       model: identity.model,

@@ -23,6 +23,7 @@ import {
 } from '@hermes-datagen/core';
 import { runBounded } from './boundedPool.js';
 import type { RequestTags } from './agentLoop.js';
+import type { WaitTracker } from '@hermes-datagen/core/endpoint';
 import type { RunRecordFields } from './trajectory.js';
 import type { Delegate } from './tools/types.js';
 import { failureExitCode } from './failureKinds.js';
@@ -46,6 +47,8 @@ export interface PromptJob {
   readonly requestTags?: RequestTags;
   /** Run mode: what the record's metadata says of its run, sample, row and parent. */
   readonly runFields?: RunRecordFields;
+  /** Run mode with --prompt-timeout: told of the model calls' waits, which the prompt's clock does not count. */
+  readonly waits?: WaitTracker;
 }
 
 export type PromptRunner = (job: PromptJob) => Promise<Trajectory>;

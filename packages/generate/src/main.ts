@@ -61,7 +61,8 @@ export const spec: CliSpec = {
           .option('request-timeout', {
             type: 'number',
             default: DEFAULT_REQUEST_TIMEOUT_S,
-            describe: 'seconds one model call may take in all, its retries included; over it the call fails as a timeout (retryable, exit 4)',
+            describe:
+              'seconds one HTTP attempt of a model call may take; waits for the rate limiter, a backoff or a Retry-After never count. Over it the attempt is retried, and the last one fails as a timeout (retryable, exit 4)',
             group: GENERATION,
           })
           .option('seed', {
@@ -81,9 +82,9 @@ export const spec: CliSpec = {
             describe: `where terminal commands and code run; ${SANDBOX_HELP}`,
             group: TOOLS,
           })
+          // Not array: an array option would take the dataset file after it for a name as well.
           .option('tool-env', {
             type: 'string',
-            array: true,
             describe:
               "pass this variable of hermes-generate's environment on to tool commands (repeatable); they get only PATH, HOME and TMPDIR (the workspace), a locale, TERM, TZ, these and the row's env, and never a value holding the key",
             group: TOOLS,

@@ -29,7 +29,7 @@ export interface PromptRunnerSettings {
   readonly sandbox: SandboxMode;
   readonly toolTimeoutMs: number;
   readonly maxToolOutputBytes: number;
-  /** Bounds each model call, its retries included (--request-timeout). */
+  /** Bounds each HTTP attempt of a model call (--request-timeout). */
   readonly requestTimeoutMs: number;
   /** What the diagnosis of a failed model call names (promptFailure.ts). */
   readonly failures: FailureContext;
@@ -61,6 +61,7 @@ export function promptRunner(settings: PromptRunnerSettings): PromptRunner {
     delegate,
     requestTags,
     runFields,
+    waits,
   }: PromptJob): Promise<Trajectory> => {
     const started = performance.now();
     const id = recordId ?? promptId(row, promptIndex);
@@ -101,6 +102,7 @@ export function promptRunner(settings: PromptRunnerSettings): PromptRunner {
         reasoningEffort: settings.reasoningEffort,
         requestTimeoutMs: settings.requestTimeoutMs,
         signal,
+        waits,
       }).catch((error: unknown) => {
         throw new AgentRunError(error, settings.failures);
       });

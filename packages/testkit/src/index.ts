@@ -4,3 +4,4 @@ export * from './server.js';
 export { policyReply, planTurns } from './policy.js';
 export { fingerprint } from './fingerprint.js';
 export { echoToken, echoTokens, expectedEchoResult, type EchoTokens } from './echoTokens.js';
+export { LIMIT_HEADER_STYLES, Quota, RETRY_AFTER_STYLES, type LimitHeaderStyle, type QuotaOptions, type RetryAfterStyle } from './quota.js';

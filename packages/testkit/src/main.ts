@@ -3,6 +3,7 @@
 import { once } from 'node:events';
 import { defineCommand, main as runMain, UsageError, type CliSpec } from '@hermes-datagen/core';
 import { loadScript } from './script.js';
+import { quotaFromArgs, quotaOptions } from './quotaOptions.js';
 import { startScriptedEndpoint } from './server.js';
 
 function apiKeyFrom(env: NodeJS.ProcessEnv, variable: string | undefined): string | undefined {
@@ -29,7 +30,7 @@ export const spec: CliSpec = {
       command: ['serve', '$0'],
       describe: 'serve chat completions (JSON and SSE) and /models on HOST:PORT under the base path; prints the base URL',
       options: (y) =>
-        y
+        quotaOptions(y)
           .option('script', {
             type: 'string',
             group: 'Serve options:',
@@ -62,6 +63,7 @@ export const spec: CliSpec = {
       examples: [
         ['hermes-testkit serve --script fixtures/testkit/coding-task.json', 'serve a script on a free port'],
         ['hermes-testkit serve --port 8000 --api-key-env TESTKIT_KEY --latency-ms 100', 'fixed port, key required, 100 ms per reply'],
+        ['hermes-testkit serve --rps 20 --limit-headers openai --retry-after none', 'a gateway quota of 20 requests a second, with OpenAI budget headers'],
         [
           'hermes-testkit serve --reject-param reasoning_effort --served-model fallback-model',
           'refuse reasoning_effort as LiteLLM does; report another model served',
@@ -82,11 +84,13 @@ export const spec: CliSpec = {
           servedModel: args['served-model'],
           // A long-running server must not grow with every request it answers.
           recordRequests: false,
+          quota: quotaFromArgs(args),
         });
         ctx.io.stdout.write(`${endpoint.url}\n`);
         ctx.log.info(`serving a scripted endpoint (not a model) at ${endpoint.url}; stop it with Ctrl-C`);
         if (!ctx.signal.aborted) await once(ctx.signal, 'abort');
         await endpoint.close();
+        ctx.log.info(`stats: ${JSON.stringify(endpoint.stats)} (chat-completion requests received, answered, refused with a 429)`);
       },
     }),
   ],

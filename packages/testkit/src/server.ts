@@ -6,7 +6,8 @@ import type { AddressInfo } from 'node:net';
 import { applyReplyFault, DEFAULT_SLOW_DELAY_MS, FaultPicker, REPLY_FAULTS, sendHttpFault } from './faults.js';
 import { redactHeaders, sha256Hex } from './fingerprint.js';
 import { gatewayRefusal, type GatewayDialectOptions } from './gatewayDialects.js';
-import { readBody, sendError, sendJson } from './http.js';
+import { readBody, sendError, sendJson, type HeaderMap } from './http.js';
+import { Quota, type QuotaOptions } from './quota.js';
 import { renderCompletion, type Completion } from './reply.js';
 import { firstUserText, offeredToolNames, parseChatRequest, stepOf, type ChatRequest } from './request.js';
 import { chooseReply } from './responder.js';
@@ -30,6 +31,8 @@ export interface ScriptedEndpointOptions extends GatewayDialectOptions {
   seed?: number;
   /** Keep the request log (default true); a long-running server can turn it off. */
   recordRequests?: boolean;
+  /** A gateway's quota: buckets, random 429s, budget headers, Retry-After (quota.ts). */
+  quota?: QuotaOptions;
 }
 
 export interface RecordedRequest {
@@ -44,11 +47,19 @@ export interface RecordedRequest {
   receivedAt: number;
 }
 
+export interface EndpointStats {
+  requests: number;
+  answered: number;
+  refused: number;
+}
+
 export interface ScriptedEndpoint {
   /** Base URL including the base path, e.g. http://127.0.0.1:PORT/v1 */
   url: string;
   port: number;
   requests: readonly RecordedRequest[];
+  /** Chat-completion requests received, answered with a completion, and refused with a 429. */
+  readonly stats: EndpointStats;
   close(): Promise<void>;
 }
 
@@ -75,18 +86,24 @@ function keyMatches(header: string | undefined, apiKey: string): boolean {
 }
 
 /** drop: the connection dies mid-body; truncated: a complete response whose body is cut in half. */
-function sendCompletion(response: ServerResponse, completion: Completion, request: ChatRequest, fault: 'drop' | 'truncated' | undefined): void {
+function sendCompletion(
+  response: ServerResponse,
+  completion: Completion,
+  request: ChatRequest,
+  fault: 'drop' | 'truncated' | undefined,
+  extraHeaders: HeaderMap,
+): void {
   const drop = fault === 'drop';
   if (!request.stream) {
     const whole = JSON.stringify(completion);
     const text = fault === 'truncated' ? whole.slice(0, Math.floor(whole.length / 2)) : whole;
-    response.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+    response.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...extraHeaders });
     if (drop) response.write(text.slice(0, Math.floor(text.length / 2)), () => response.socket?.destroy());
     else response.end(text);
     return;
   }
   const frames = completionChunks(completion, request.stream_options?.include_usage === true).map(sseFrame);
-  response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+  response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive', ...extraHeaders });
   if (drop) {
     response.write(frames.slice(0, 2).join(''), () => response.socket?.destroy());
     return;
@@ -108,6 +125,8 @@ export async function startScriptedEndpoint(options: ScriptedEndpointOptions = {
   const closing = new AbortController();
   const delays = new Delays(closing.signal);
   let chatRequests = 0;
+  const stats: EndpointStats = { requests: 0, answered: 0, refused: 0 };
+  const quota = options.quota !== undefined && Quota.wanted(options.quota) ? new Quota({ seed: options.seed, ...options.quota }) : undefined;
 
   const unauthorized = (incoming: IncomingMessage, response: ServerResponse): boolean => {
     if (options.apiKey === undefined || keyMatches(incoming.headers.authorization, options.apiKey)) return false;
@@ -119,6 +138,7 @@ export async function startScriptedEndpoint(options: ScriptedEndpointOptions = {
 
   const chat = async (incoming: IncomingMessage, response: ServerResponse, raw: string): Promise<void> => {
     const nth = ++chatRequests;
+    stats.requests += 1;
     if (unauthorized(incoming, response)) return;
     const parsed = parseJson(raw);
     const request = parsed.ok ? parseChatRequest(parsed.value) : 'the request body is not valid JSON';
@@ -134,8 +154,16 @@ export async function startScriptedEndpoint(options: ScriptedEndpointOptions = {
       });
       return;
     }
+    // The quota answers first and at once, as a gateway refuses before the model is asked.
+    const admission = quota?.admit(request.model, JSON.stringify(request.messages).length);
+    if (admission?.refused) {
+      stats.refused += 1;
+      sendError(response, 429, { message: admission.message, type: 'requests', code: 'rate_limit_exceeded' }, admission.headers);
+      return;
+    }
     const refusal = gatewayRefusal(options, Object.keys(request), request.model);
     if (refusal !== undefined) {
+      stats.refused += 1;
       sendJson(response, refusal.status, refusal.body);
       return;
     }
@@ -145,7 +173,10 @@ export async function startScriptedEndpoint(options: ScriptedEndpointOptions = {
     if (delay > 0) await delays.wait(delay);
     // A timeout accepts the request and never answers; close() ends the connection.
     if (fault?.kind === 'timeout') return;
-    if (fault !== undefined && sendHttpFault(response, fault)) return;
+    if (fault !== undefined && sendHttpFault(response, fault)) {
+      if (fault.kind === 'rate_limit') stats.refused += 1;
+      return;
+    }
     let reply = chooseReply(script, request);
     if (fault !== undefined && REPLY_FAULTS.includes(fault.kind)) reply = applyReplyFault(fault, reply, context, offeredToolNames(request));
     const completion = renderCompletion(reply, {
@@ -156,7 +187,8 @@ export async function startScriptedEndpoint(options: ScriptedEndpointOptions = {
       promptChars: JSON.stringify(request.messages).length,
       reasoningField: script.policy?.reasoning_field ?? 'reasoning',
     });
-    sendCompletion(response, completion, request, fault?.kind === 'drop' || fault?.kind === 'truncated' ? fault.kind : undefined);
+    stats.answered += 1;
+    sendCompletion(response, completion, request, fault?.kind === 'drop' || fault?.kind === 'truncated' ? fault.kind : undefined, admission?.headers ?? {});
   };
 
   const handle = async (incoming: IncomingMessage, response: ServerResponse): Promise<void> => {
@@ -209,6 +241,7 @@ export async function startScriptedEndpoint(options: ScriptedEndpointOptions = {
     url: `http://${urlHost}:${port}${basePath}`,
     port,
     requests,
+    stats,
     close: async (): Promise<void> => {
       closing.abort();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));

@@ -12,15 +12,17 @@ describe('the run tally', () => {
     tally.addFailure('rate-limited');
     expect(tally.failed).toBe(1);
     // 5 of 10 done in 10 s: 5 left, 10 s more.
-    expect(tally.progress(3, 7, 10)).toBe('5/10 prompts done, 3 running, 7 rate-limited, ETA 10s');
+    expect(tally.progress(3, { inFlight: 2, limit: 28, refusalsPerMinute: 7 }, 10)).toBe(
+      '5/10 prompts done, 3 running, 2 in flight of 28 allowed, 7 429s/min, ETA 10s',
+    );
   });
 
   it('shows no ETA before the first prompt is done or after the last', () => {
     const tally = new RunTally();
     tally.records = 2;
-    expect(tally.progress(2, 0, 5)).toBe('0/2 prompts done, 2 running, 0 rate-limited');
+    expect(tally.progress(2, undefined, 5)).toBe('0/2 prompts done, 2 running');
     tally.written = 2;
-    expect(tally.progress(0, 0, 5)).toBe('2/2 prompts done, 0 running, 0 rate-limited');
+    expect(tally.progress(0, { inFlight: 0, limit: 40, refusalsPerMinute: 0 }, 5)).toBe('2/2 prompts done, 0 running, 0 in flight of 40 allowed, 0 429s/min');
   });
 
   it('exits 0 without failures, 4 when each may pass later, 1 when one needs a fix, 70 when one was a bug', () => {

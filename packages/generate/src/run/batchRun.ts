@@ -7,16 +7,16 @@
 // The stages, each in its module: the state the run starts from (runState.ts), intake of pending
 // work (runIntake.ts), running prompts (promptRuns.ts), writing and committing records
 // (recordCommits.ts, into runBatches.ts's files), stopping (runStops.ts: on SIGINT/SIGTERM no new
-// prompt starts, the running ones get --grace seconds; an exhausted quota stops the run at once,
-// exit 4), the tallies (runTally.ts), and finishing (runFinish.ts: at the end of every invocation,
+// prompt starts, the running ones get --grace seconds; when the rate limiter gives up no new prompt
+// starts and the running ones fail as rate-limited, exit 4), the tallies (runTally.ts), and finishing (runFinish.ts: at the end of every invocation,
 // stopped or not, the checkpoint, failures.jsonl, trajectories.jsonl, statistics.json and run.json
 // are brought up to date).
 import { ExitCode, HermesError, type ApiKey, type RunContext } from '@hermes-datagen/core';
+import type { RateLimiter } from '@hermes-datagen/core/endpoint';
 import { runBounded } from '../boundedPool.js';
 import type { PromptRunner } from '../generateStream.js';
 import type { DelegationSettings } from './delegation.js';
 import { promptRuns } from './promptRuns.js';
-import type { RateLimiter } from './rateLimiter.js';
 import { RecordCommits } from './recordCommits.js';
 import { RunBatches } from './runBatches.js';
 import type { RunDirectory } from './runDirectory.js';
@@ -30,6 +30,8 @@ import type { Shard } from './shard.js';
 export interface BatchRunOptions {
   readonly run: RunDirectory;
   readonly runName: string;
+  /** --force-resume: rows that changed since the run's records were made are warned about, not refused. */
+  readonly forceResume?: boolean | undefined;
   readonly samples: number;
   /** Only the first N valid rows of the dataset. */
   readonly maxSamples?: number | undefined;
@@ -47,7 +49,7 @@ export interface BatchRunOptions {
   readonly secret: ApiKey;
   /** Least time between two checkpoint writes during the run. */
   readonly checkpointIntervalMs: number;
-  /** Aborted (with the reason) when the quota stays exhausted: the run stops at once, resumably (exit 4). */
+  /** Aborted (with the reason) when the rate limiter gives up: no new prompt starts, and the run ends resumably (exit 4). */
   readonly quotaExhausted?: AbortSignal | undefined;
   /** delegate_task: offered to prompts whose toolsets include `delegation`. */
   readonly delegation?: Omit<DelegationSettings, 'runPrompt'> | undefined;
@@ -62,12 +64,26 @@ export async function runBatch(ctx: RunContext, options: BatchRunOptions): Promi
   const state = await openRunState(run, options.runName, options, options.checkpointIntervalMs);
   const tally = new RunTally();
   const batches = new RunBatches(run.dir, (run.files.at(-1)?.num ?? -1) + 1, options.batchSize);
-  const intake = new RunIntake(ctx, state, options, batches, tally, run.checkpoint?.dataset?.valid_rows ?? 0);
+  const intake = new RunIntake(ctx, state, options, batches, tally, run.checkpoint?.dataset?.valid_rows ?? 0, options.forceResume);
   const stops = new RunStops(ctx.signal, ctx.log, options.graceMs, options.quotaExhausted);
   // A record that cannot be written (a full disk) stops the intake, as a task that throws does.
-  const commits = new RecordCommits(ctx, out, state.checkpoint, batches, tally, options, (error) => stops.intake.abort(error));
+  const commits = new RecordCommits(
+    ctx,
+    out,
+    state.checkpoint,
+    batches,
+    tally,
+    options,
+    (error) => stops.intake.abort(error),
+    () => {
+      ctx.log.error(
+        `stdout was closed by its reader (a | head?) after ${ctx.stats.get('trajectories_out')} records: no new prompt starts, the ones running are written to ${run.dir} only; the run ends resumably (exit ${ExitCode.retryable}), --resume continues`,
+      );
+      stops.intake.abort('stdout closed');
+    },
+  );
   const runOne = promptRuns(options, { ctx, stops, tally, failures: state.failures, commits });
-  ctx.progress.setDetail(() => tally.progress(stops.runningCount, options.limiter?.stats.rateLimited ?? 0, (Date.now() - started) / 1000));
+  ctx.progress.setDetail(() => tally.progress(stops.runningCount, options.limiter?.stats, (Date.now() - started) / 1000));
 
   let code: number = ExitCode.internal;
   try {
@@ -78,7 +94,7 @@ export async function runBatch(ctx: RunContext, options: BatchRunOptions): Promi
       stops.intake.signal,
     );
     await commits.settled();
-    code = stops.code() ?? tally.failureCode();
+    code = stops.code() ?? (commits.stdoutClosed ? ExitCode.retryable : tally.failureCode());
   } catch (error) {
     code = error instanceof HermesError ? error.exitCode : ExitCode.internal;
     throw error;

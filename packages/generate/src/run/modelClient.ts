@@ -1,11 +1,9 @@
-// The model client: in run mode the endpoint's client behind the one RateLimiter, so every agent and
-// sub-agent of the process shares one budget and one view of the provider's limits; in stream mode
-// the plain client with its own bounded retries.
-import { createChatClient, DEFAULT_CHAT_MAX_RETRIES, DEFAULT_RETRY_AFTER_CAP_MS, type Endpoint } from '@hermes-datagen/core/endpoint';
+// The model client: in run mode the endpoint's client behind the process's one RateLimiter (core),
+// so every agent and sub-agent shares one budget and one view of the provider's limits; in stream
+// mode the plain client with its own bounded retries.
+import { createChatClient, DEFAULT_RETRIES, limitedClient, RateLimiter, type Endpoint } from '@hermes-datagen/core/endpoint';
 import type { Logger } from '@hermes-datagen/core';
 import type { ChatClient } from '../agentLoop.js';
-import { limitedClient } from './limitedClient.js';
-import { RateLimiter } from './rateLimiter.js';
 
 export interface ModelClientOptions {
   /** Prompts run at once: as many connections, and the most requests in flight. */
@@ -13,7 +11,7 @@ export interface ModelClientOptions {
   /** Run mode's limits; none in stream mode. */
   readonly limits?: { readonly rpm?: number | undefined; readonly tpm?: number | undefined; readonly quotaWaitMs: number } | undefined;
   readonly log: Logger;
-  /** The quota stayed exhausted through the pause: the run should stop (resumably). */
+  /** The run has had no successful call for --quota-wait, or was asked to wait longer: it should stop (resumably). */
   readonly onExhausted: (reason: string) => void;
 }
 
@@ -28,11 +26,11 @@ export function modelClient(endpoint: Endpoint, options: ModelClientOptions): Mo
   const limiter = new RateLimiter({
     ...limits,
     maxConcurrency: options.concurrency,
-    retryAfterCapMs: DEFAULT_RETRY_AFTER_CAP_MS,
+    model: endpoint.model,
     onPause: (message) => options.log.warn(message, undefined, 'rate-limit-pause'),
     onExhausted: options.onExhausted,
   });
-  // The limiter makes the retries and reads the provider's real Retry-After (the client's cap bounds only its own retries).
+  // The limiter makes the retries and reads every real answer (the client's own retries would hide them).
   const inner = createChatClient(endpoint, { maxConnections: options.concurrency, maxRetries: 0 });
-  return { client: limitedClient(inner, limiter, { retries: DEFAULT_CHAT_MAX_RETRIES }), limiter };
+  return { client: limitedClient(inner, limiter, { retries: DEFAULT_RETRIES }), limiter };
 }

@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ApiKey, RunContext, Trajectory } from '@hermes-datagen/core';
 import type { PromptRunner } from '../generateStream.js';
+import { PromptClock } from './promptClock.js';
 import { abortFailure, failureRecord, internalFailure, promptFailure, PromptTimeout, type PromptFailure } from '../promptFailure.js';
 import { delegateFor, runSubAgent, type DelegationSettings, type FailedSubAgent, type SubAgentSink } from './delegation.js';
 import type { FailureLog } from './failureLog.js';
@@ -72,13 +73,14 @@ export function promptRuns(options: PromptRunOptions, { ctx, stops, tally, failu
   };
 
   /** The agent of a job: the row's prompt, or a failed sub-agent's task run again at its place in the chain. */
-  const runAgent = (job: Job, signal: AbortSignal, traceId: string, sink: SubAgentSink): Promise<Trajectory> => {
+  const runAgent = (job: Job, signal: AbortSignal, traceId: string, sink: SubAgentSink, clock: PromptClock | undefined): Promise<Trajectory> => {
     const base = {
       row: job.row,
       promptIndex: job.promptIndex,
       place: job.place,
       batchNum: job.batch,
       runFields: { run_name: options.runName, sample: job.sample, row_hash: job.rowHash },
+      ...(clock === undefined ? {} : { waits: clock }),
     };
     const link = { id: job.id, traceId, depth: job.subAgent?.depth ?? 0 };
     if (job.subAgent !== undefined) {
@@ -91,14 +93,15 @@ export function promptRuns(options: PromptRunOptions, { ctx, stops, tally, failu
   return async (job: Job): Promise<void> => {
     const prompt = stops.start();
     const timeoutMs = options.promptTimeoutMs;
-    const timer = timeoutMs === undefined ? undefined : setTimeout(() => prompt.abort(new PromptTimeout(timeoutMs / 1000)), timeoutMs);
+    // The prompt's own work, not its waits for the rate limiter (promptClock.ts).
+    const clock = timeoutMs === undefined ? undefined : new PromptClock(timeoutMs, () => prompt.abort(new PromptTimeout(timeoutMs / 1000)));
     let trajectory: Trajectory | undefined;
     // Sub-agents' trajectories and failures, written with their root's record (a root that fails leaves none).
     const subAgents: Trajectory[] = [];
     const failedSubAgents: FailedSubAgent[] = [];
     const sink: SubAgentSink = { keep: (record) => subAgents.push(record), failed: (failure) => failedSubAgents.push(failure) };
     try {
-      trajectory = await runAgent(job, prompt.signal, randomUUID(), sink);
+      trajectory = await runAgent(job, prompt.signal, randomUUID(), sink, clock);
     } catch (error) {
       // Stopped by --prompt-timeout or after a bad input line: a failure; by a signal or the quota: unwritten.
       // Anything else is classed as doctor classes it (promptFailure.ts), or is a bug (exit 70), and the run goes on.
@@ -107,7 +110,7 @@ export function promptRuns(options: PromptRunOptions, { ctx, stops, tally, failu
       else if (stops.prompts.signal.aborted) tally.interrupted += 1;
       else await recordFailure(job, promptFailure(error) ?? internalFailure(error));
     } finally {
-      clearTimeout(timer);
+      clock?.stop();
       stops.finished(prompt);
     }
     if (!trajectory) return commits.skip(job);

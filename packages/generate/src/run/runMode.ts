@@ -5,13 +5,14 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { UsageError, type Argv, type RunContext, type ToolRegistry } from '@hermes-datagen/core';
+import { DEFAULT_QUOTA_WAIT_S } from '@hermes-datagen/core/endpoint';
 import type { DatasetIdentity, EndpointIdentity } from './manifest.js';
 import { datasetHash } from './manifest.js';
 import { openRunDirectory, type RunDirectory } from './runDirectory.js';
 import { parseShard, type Shard } from './shard.js';
 
 const RUN = 'Run directory (--run-name):';
-const RATE = 'Rate limits (with --run-name; one budget shared by every agent of the process):';
+const RATE = 'Rate limits (with --run-name; one limiter for every agent of the process, finding the quota by itself):';
 
 export interface RunArgs {
   runName?: string | undefined;
@@ -92,7 +93,8 @@ export function runOptions<T>(y: Argv<T>) {
     .option('prompt-timeout', {
       alias: 'prompt_timeout',
       type: 'number',
-      describe: 'seconds one prompt may take in all; over it the prompt fails and runs again on --resume',
+      describe:
+        "seconds of one prompt's own work: its HTTP attempts, its tools (its sub-agents' too) and the time between, but not its waits for the rate limiter (a slot, a backoff, a Retry-After, a pause); over it the prompt fails and runs again on --resume",
       group: RUN,
     })
     .option('grace', {
@@ -102,7 +104,11 @@ export function runOptions<T>(y: Argv<T>) {
         'seconds running prompts get to finish after SIGINT/SIGTERM (run mode; then they are stopped unwritten), or after the input stopped at a bad line (both modes; then they are listed as failures)',
       group: RUN,
     })
-    .option('rpm', { type: 'number', describe: 'model requests a minute at most (starts spaced 60/rpm s apart), retries included', group: RATE })
+    .option('rpm', {
+      type: 'number',
+      describe: 'hard cap: model requests a minute at most (starts spaced 60/rpm s apart), retries included; below it the limiter finds the quota itself',
+      group: RATE,
+    })
     .option('tpm', {
       type: 'number',
       describe: 'tokens a minute at most: each request is charged an estimate before and its reported usage after',
@@ -111,9 +117,9 @@ export function runOptions<T>(y: Argv<T>) {
     .option('quota-wait', {
       alias: 'quota_wait',
       type: 'number',
-      default: 60,
+      default: DEFAULT_QUOTA_WAIT_S,
       describe:
-        'seconds an exhausted quota (a Retry-After beyond 30 s, insufficient_quota) may pause the run; still exhausted after it, the run ends resumably with exit 4. Keep it under --request-timeout: a call waiting out the pause counts it',
+        'seconds the run may go without one successful model call while its calls are refused as rate-limited (or a Retry-After asks for longer); then the running prompts fail as rate-limited and the run ends resumably with exit 4. Rate-limited calls wait until then, never failing',
       group: RATE,
     })
     .option('max-depth', {
@@ -202,6 +208,8 @@ export interface RunIdentity {
   readonly seed?: number | undefined;
   /** The flags, for the manifest. */
   readonly settings: Readonly<Record<string, unknown>>;
+  /** The workspace root the invocation made for itself, if it did (no --workspace-root). */
+  readonly workspaceRoot?: string | undefined;
 }
 
 export async function openRun(args: RunArgs & { runName: string }, ctx: RunContext, identity: RunIdentity): Promise<RunDirectory> {
@@ -222,6 +230,7 @@ export async function openRun(args: RunArgs & { runName: string }, ctx: RunConte
       shard: args.shard === undefined ? null : args.shard.trim(),
       seed: identity.seed,
       settings: identity.settings,
+      workspaceRoot: identity.workspaceRoot,
     },
     ctx.log,
   );

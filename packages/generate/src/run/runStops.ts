@@ -1,6 +1,7 @@
 // How a run stops. Intake (no new prompt) stops at once on SIGINT/SIGTERM; the running prompts get
-// --grace seconds to finish, then they are aborted and go unwritten. A quota that stays exhausted
-// (rateLimiter.ts) stops both at once. A bad input line ends intake; the running prompts get the same
+// --grace seconds to finish, then they are aborted and go unwritten. When the rate limiter gives up
+// (core rateLimiter.ts: no successful call for --quota-wait) intake stops at once, and the running
+// prompts fail as rate-limited at their next model call. A bad input line ends intake; the running prompts get the same
 // grace, then fail (they are listed in failures.jsonl, so nothing read goes unaccounted). Each prompt has a signal of its own, all aborted by one
 // listener: hundreds of prompts listening on one shared signal would trip Node's MaxListenersExceededWarning.
 import { ExitCode, type Logger } from '@hermes-datagen/core';
@@ -22,11 +23,11 @@ export class RunStops {
     );
     this.grace = setTimeout(() => this.prompts.abort(this.signal.reason), this.graceMs);
   };
-  // The prompts waiting for the quota are stopped unwritten, not failed: they run again on --resume.
+  // No new prompt starts; each running one fails as rate-limited at its next model call (the limiter
+  // refuses them all), or is written if it needs none: every failed one runs again on --resume.
   private readonly onQuota = (): void => {
     this.log.error(String(this.quotaExhausted?.reason));
     this.intake.abort(this.quotaExhausted?.reason);
-    this.prompts.abort(this.quotaExhausted?.reason);
   };
 
   public constructor(

@@ -30,12 +30,13 @@ export class RunTally {
     return this.failedTotal;
   }
 
-  /** The progress line's detail: prompts done of those to run, running, rate-limited, and an ETA. */
-  public progress(running: number, rateLimited: number, seconds: number): string {
+  /** The progress line's detail: prompts done of those to run, running, the limiter's requests in flight, its limit and 429s a minute, and an ETA. */
+  public progress(running: number, limits: { inFlight: number; limit: number; refusalsPerMinute: number } | undefined, seconds: number): string {
     const done = this.written - this.subAgents + this.tombstones + this.failedTotal - this.failedSubAgents;
     const left = this.records - this.skipped - done;
     const eta = done > 0 && left > 0 ? `, ETA ${Math.round((left * seconds) / done)}s` : '';
-    return `${done}/${this.records - this.skipped} prompts done, ${running} running, ${rateLimited} rate-limited${eta}`;
+    const rate = limits === undefined ? '' : `, ${limits.inFlight} in flight of ${limits.limit} allowed, ${limits.refusalsPerMinute} 429s/min`;
+    return `${done}/${this.records - this.skipped} prompts done, ${running} running${rate}${eta}`;
   }
 
   /** The exit code of a run that was not stopped: 70 for a bug, else the failures' code (failureKinds.ts), 0 without any. */

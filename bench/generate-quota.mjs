@@ -1,0 +1,306 @@
+// hermes-generate run mode behind a gateway's quota (`node bench/generate-quota.mjs`), the scripted
+// endpoint served from this process with the testkit's quota (packages/testkit/src/quota.ts):
+//   quota:    N prompts (default 300) of 5 model calls each, default flags (40 prompts at once),
+//             replies 1 s late, against a request quota of R a second, R chosen so that the calls
+//             take --seconds (default 60) at the quota's own rate. For each budget-header dialect
+//             (openai, anthropic, litellm, none) and Retry-After (seconds, none): the wall time as a
+//             share of the ideal (calls / R; process start and exit included), 429s as a share of
+//             the requests, prompts failed. Targets: >= 0.95 of the ideal with headers, >= 0.85
+//             with none; 429s <= 3%; no prompt failed.
+//   floor:    the same prompts with no quota at all, R x latency of them at once (-c): the requests in
+//             flight the quota allows, kept full by nothing but the prompts themselves. What it takes
+//             beyond the ideal is the workload's own (process start, the last prompts' five calls in
+//             a row, the first round), the most any limiter could reach here.
+//   upstream: the same quota without headers, with Retry-After and without, run the way upstream's
+//             batch_runner calls a model: a fixed number of retries (the client's 2) after
+//             Retry-After or a backoff, no limiter. hermes-generate's stream mode is exactly that
+//             client, so it stands in for upstream: prompts failed and 429s.
+//   storm:    M prompts (default 1,000) of 2 calls, default flags but --request-timeout 10, 27% of
+//             calls faulted (429 with Retry-After 8%, 500 7%, dropped connection 6%, truncated body
+//             5%, no answer 3%, 503 2%): the share done in one invocation (target >= 99%), the
+//             failures by class, and what --resume leaves (target: nothing). At the default 120 s a
+//             call that never gets an answer waits 120 s an attempt, and the storm's wall time is then
+//             that of its unluckiest prompt (three such attempts: 6 minutes), a measure of the flag.
+// Writes bench/results/generate-quota.json; exits 1 when a target is missed (--no-fail: report only).
+// Needs the build (npx tsc -b).
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { exitWithUsage, parseFlags, resultsFile, shownPath, wholeNumber, writeResults } from './cli-args.mjs';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const BIN = `${ROOT}packages/generate/bin/hermes-generate.js`;
+const TESTKIT = `${ROOT}packages/testkit/dist/index.js`;
+const CALLS_PER_PROMPT = 5;
+const HEADER_STYLES = ['openai', 'anthropic', 'litellm', 'none'];
+const RETRY_AFTER = ['seconds', 'none'];
+const TARGETS = { withHeaders: 0.95, withoutHeaders: 0.85, refusals: 0.03, stormDone: 0.99 };
+/** Each fault's share of all calls; the testkit tries rules in order, so each rate is of the calls the rules before it left. */
+const STORM_FAULTS = [
+  { kind: 'rate_limit', share: 0.08, retry_after_s: 2 },
+  { kind: 'server_error', share: 0.07 },
+  { kind: 'drop', share: 0.06 },
+  { kind: 'truncated', share: 0.05 },
+  { kind: 'timeout', share: 0.03 },
+  { kind: 'unavailable', share: 0.02 },
+];
+const STORM_REQUEST_TIMEOUT_S = 10;
+const PARTS = ['quota', 'floor', 'upstream', 'storm'];
+const USAGE = `usage: node bench/generate-quota.mjs [--prompts N] [--seconds S] [--latency-ms N] [--storm-prompts N] [--only quota|floor|upstream|storm] [--no-fail] [--out DIR]
+  --prompts N        prompts of each quota run (default 300; 5 calls each)
+  --seconds S        what the quota run takes at the ideal rate: R = prompts x 5 / S (default 60)
+  --latency-ms N     how late each answer comes (default 1000)
+  --storm-prompts N  prompts of the fault storm (default 1000; 2 calls each)
+  --only PART        run one part and leave the results file as it is
+  --no-fail          report a miss without exiting 1
+  --out DIR          write generate-quota.json into DIR, not bench/results/`;
+
+function options() {
+  const values = parseFlags(
+    {
+      prompts: { type: 'string', default: '300' },
+      seconds: { type: 'string', default: '60' },
+      'latency-ms': { type: 'string', default: '1000' },
+      'storm-prompts': { type: 'string', default: '1000' },
+      only: { type: 'string' },
+      'no-fail': { type: 'boolean', default: false },
+      out: { type: 'string' },
+    },
+    USAGE,
+  );
+  if (values.only !== undefined && !PARTS.includes(values.only))
+    exitWithUsage(`--only takes ${PARTS.join(', ')} (got ${JSON.stringify(values.only)})\n${USAGE}`);
+  return {
+    parts: values.only === undefined ? PARTS : [values.only],
+    prompts: wholeNumber('--prompts', values.prompts, 1),
+    seconds: wholeNumber('--seconds', values.seconds, 1),
+    latencyMs: wholeNumber('--latency-ms', values['latency-ms'], 0),
+    stormPrompts: wholeNumber('--storm-prompts', values['storm-prompts'], 1),
+    noFail: values['no-fail'],
+    resultsFile: resultsFile(values.out, 'generate-quota.json'),
+  };
+}
+
+/** A plan with calls - 1 todo calls, then the answer. */
+function script(calls) {
+  const todo = (i) => ({
+    reasoning: `Step ${i + 1}.`,
+    tool_calls: [{ name: 'todo', arguments: { todos: [{ id: String(i + 1), content: `step ${i + 1}`, status: 'completed' }] } }],
+  });
+  return {
+    sequences: [{ match: { regex: '.' }, replies: [...Array.from({ length: calls - 1 }, (_, i) => todo(i)), { reasoning: 'Done.', content: 'done' }] }],
+  };
+}
+
+function dataset(dir, prompts) {
+  writeFileSync(join(dir, 'prompts.jsonl'), `${Array.from({ length: prompts }, (_, i) => JSON.stringify({ prompt: `Quota task ${i}.` })).join('\n')}\n`);
+}
+
+function lines(path) {
+  return existsSync(path)
+    ? readFileSync(path, 'utf8')
+        .split('\n')
+        .filter((line) => line.trim() !== '')
+    : [];
+}
+
+/** One hermes-generate process with the default flags and these; resolves with its exit code and wall time. */
+async function generate(endpoint, dir, args) {
+  const argv = [
+    BIN,
+    'prompts.jsonl',
+    '--base-url',
+    endpoint.url,
+    '--model',
+    'bench-model',
+    '--toolsets',
+    'todo',
+    '--seed',
+    '1',
+    '--workspace-root',
+    join(dir, 'workspaces'),
+    ...args,
+  ];
+  const env = { PATH: process.env.PATH ?? '', HERMES_API_KEY: 'sk-bench-not-a-real-key' };
+  const started = performance.now();
+  const child = spawn(process.execPath, argv, { cwd: dir, env, stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (chunk) => (stderr = (stderr + chunk).slice(-20_000)));
+  const code = await new Promise((resolve) => child.on('close', resolve));
+  const warning = /Warning|MaxListeners/.exec(stderr);
+  if (warning) throw new Error(`hermes-generate printed a Node warning: ${stderr.slice(warning.index).split('\n')[0]}`);
+  return { code, wallS: (performance.now() - started) / 1000, stderr };
+}
+
+/** One run against a fresh endpoint behind the quota: wall time, calls, 429s, failures. */
+async function quotaRun(startScriptedEndpoint, dir, opts, quota, mode) {
+  const rps = (opts.prompts * CALLS_PER_PROMPT) / opts.seconds;
+  const endpoint = await startScriptedEndpoint({
+    script: script(CALLS_PER_PROMPT),
+    latencyMs: opts.latencyMs,
+    recordRequests: false,
+    quota: { rps, ...quota },
+  });
+  const runDir = mkdtempSync(join(dir, 'quota-'));
+  dataset(runDir, opts.prompts);
+  const args = mode === 'run' ? ['--run-name', 'quota'] : ['--rejects', 'rejects.jsonl', '-c', '40'];
+  const { code, wallS, stderr } = await generate(endpoint, runDir, args);
+  await endpoint.close();
+  const failed = mode === 'run' ? lines(join(runDir, 'data', 'quota', 'failures.jsonl')).length : lines(join(runDir, 'rejects.jsonl')).length;
+  const { requests, answered, refused } = endpoint.stats;
+  const idealS = answered / rps;
+  const result = { mode, ...quota, rps, code, wallS, requests, answered, refused, idealS, share: idealS / wallS, refusedShare: refused / requests, failed };
+  if (mode === 'run' && (code !== 0 || failed > 0)) result.lastLines = stderr.trim().split('\n').slice(-3);
+  rmSync(runDir, { recursive: true, force: true });
+  return result;
+}
+
+const pct = (x) => `${(x * 100).toFixed(1)}%`;
+const row = (r) =>
+  `${r.limitHeaders.padEnd(9)} retry-after ${r.retryAfter.padEnd(7)}: ${r.wallS.toFixed(1)} s for ${r.answered} calls at ${r.rps} req/s = ${r.share.toFixed(3)} of ideal, 429s ${pct(r.refusedShare)} of ${r.requests} requests, ${r.failed} prompts failed (exit ${r.code})`;
+
+async function quotaPart(startScriptedEndpoint, dir, opts) {
+  process.stderr.write(
+    `bench: run mode behind a quota, ${opts.prompts} prompts x ${CALLS_PER_PROMPT} calls, ${opts.latencyMs} ms replies, ${HEADER_STYLES.length * RETRY_AFTER.length} runs\n`,
+  );
+  const runs = [];
+  for (const limitHeaders of HEADER_STYLES) {
+    for (const retryAfter of RETRY_AFTER) {
+      const result = await quotaRun(startScriptedEndpoint, dir, opts, { limitHeaders, retryAfter }, 'run');
+      process.stderr.write(`bench:   ${row(result)}\n`);
+      runs.push(result);
+    }
+  }
+  const misses = runs.flatMap((r) => {
+    const target = r.limitHeaders === 'none' ? TARGETS.withoutHeaders : TARGETS.withHeaders;
+    return [
+      ...(r.share < target ? [`${r.limitHeaders}/${r.retryAfter}: ${r.share.toFixed(3)} of ideal is under ${target}`] : []),
+      ...(r.refusedShare > TARGETS.refusals
+        ? [`${r.limitHeaders}/${r.retryAfter}: 429s ${pct(r.refusedShare)} of requests are over ${pct(TARGETS.refusals)}`]
+        : []),
+      ...(r.failed > 0 || r.code !== 0 ? [`${r.limitHeaders}/${r.retryAfter}: ${r.failed} prompts failed, exit ${r.code}`] : []),
+    ];
+  });
+  return {
+    report: { quota: { prompts: opts.prompts, callsPerPrompt: CALLS_PER_PROMPT, latencyMs: opts.latencyMs, seconds: opts.seconds, targets: TARGETS, runs } },
+    lines: runs.map(row),
+    misses,
+  };
+}
+
+async function floorPart(startScriptedEndpoint, dir, opts) {
+  const rps = (opts.prompts * CALLS_PER_PROMPT) / opts.seconds;
+  const concurrency = Math.max(1, Math.round((rps * opts.latencyMs) / 1000));
+  process.stderr.write(`bench: the workload's own floor: no quota, -c ${concurrency} (${rps} req/s x ${opts.latencyMs} ms)\n`);
+  const endpoint = await startScriptedEndpoint({ script: script(CALLS_PER_PROMPT), latencyMs: opts.latencyMs, recordRequests: false });
+  const runDir = mkdtempSync(join(dir, 'floor-'));
+  dataset(runDir, opts.prompts);
+  const { code, wallS } = await generate(endpoint, runDir, ['--run-name', 'floor', '-c', String(concurrency)]);
+  await endpoint.close();
+  rmSync(runDir, { recursive: true, force: true });
+  const { answered } = endpoint.stats;
+  const floor = { concurrency, rps, code, wallS, answered, share: answered / rps / wallS };
+  return {
+    report: { floor },
+    lines: [`floor (no quota, -c ${concurrency}): ${wallS.toFixed(1)} s for ${answered} calls = ${floor.share.toFixed(3)} of the quota's ideal`],
+    misses: [],
+  };
+}
+
+async function upstreamPart(startScriptedEndpoint, dir, opts) {
+  process.stderr.write('bench: the same quota without headers, upstream-style: fixed retries (2), no limiter (stream mode, -c 40)\n');
+  const runs = [];
+  for (const retryAfter of RETRY_AFTER) {
+    const result = await quotaRun(startScriptedEndpoint, dir, opts, { limitHeaders: 'none', retryAfter }, 'stream');
+    runs.push(result);
+  }
+  return { report: { upstream: { runs } }, lines: runs.map((r) => `upstream-style ${row(r)}`), misses: [] };
+}
+
+async function stormPart(startScriptedEndpoint, dir, opts) {
+  process.stderr.write(`bench: fault storm, ${opts.stormPrompts} prompts x 2 calls, --request-timeout ${STORM_REQUEST_TIMEOUT_S}, 27% of calls faulted\n`);
+  let left = 1;
+  const faults = STORM_FAULTS.map(({ share, ...rule }) => {
+    const rate = share / left;
+    left -= share;
+    return { ...rule, rate };
+  });
+  const endpoint = await startScriptedEndpoint({ script: { ...script(2), faults }, latencyMs: 50, recordRequests: false, seed: 11 });
+  const runDir = mkdtempSync(join(dir, 'storm-'));
+  dataset(runDir, opts.stormPrompts);
+  const failures = () => lines(join(runDir, 'data', 'storm', 'failures.jsonl')).map((line) => JSON.parse(line));
+  const flags = ['--run-name', 'storm', '--request-timeout', String(STORM_REQUEST_TIMEOUT_S)];
+  const first = await generate(endpoint, runDir, flags);
+  const afterFirst = failures();
+  const byClass = {};
+  for (const f of afterFirst) byClass[f.error_class] = (byClass[f.error_class] ?? 0) + 1;
+  const resumed = await generate(endpoint, runDir, [...flags, '--resume']);
+  const records = lines(join(runDir, 'data', 'storm', 'trajectories.jsonl')).length;
+  const afterResume = failures().length;
+  const stats = { ...endpoint.stats };
+  await endpoint.close();
+  rmSync(runDir, { recursive: true, force: true });
+  const done = (opts.stormPrompts - afterFirst.length) / opts.stormPrompts;
+  const storm = {
+    prompts: opts.stormPrompts,
+    requestTimeoutS: STORM_REQUEST_TIMEOUT_S,
+    faults: STORM_FAULTS,
+    first: { code: first.code, wallS: first.wallS, failed: afterFirst.length, byClass, doneShare: done },
+    resume: { code: resumed.code, wallS: resumed.wallS, failedLeft: afterResume },
+    records,
+    endpoint: stats,
+    target: TARGETS.stormDone,
+  };
+  const classes = Object.entries(byClass)
+    .map(([kind, n]) => `${kind} ${n}`)
+    .join(', ');
+  return {
+    report: { storm },
+    lines: [
+      `storm: ${pct(done)} of ${opts.stormPrompts} prompts done in one invocation (${first.wallS.toFixed(1)} s, exit ${first.code}; failed: ${classes || 'none'}); --resume (${resumed.wallS.toFixed(1)} s, exit ${resumed.code}) leaves ${afterResume} failed, ${records} records`,
+    ],
+    misses: [
+      ...(done < TARGETS.stormDone ? [`storm: ${pct(done)} done in one invocation is under ${pct(TARGETS.stormDone)}`] : []),
+      ...(afterResume > 0 ? [`storm: --resume left ${afterResume} prompts failed`] : []),
+    ],
+  };
+}
+
+async function main() {
+  const opts = options();
+  if (!existsSync(TESTKIT) || !existsSync(`${ROOT}packages/generate/dist/main.js`)) exitWithUsage('packages are not built: run `npx tsc -b` first');
+  const { startScriptedEndpoint } = await import(TESTKIT);
+  const loadBefore = loadavg();
+  const dir = mkdtempSync(join(tmpdir(), 'hermes-bench-quota-'));
+  try {
+    const parts = { quota: quotaPart, floor: floorPart, upstream: upstreamPart, storm: stormPart };
+    const results = [];
+    for (const part of opts.parts) results.push(await parts[part](startScriptedEndpoint, dir, opts));
+    const report = {
+      date: new Date().toISOString(),
+      node: process.version,
+      machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? null, loadBefore, loadAfter: loadavg() },
+      ...Object.assign({}, ...results.map((result) => result.report)),
+    };
+    const complete = opts.parts.length === PARTS.length;
+    if (complete) writeResults(opts.resultsFile, report);
+    process.stdout.write(
+      `${[
+        `hermes-generate behind a quota, load average ${loadBefore.map((v) => v.toFixed(1)).join(' ')} on ${cpus().length} CPUs`,
+        ...results.flatMap((result) => result.lines),
+        complete ? `written to ${shownPath(opts.resultsFile)}` : `(--only ${opts.parts[0]}: ${shownPath(opts.resultsFile)} left as it was)`,
+      ].join('\n')}\n`,
+    );
+    const misses = results.flatMap((result) => result.misses);
+    if (misses.length > 0 && !opts.noFail) {
+      process.stderr.write(misses.map((miss) => `bench: ${miss}\n`).join(''));
+      process.exitCode = 1;
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+await main();

@@ -1,0 +1,135 @@
+// The testkit's quota: token buckets that refuse at once, random 429s, each dialect's budget headers
+// and each way of saying when to come back, over real HTTP; and the serve flags that set it.
+import { PassThrough, Readable } from 'node:stream';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ExitCode } from '@hermes-datagen/core';
+import { runCli } from '@hermes-datagen/core/internal/cli.js';
+import { Quota, startScriptedEndpoint, type QuotaOptions, type ScriptedEndpoint } from '@hermes-datagen/testkit';
+import { spec } from '@hermes-datagen/testkit/internal/main.js';
+import { REPO_ROOT, runInProcess } from '../util/cli.js';
+
+let endpoint: ScriptedEndpoint | undefined;
+afterEach(async () => {
+  await endpoint?.close();
+  endpoint = undefined;
+});
+
+async function post(url: string, model = 'm'): Promise<Response> {
+  return fetch(`${url}/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ model, messages: [{ role: 'user', content: 'hello' }] }),
+  });
+}
+
+/** A quota on a clock the test moves. */
+function clocked(options: QuotaOptions): { quota: Quota; at: { now: number } } {
+  const at = { now: 1_000_000 };
+  return { quota: new Quota({ ...options, now: () => at.now }), at };
+}
+
+describe('testkit quota', () => {
+  it('--rps: a bucket one second deep that refuses at once when empty and refills at the rate', () => {
+    const { quota, at } = clocked({ rps: 4 });
+    const answers = Array.from({ length: 6 }, () => quota.admit('m', 20).refused);
+    expect(answers).toEqual([false, false, false, false, true, true]);
+    at.now += 500;
+    expect([quota.admit('m', 20).refused, quota.admit('m', 20).refused, quota.admit('m', 20).refused]).toEqual([false, false, true]);
+  });
+
+  it('--tpm: a request of more tokens than are left is refused, and gives its request back', () => {
+    const { quota } = clocked({ tpm: 6000, rps: 10 });
+    // 100 tokens a second deep; 400 characters are 100 tokens.
+    expect(quota.admit('m', 400).refused).toBe(false);
+    expect(quota.admit('m', 40).refused).toBe(true);
+  });
+
+  it('--rate-429: about that share refused at random, the same each time for a seed', () => {
+    const draw = (seed: number) => {
+      const { quota } = clocked({ rate429: 0.1, seed });
+      return Array.from({ length: 2000 }, () => quota.admit('m', 1).refused);
+    };
+    const refused = draw(3).filter(Boolean).length;
+    expect(refused).toBeGreaterThan(150);
+    expect(refused).toBeLessThan(250);
+    expect(draw(3)).toEqual(draw(3));
+    expect(draw(4)).not.toEqual(draw(3));
+  });
+
+  it.each([
+    ['openai', { 'x-ratelimit-limit-requests': '2', 'x-ratelimit-remaining-requests': '1', 'x-ratelimit-reset-requests': '500ms' }],
+    ['litellm', { 'x-litellm-key-remaining-requests-gpt-x': '1' }],
+  ] as const)('--limit-headers %s: the budget on every answer', async (style, expected) => {
+    endpoint = await startScriptedEndpoint({ quota: { rps: 2, limitHeaders: style } });
+    const response = await post(endpoint.url, 'gpt-x');
+    expect(response.status).toBe(200);
+    for (const [name, value] of Object.entries(expected)) expect(response.headers.get(name), name).toBe(value);
+  });
+
+  it('--limit-headers anthropic: limit, remaining, and the reset as an RFC 3339 time', async () => {
+    endpoint = await startScriptedEndpoint({ quota: { rps: 2, limitHeaders: 'anthropic' } });
+    const before = Date.now();
+    const response = await post(endpoint.url);
+    expect(response.headers.get('anthropic-ratelimit-requests-limit')).toBe('2');
+    expect(response.headers.get('anthropic-ratelimit-requests-remaining')).toBe('1');
+    const reset = Date.parse(response.headers.get('anthropic-ratelimit-requests-reset') ?? '');
+    expect(reset).toBeGreaterThanOrEqual(before + 400);
+  });
+
+  it.each([
+    ['seconds', (r: Response) => expect(r.headers.get('retry-after')).toBe('1')],
+    ['date', (r: Response) => expect(Date.parse(r.headers.get('retry-after') ?? '')).toBeGreaterThan(Date.now() - 1000)],
+    ['none', (r: Response) => expect(r.headers.get('retry-after')).toBeNull()],
+  ] as const)('--retry-after %s: how a refusal says when to come back', async (style, check) => {
+    endpoint = await startScriptedEndpoint({ quota: { rps: 1, retryAfter: style } });
+    expect((await post(endpoint.url)).status).toBe(200);
+    const refused = await post(endpoint.url);
+    expect(refused.status).toBe(429);
+    check(refused);
+    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('rate_limit_exceeded');
+    expect(endpoint.stats).toEqual({ requests: 2, answered: 1, refused: 1 });
+  });
+
+  it('--retry-after body: "Please try again in …" in the message and no header', async () => {
+    endpoint = await startScriptedEndpoint({ quota: { rps: 1, retryAfter: 'body' } });
+    await post(endpoint.url);
+    const refused = await post(endpoint.url);
+    expect(refused.headers.get('retry-after')).toBeNull();
+    expect(((await refused.json()) as { error: { message: string } }).error.message).toMatch(/Please try again in \d+(ms|(\.\d+)?s)\./);
+  });
+
+  it('serve takes the quota flags, refuses bad ones, and reports its stats when stopped', async () => {
+    const stdout = new PassThrough();
+    const stderr = new PassThrough();
+    let errors = '';
+    stderr.on('data', (chunk) => (errors += String(chunk)));
+    const stop = new AbortController();
+    const running = runCli(spec, ['serve', '--rps', '1', '--limit-headers', 'openai', '--retry-after', 'none'], {
+      stdout,
+      stderr,
+      stdin: Readable.from([]),
+      env: {},
+      cwd: REPO_ROOT,
+      signal: stop.signal,
+    });
+    const url = await new Promise<string>((resolve) => stdout.once('data', (chunk) => resolve(String(chunk).trim())));
+    expect((await post(url)).status).toBe(200);
+    const refused = await post(url);
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('x-ratelimit-remaining-requests')).toBe('0');
+    expect(refused.headers.get('retry-after')).toBeNull();
+    stop.abort('SIGTERM');
+    expect(await running).toBe(ExitCode.terminated);
+    expect(errors).toContain('stats: {"requests":2,"answered":1,"refused":1}');
+    for (const [flags, message] of [
+      [['--rps', '0'], /--rps must be a number above 0/],
+      [['--rate-429', '2'], /--rate-429 must be a share from 0 to 1/],
+      [['--rps', '1', '--rpm', '60'], /--rps and --rpm are the same limit/],
+      [['--limit-headers', 'azure'], /limit-headers/],
+    ] as const) {
+      const bad = await runInProcess(spec, ['serve', ...flags]);
+      expect(bad.code, bad.stderr).toBe(ExitCode.usage);
+      expect(bad.stderr).toMatch(message);
+    }
+  });
+});
