@@ -68,9 +68,9 @@ describe('limitedClient', () => {
     expect(limiter.stats.requests).toBe(3);
   });
 
-  it('times out an attempt that never answers after --request-timeout, retries included', async () => {
-    const { client, limiter } = await clientOf({ faults: [{ kind: 'timeout' }] }, { retries: 1 });
+  it('times out an attempt that never answers after its timeout, and retries that at most twice (each costs a whole timeout)', async () => {
+    const { client, limiter } = await clientOf({ faults: [{ kind: 'timeout' }] }, { retries: 5 });
     await expect(client.chat.completions.create(ask, { timeout: 200 })).rejects.toBeInstanceOf(APIConnectionTimeoutError);
-    expect(limiter.stats.requests).toBe(2);
+    expect(limiter.stats.requests).toBe(3);
   });
 });

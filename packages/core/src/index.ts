@@ -70,6 +70,16 @@ export { writeFileAtomic, writeFileAtomicWith, writeJsonAtomic } from './atomicF
 
 // Text, tokens and secrets: token counting, the API key, and secrets found in text.
 export { DEFAULT_TOKEN_ENCODING, TOKEN_ENCODINGS, loadTokenCounter, type TokenCounter, type TokenEncoding } from './tokenizer.js';
+export {
+  CostMeter,
+  loadPrices,
+  meteredClient,
+  pricesOption,
+  replyCost,
+  roundUsd,
+  type PriceTable,
+  type PricesArgs,
+} from './prices.js';
 export { ApiKey, holdsSecret, keyFingerprint, keyForms, redact } from './secrets.js';
 export { findSecrets, mayHoldSecret } from './secretPatterns.js';
 
@@ -79,6 +89,7 @@ export {
   SUMMARY_FORMAT,
   addTombstone,
   addTrajectory,
+  costStatistics,
   emptySummary,
   finaliseSummary,
   mergeSummaries,
@@ -89,6 +100,6 @@ export {
   type ToolStatistics,
   type UsageTotals,
 } from './statistics/summary.js';
-export { renderReportText, shortNumber } from './statistics/reportText.js';
+export { NOT_PRICED, renderReportText, shortNumber } from './statistics/reportText.js';
 export { binHistogram, binLabel, niceWidth, type Bin } from './statistics/bins.js';
 export { percent } from './statistics/rates.js';

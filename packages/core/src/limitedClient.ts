@@ -5,16 +5,19 @@
 // of its own (maxRetries: 0), so the limiter sees every real answer.
 // - A rate-limit refusal (rateLimitHints.ts isRateLimitRefusal) is no failure: the call waits (its
 //   Retry-After or body hint, else a backoff) and goes on, for as long as the limiter does not give up.
-// - Any other retryable failure (no answer, 408/409, 5xx, a reply cut short) has `retries` retries.
+// - Any other retryable failure (408/409, 5xx, a dropped connection, a reply cut short) has `retries`
+//   retries; an attempt that got no answer in time at most 2 (each costs a whole --request-timeout).
 // The caller's `waits` is told when the call starts and stops waiting, so a clock of the caller's
 // own work (--prompt-timeout) can stop meanwhile.
-import { APIError } from 'openai/core/error';
+import { APIConnectionTimeoutError, APIError } from 'openai/core/error';
 import { clientRetries, headerRetryAfterMs, type ChatClient, type EndpointChatClient, type WaitTracker } from './chatClient.js';
 import { isRateLimitRefusal, retryHintMs } from './rateLimitHints.js';
 import type { RateLimiter } from './rateLimiter.js';
 
 /** Retries of a failure that is not a rate limit: a storm of 5xx and dropped connections at 23% of calls leaves 0.06% of calls failed after five. */
 export const DEFAULT_RETRIES = 5;
+/** Of them, for an attempt that got no answer within its timeout: each costs a whole --request-timeout. */
+const TIMEOUT_RETRIES = 2;
 /** The longest a 5xx's Retry-After may hold its retry back (a refusal's is the limiter's to judge). */
 const SERVER_RETRY_AFTER_CAP_MS = 30_000;
 
@@ -33,6 +36,7 @@ export function limitedClient(inner: EndpointChatClient, limiter: RateLimiter, o
     // The same for every attempt, and of one shape for every call (a spread copy would take the caller's).
     const attemptOptions = { signal, timeout: requestOptions.timeout, headers: requestOptions.headers, maxRetries: 0 };
     let failures = 0;
+    let timeouts = 0;
     let refusals = 0;
     for (;;) {
       const permit = await waiting(waits, () => limiter.acquire(estimate, signal));
@@ -51,7 +55,8 @@ export function limitedClient(inner: EndpointChatClient, limiter: RateLimiter, o
           wait = retryAfterMs ?? limiter.backoffMs(refusals);
           refusals += 1;
         } else {
-          if (failures >= options.retries || !clientRetries(error)) throw error;
+          if (error instanceof APIConnectionTimeoutError) timeouts += 1;
+          if (failures >= options.retries || timeouts > TIMEOUT_RETRIES || !clientRetries(error)) throw error;
           const asked = answered?.headers === undefined ? undefined : headerRetryAfterMs(answered.headers, Date.now());
           wait = Math.min(asked ?? limiter.backoffMs(failures), SERVER_RETRY_AFTER_CAP_MS);
           failures += 1;

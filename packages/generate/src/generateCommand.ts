@@ -4,8 +4,18 @@
 // runner per prompt.
 import { randomInt } from 'node:crypto';
 import { dirname, resolve } from 'node:path';
-import { loadToolRegistry, onForcedExit, UsageError, type RunContext, type StreamArgs, type ToolsRegistryArgs } from '@hermes-datagen/core';
+import {
+  loadPrices,
+  loadToolRegistry,
+  onForcedExit,
+  UsageError,
+  type PricesArgs,
+  type RunContext,
+  type StreamArgs,
+  type ToolsRegistryArgs,
+} from '@hermes-datagen/core';
 import { describeHeaders, endpointIdentity, resolveEndpoint, type EndpointArgs } from '@hermes-datagen/core/endpoint';
+import type { CallAccounting } from './agentCalls.js';
 import type { ReasoningEffort } from './agentLoop.js';
 import { fitConcurrency, openFileLimit } from './fdBudget.js';
 import { generateStream } from './generateStream.js';
@@ -15,6 +25,7 @@ import { ReasoningWatch } from './reasoningWatch.js';
 import { runBatch } from './run/batchRun.js';
 import { TOOLS_WITH_DELEGATION } from './run/delegation.js';
 import { modelClient } from './run/modelClient.js';
+import { RunBudget, spentBefore } from './run/runBudget.js';
 import { openRun, recordedFlags, runSettings, type RunArgs } from './run/runMode.js';
 import { dockerUnavailable } from './tools/docker.js';
 import { chooseSandbox, hostProgramsEnv, type SandboxMode } from './tools/sandbox.js';
@@ -36,7 +47,7 @@ export const MAX_TOOL_OUTPUT_BYTES = 100_000;
 /** Prompts at once in stream mode without -c. */
 export const DEFAULT_CONCURRENCY = 4;
 
-export interface GenerateArgs extends EndpointArgs, ToolsRegistryArgs, RunArgs {
+export interface GenerateArgs extends EndpointArgs, ToolsRegistryArgs, RunArgs, PricesArgs {
   maxTurns: number;
   reasoningEffort?: ReasoningEffort;
   toolsets?: string;
@@ -73,6 +84,7 @@ export async function runGenerate(args: GenerateArgs & Pick<StreamArgs, 'files'>
   const { cwd, env } = ctx.io;
   const settings = runSettings(args);
 
+  const prices = loadPrices(args, cwd);
   const registry = loadToolRegistry(args.toolsRegistry, cwd);
   const toolsets = selectToolsets(registry, args);
   const delegation = args.runName !== undefined && args.maxDepth > 0;
@@ -110,6 +122,28 @@ export async function runGenerate(args: GenerateArgs & Pick<StreamArgs, 'files'>
           settings: { ...recordedFlags(args), ...(args.header === undefined ? {} : { header: endpoint.headers.map((header) => describeHeaders([header])) }) },
           workspaceRoot: args.workspaceRoot === undefined ? workspaceRoot : undefined,
         });
+  // What the run spends is followed when it is priced (the progress line's dollars) or has a budget.
+  const limited = settings !== undefined && (settings.budgetLimits.maxCostUsd !== undefined || settings.budgetLimits.maxTokens !== undefined);
+  const budget =
+    run === undefined || settings === undefined || (prices === undefined && !limited)
+      ? undefined
+      : new RunBudget(settings.budgetLimits, await spentBefore(run.dir));
+  if (settings?.budgetLimits.maxCostUsd !== undefined && prices === undefined) {
+    ctx.log.warn('--max-cost without --prices counts only the dollars a gateway reports itself (usage.cost): set --prices to count every call');
+  }
+  const unpriced = new Set<string>();
+  const accounting: CallAccounting | undefined =
+    prices === undefined && budget === undefined
+      ? undefined
+      : {
+          prices,
+          unpriced: (model) => {
+            if (unpriced.has(model)) return;
+            unpriced.add(model);
+            ctx.log.warn(`--prices has no price for model ${model}: records with its calls get no cost_usd`, undefined, 'no-price');
+          },
+          spent: budget === undefined ? undefined : (usd, tokens) => budget.spent(usd, tokens),
+        };
   const quota = new AbortController();
   const model = modelClient(endpoint, { concurrency, limits: settings, log: ctx.log, onExhausted: (reason) => quota.abort(reason) });
   const cwdRoot = resolve(cwd, args.cwdRoot ?? datasetDirectory(args.files));
@@ -147,6 +181,7 @@ export async function runGenerate(args: GenerateArgs & Pick<StreamArgs, 'files'>
     cwd,
     batchNum: 0,
     reasoningWatch,
+    accounting,
   });
   try {
     if (run === undefined || settings === undefined)
@@ -165,6 +200,8 @@ export async function runGenerate(args: GenerateArgs & Pick<StreamArgs, 'files'>
       checkpointIntervalMs: CHECKPOINT_INTERVAL_MS,
       quotaExhausted: quota.signal,
       limiter: model.limiter,
+      budget,
+      priced: prices !== undefined,
       delegation: args.maxDepth > 0 ? { maxDepth: args.maxDepth, checkToolsets: (toolsets) => void registry.toolsOf(toolsets) } : undefined,
     });
   } finally {

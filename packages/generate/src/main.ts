@@ -1,7 +1,7 @@
 // hermes-generate: prompts JSONL in, Hermes trajectories JSONL out. Each prompt runs through the agent
 // loop against one OpenAI-compatible endpoint, with real tools in a workspace of its own; each
 // trajectory is written as soon as its prompt is done.
-import { defineCommand, main as runMain, type CliSpec } from '@hermes-datagen/core';
+import { defineCommand, main as runMain, pricesOption, type CliSpec } from '@hermes-datagen/core';
 import { ENDPOINT_ENV_HELP, endpointOptions } from '@hermes-datagen/core/endpoint';
 import { DEFAULT_MAX_TURNS, DEFAULT_REQUEST_TIMEOUT_S } from './agentLoop.js';
 import { doctorCommand } from './doctor/doctorCommand.js';
@@ -18,6 +18,7 @@ export const spec: CliSpec = {
   name: 'hermes-generate',
   summary: 'Run each prompt through an agent loop with real tools and write its Hermes trajectory (JSONL in, JSONL out).',
   env: ENDPOINT_ENV_HELP,
+  exitCodes: [0, 1, 2, 3, 4, 5, 70, 130],
   epilog: [
     'Input: one JSON object a line with "prompt" (required), and optionally "id", "cwd" (a directory copied into',
     'the prompt\'s workspace), "docker_image" / "image" (used with --sandbox docker), "env" (an object of',
@@ -45,7 +46,7 @@ export const spec: CliSpec = {
       describe: 'run every prompt and write its trajectory when it finishes',
       stream: true,
       options: (y) =>
-        runOptions(requestOptions(endpointOptions(y)))
+        runOptions(pricesOption(requestOptions(endpointOptions(y)), 'Cost (docs/cost.md):'))
           .option('concurrency', {
             alias: 'c',
             type: 'number',

@@ -16,6 +16,7 @@ import {
   type Tombstone,
   type Trajectory,
 } from '@hermes-datagen/core';
+import type { CallJournal } from './callJournal.js';
 import type { CheckpointState } from './checkpoint.js';
 import { PendingWork } from './pendingWork.js';
 import type { RunBatches } from './runBatches.js';
@@ -48,6 +49,8 @@ const WAITING_RECORD_BYTES = 64 * 1024 * 1024;
 export interface CommitOptions {
   readonly discardNoReasoning: boolean;
   readonly secret: ApiKey;
+  /** A committed record's journaled replies are needed no more. */
+  readonly journal?: CallJournal | undefined;
 }
 
 export class RecordCommits {
@@ -152,6 +155,7 @@ export class RecordCommits {
       file.file.name,
       bytes,
     );
+    for (const id of ids) this.options.journal?.committed(id);
     tally.written += subAgents;
     tally.subAgents += subAgents;
     if (discarded) {

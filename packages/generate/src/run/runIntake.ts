@@ -9,6 +9,7 @@ import { CHECKPOINT_FILE } from './checkpoint.js';
 import { rootId } from './failureLog.js';
 import { recordId, rowHash } from './recordId.js';
 import type { RunBatches } from './runBatches.js';
+import type { RunBudget } from './runBudget.js';
 import type { RunState, Selection } from './runState.js';
 import type { RunTally } from './runTally.js';
 import { inShard } from './shard.js';
@@ -57,6 +58,8 @@ function retryJob(failure: FailureRecord, rowHash: string): Omit<Job, 'batch'> |
 export class RunIntake {
   /** Set once the whole selection was read (not stopped on the way). */
   public selectionRead = false;
+  /** Why intake stopped at the run's budget (--max-cost / --max-tokens), if it did. */
+  public budgetReached: string | undefined;
 
   public constructor(
     private readonly ctx: RunContext,
@@ -68,6 +71,8 @@ export class RunIntake {
     private readonly validRowsBefore: number,
     /** --force-resume: a changed row is warned about, not refused. */
     private readonly forceResume = false,
+    /** Checked before each new prompt starts. */
+    private readonly budget?: RunBudget | undefined,
   ) {}
 
   /** The jobs; when reading fails (a bad line), `onFailure` is told the prompts read, then the error is thrown. */
@@ -112,6 +117,11 @@ export class RunIntake {
               );
             }
             continue;
+          }
+          this.budgetReached = this.budget?.reached();
+          if (this.budgetReached !== undefined) {
+            ctx.log.warn(this.budgetReached, undefined, 'budget-reached');
+            return;
           }
           yield { row, promptIndex, place, raw, id, sample, rowHash: hash, batch: batches.assign(sequence) };
           sequence += 1;
