@@ -28,6 +28,7 @@ const run: AgentRun = {
   apiCalls: 3,
   usage: { prompt_tokens: 30, completion_tokens: 9, total_tokens: 39 },
   unknownTools: ['web_search_v2'],
+  servedModels: ['gpt-4o-2024-08-06'],
 };
 
 function input(overrides: Partial<TrajectoryInput> = {}): TrajectoryInput {
@@ -93,6 +94,7 @@ describe('buildTrajectory', () => {
       batch_num: 0,
       timestamp: '2025-06-12T10:00:00.000Z',
       model: 'test-model',
+      served_model: 'gpt-4o-2024-08-06',
       endpoint_host: '127.0.0.1:8080',
       key_fingerprint: '0123abcd',
       usage: { prompt_tokens: 30, completion_tokens: 9, total_tokens: 39 },
@@ -106,13 +108,32 @@ describe('buildTrajectory', () => {
   it("writes run mode's fields last in metadata, and none of them outside run mode", () => {
     const written = (runFields?: RunRecordFields): Record<string, unknown> =>
       JSON.parse(JSON.stringify(buildTrajectory(input(runFields === undefined ? {} : { runFields })).metadata)) as Record<string, unknown>;
-    const upstream = ['batch_num', 'timestamp', 'model', 'endpoint_host', 'key_fingerprint', 'usage', 'wall_time_s', 'trace_id', 'seed', 'unknown_tools'];
+    const upstream = [
+      'batch_num',
+      'timestamp',
+      'model',
+      'served_model',
+      'endpoint_host',
+      'key_fingerprint',
+      'usage',
+      'wall_time_s',
+      'trace_id',
+      'seed',
+      'unknown_tools',
+    ];
     expect(Object.keys(written())).toEqual(upstream);
     const root = { run_name: 'r', sample: 1, row_hash: '0123456789abcdef' };
     expect(written(root)).toMatchObject(root);
     expect(Object.keys(written(root))).toEqual([...upstream, 'run_name', 'sample', 'row_hash']);
     expect(Object.keys(written({ ...root, parent_id: 'p1', depth: 1 }))).toEqual([...upstream, 'run_name', 'sample', 'row_hash', 'parent_id', 'depth']);
     expect(validator('trajectory')(buildTrajectory(input({ runFields: { ...root, parent_id: 'p1', depth: 1 } })))).toBeNull();
+  });
+
+  it('records every model the replies named, and null when none did', () => {
+    const served = (servedModels: string[]) => buildTrajectory(input({ run: { ...run, servedModels } })).metadata.served_model;
+    expect(served(['primary', 'fallback'])).toBe('primary, fallback');
+    expect(served([])).toBeNull();
+    expect(validator('trajectory')(buildTrajectory(input({ run: { ...run, servedModels: [] } })))).toBeNull();
   });
 
   it('leaves the fingerprint out when there is no key, and records a null seed', () => {

@@ -26,6 +26,8 @@ import {
   type Transport,
   type TransportResponse,
 } from './httpFetch.js';
+import { readGatewayError } from './gatewayErrors.js';
+import { headerValues } from './requestHeaders.js';
 import { isPlainObject } from './plainObject.js';
 import type { Endpoint } from './endpoint.js';
 
@@ -105,8 +107,10 @@ export function createChatClient(endpoint: Endpoint, options: ChatClientOptions 
     url: new URL(endpointUrl(endpoint.baseUrl, 'chat/completions')),
     headers: {
       accept: 'application/json',
-      'content-type': 'application/json',
       'user-agent': `hermes-datagen/${VERSION}`,
+      // --header and the provider's headers: (which can set neither the key nor the body's type).
+      ...headerValues(endpoint.headers),
+      'content-type': 'application/json',
       authorization: `Bearer ${endpoint.apiKey.reveal()}`,
     },
     timeoutMs: options.timeoutMs ?? DEFAULT_CHAT_TIMEOUT_MS,
@@ -185,11 +189,16 @@ function readReply(answer: TransportResponse): ChatReply {
   return reply(parsed === undefined ? (JSON.parse(text) as unknown) : parsed.value);
 }
 
-/** The APIError subclass of an error status, with the response's body and headers, as openai makes it. */
+/**
+ * The APIError subclass of an error status, with the response's body and headers, as openai makes it;
+ * a body with its error fields at the top (vLLM's `{"object": "error", "message": ...}`, Portkey's
+ * `{"status": "failure", ...}`) is kept whole as the error, where openai would keep nothing of it.
+ */
 function statusError(answer: TransportResponse): APIError {
   const text = withoutBom(answer.body.toString('utf8'));
   const json = safeJson(text);
-  return APIError.generate(answer.status, json, json === undefined ? text : undefined, fetchHeaders(answer.headers));
+  const body = isPlainObject(json) && !('error' in json) ? { error: json } : json;
+  return APIError.generate(answer.status, body, json === undefined ? text : undefined, fetchHeaders(answer.headers));
 }
 
 /** The header a 200 turned into a failure carries: what the endpoint really sent. */
@@ -225,11 +234,16 @@ class NodeHeaders implements ResponseHeaders {
   }
 }
 
-/** What the client retries: no answer, 408, 409, 429, 5xx, or as the server's x-should-retry says; never an abort. */
+/**
+ * What the client retries: no answer, 408, 409, 429, 5xx, or as the server's x-should-retry says; never
+ * an abort, nor a refusal the gateway-error table says needs a fix (a billing 429: insufficient_quota).
+ * The one retry decision of every model call (run mode's limitedClient.ts asks it too).
+ */
 export function clientRetries(error: unknown): boolean {
   if (error instanceof APIUserAbortError) return false;
   if (error instanceof APIConnectionError) return true;
   if (!(error instanceof APIError) || error.status === undefined) return false;
+  if (readGatewayError(error.status, { error: error.error })?.retry === false) return false;
   const header = error.headers?.get('x-should-retry');
   if (header === 'true') return true;
   if (header === 'false') return false;

@@ -8,6 +8,8 @@ export interface ProviderConfig {
   readonly name: string;
   readonly baseUrl: string | undefined;
   readonly apiKeyEnv: string | undefined;
+  /** Sent on every model request through this provider; a value ${VAR} is read from the environment. */
+  readonly headers: ReadonlyMap<string, string>;
 }
 
 export interface EndpointConfig {
@@ -17,7 +19,7 @@ export interface EndpointConfig {
   readonly defaultModel: string | undefined;
 }
 
-const PROVIDER_KEYS = ['base_url', 'api_key_env', 'type', 'auth_mode'] as const;
+const PROVIDER_KEYS = ['base_url', 'api_key_env', 'type', 'auth_mode', 'headers'] as const;
 
 export function readEndpointConfig(path: string, cwd: string): EndpointConfig {
   const file: OptionFile = { option: '--config', path, cwd };
@@ -53,6 +55,7 @@ function endpointConfigOf(parsed: unknown, file: OptionFile): EndpointConfig {
         name,
         baseUrl: optionalString(entry['base_url'], `${where}.base_url`, fail),
         apiKeyEnv: optionalString(entry['api_key_env'], `${where}.api_key_env`, fail),
+        headers: headersOf(entry['headers'], `${where}.headers`, fail),
       });
     }
   }
@@ -60,6 +63,12 @@ function endpointConfigOf(parsed: unknown, file: OptionFile): EndpointConfig {
 }
 
 type Fail = (where: string, problem: string) => never;
+
+function headersOf(value: unknown, where: string, fail: Fail): ReadonlyMap<string, string> {
+  if (value === undefined || value === null) return new Map();
+  if (!isPlainObject(value)) return fail(where, 'expected a mapping of header name to value, e.g. x-portkey-provider: openai');
+  return new Map(Object.entries(value).map(([name, text]) => [name, optionalString(text, `${where}.${name}`, fail) ?? '']));
+}
 
 function optionalString(value: unknown, where: string, fail: Fail): string | undefined {
   if (value === undefined || value === null) return undefined;

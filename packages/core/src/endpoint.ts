@@ -5,6 +5,7 @@
 // (provider.ts) > default; endpointChecks.ts checks the values. Each value remembers where it came from, so
 // errors and doctor can say which source to fix.
 import { describeProxy, type ProxyVariable } from './proxy.js';
+import { describeHeaders, type RequestHeader } from './requestHeaders.js';
 import type { ApiKey } from './secrets.js';
 
 export type ValueSource = 'flag' | 'env' | 'env-file' | 'config' | 'default';
@@ -39,7 +40,8 @@ export type EndpointProblemId =
   | 'key-empty'
   | 'key-whitespace'
   | 'key-invalid-characters'
-  | 'proxy-unsupported';
+  | 'proxy-unsupported'
+  | 'header-invalid';
 
 export type EndpointWarningId = 'openai-and-anthropic' | 'env-file-overridden' | 'config-overridden';
 
@@ -65,6 +67,8 @@ export interface Endpoint {
   readonly apiKeyEnv: string;
   /** The proxy variable requests go through, if one applies to the base URL. */
   readonly proxy: ProxyVariable | undefined;
+  /** Sent on every model request (--header, the provider's headers:). */
+  readonly headers: readonly RequestHeader[];
   readonly origins: { readonly baseUrl: Origin; readonly model: Origin; readonly apiKeyEnv: Origin; readonly apiKey: Origin };
   /** Worth logging once at the start of a run. */
   readonly warnings: readonly Finding<EndpointWarningId>[];
@@ -79,6 +83,7 @@ export interface EndpointInspection {
   readonly apiKeyEnv: Sourced<string>;
   readonly apiKey: Sourced<ApiKey> | undefined;
   readonly proxy: ProxyVariable | undefined;
+  readonly headers: readonly RequestHeader[];
   /** The environment the values were read from: the process's, over the --env-file's. */
   readonly env: Readonly<Record<string, string>>;
   readonly problems: readonly Finding<EndpointProblemId>[];
@@ -99,7 +104,8 @@ export function endpointHost(baseUrl: string): string {
 /** One line for logs: host, model, the key's variable and fingerprint; never the key. */
 export function describeEndpoint(endpoint: Endpoint): string {
   const via = endpoint.proxy ? `, via ${describeProxy(endpoint.proxy)}` : '';
-  return `${endpoint.host}, model ${endpoint.modelId}, key $${endpoint.apiKeyEnv} (fingerprint ${endpoint.apiKey.fingerprint})${via}`;
+  const headers = endpoint.headers.length > 0 ? `, headers ${describeHeaders(endpoint.headers)}` : '';
+  return `${endpoint.host}, model ${endpoint.modelId}, key $${endpoint.apiKeyEnv} (fingerprint ${endpoint.apiKey.fingerprint})${via}${headers}`;
 }
 
 /** What records and statistics carry about the endpoint: enough to tell that a resume uses another key. */

@@ -5,6 +5,7 @@
 // Endpoint: its flags and --help, its resolution (flag > environment > config file), and what logs may say of it.
 export { ENDPOINT_ENV_HELP, endpointOptions, type EndpointArgs } from './endpointOptions.js';
 export { inspectEndpoint, resolveEndpoint } from './resolveEndpoint.js';
+export { describeHeaders, headerValues } from './requestHeaders.js';
 export {
   describeEndpoint,
   endpointIdentity,
@@ -33,3 +34,4 @@ export {
 export { DEFAULT_RETRIES, limitedClient } from './limitedClient.js';
 export { DEFAULT_QUOTA_WAIT_S, QuotaExhaustedError, RateLimiter } from './rateLimiter.js';
 export type { FetchLike } from './httpFetch.js';
+export { gatewayErrorFields, readGatewayError, type GatewayErrorKind } from './gatewayErrors.js';

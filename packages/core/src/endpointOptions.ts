@@ -8,6 +8,8 @@ export interface EndpointArgs {
   apiKeyEnv?: string;
   config?: string;
   envFile?: string;
+  /** --header 'Name: value', repeatable. */
+  header?: string[];
 }
 
 export const DEFAULT_API_KEY_ENV = 'HERMES_API_KEY';
@@ -34,12 +36,19 @@ export function endpointOptions<T>(y: Argv<T>) {
     })
     .option('config', {
       type: 'string',
-      describe: 'YAML or JSON file with providers: {NAME: {base_url, api_key_env, type: openai}} and default_model',
+      describe: 'YAML or JSON file with providers: {NAME: {base_url, api_key_env, type: openai, headers}} and default_model',
       group: ENDPOINT_GROUP,
     })
     .option('env-file', {
       type: 'string',
       describe: 'read variables from this .env file (never read unless named; exported variables win)',
+      group: ENDPOINT_GROUP,
+    })
+    .option('header', {
+      type: 'string',
+      array: true,
+      describe:
+        "'Name: value' sent on every model request, e.g. 'x-portkey-provider: openai' (repeatable; over the provider's headers: in --config); the value of a secret one (a name with a part key, token, secret, auth…: x-api-key, x-portkey-virtual-key) is redacted like the key",
       group: ENDPOINT_GROUP,
     });
 }

@@ -59,7 +59,7 @@ export {
 } from './openaiChat.js';
 
 // Rules: what counts as reasoning, and as a tool call that succeeded.
-export { conversationReasoningStats, gptTurnHasReasoning, parsedGptHasReasoning } from './reasoning.js';
+export { conversationReasoningStats, gptTurnHasReasoning, parsedGptHasReasoning, reasoningStats } from './reasoning.js';
 export { extractToolStats, normaliseToolStats, toolCallSucceeded, toolErrorCounts, toolStatsFromConversations, type ToolNames } from './toolStats.js';
 
 // Registry and toolsets: the tool definitions, the --tools-registry option, and seeded sampling.

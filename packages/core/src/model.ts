@@ -40,6 +40,8 @@ export interface TrajectoryMetadata {
   batch_num: number;
   timestamp: string;
   model: string;
+  /** hermes-generate: the replies' `model`, what the gateway served (several joined by ", "); null when no reply named one. */
+  served_model?: string | null;
   endpoint_host?: string;
   key_fingerprint?: string;
   usage?: Usage;

@@ -11,6 +11,7 @@
 // table tells a billing 429 (needs a fix) from a rate limit (wait and go on).
 import type { APIError } from 'openai/core/error';
 import { headerRetryAfterMs, type ResponseHeaders } from './chatClient.js';
+import { readGatewayError } from './gatewayErrors.js';
 import { isPlainObject } from './plainObject.js';
 
 export type BudgetKind = 'requests' | 'tokens';
@@ -88,12 +89,12 @@ export function durationMs(text: string | null): number | undefined {
 }
 
 /**
- * Whether a refusal is a rate limit: wait and go on, whatever its retries. Every 429 is, for now;
- * the error-dialect table (a billing 429, insufficient_quota, needs a fix instead) is the one place
- * meant to narrow it.
+ * Whether a refusal is a rate limit: wait and go on, whatever its retries. Every 429 is, but one the
+ * gateway-error table says needs a fix (gatewayErrors.ts: a billing 429, insufficient_quota): that one
+ * fails the call at once, and tells the limiter nothing of the rate the endpoint can take.
  */
 export function isRateLimitRefusal(error: APIError): boolean {
-  return error.status === 429;
+  return error.status === 429 && readGatewayError(429, { error: error.error })?.retry !== false;
 }
 
 /** How long a refusal asks to wait, in ms from now: its headers, else its body; undefined when it does not say. */

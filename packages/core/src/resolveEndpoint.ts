@@ -16,6 +16,7 @@ import { DEFAULT_API_KEY_ENV, type EndpointArgs } from './endpointOptions.js';
 import { loadEnvFile, type EnvFile } from './envFile.js';
 import { UsageError } from './errors.js';
 import { missingBaseUrlMessage, selectProvider } from './provider.js';
+import { resolveHeaders } from './requestHeaders.js';
 
 /** The endpoint every model call uses; a UsageError naming each problem and its fix otherwise. */
 export async function resolveEndpoint(args: EndpointArgs, io: EndpointIo): Promise<Endpoint> {
@@ -74,6 +75,12 @@ export async function inspectEndpoint(args: EndpointArgs, io: EndpointIo): Promi
   }
 
   const apiKey = readKey(apiKeyEnv, env, problems);
+  const headers = resolveHeaders(
+    args.header,
+    provider && config && provider.headers.size > 0 ? { path: config.path, provider: provider.name, headers: provider.headers } : undefined,
+    (name) => env.get(name)?.value,
+    (message) => problems.push({ id: 'header-invalid', message }),
+  );
   const proxy = checkedBaseUrl ? checkProxy(checkedBaseUrl, env.merged, problems) : undefined;
   warnings.push(...env.overriddenFileValues([apiKeyEnv.value, 'OPENAI_API_KEY', 'HERMES_BASE_URL', 'OPENAI_BASE_URL', 'HERMES_MODEL']));
   const competing = competingVariables(env.merged);
@@ -90,6 +97,7 @@ export async function inspectEndpoint(args: EndpointArgs, io: EndpointIo): Promi
           apiKey: apiKey.value,
           apiKeyEnv: apiKey.variable,
           proxy,
+          headers,
           origins: { baseUrl: baseUrl.origin, model: modelId.origin, apiKeyEnv: apiKeyEnv.origin, apiKey: apiKey.origin },
           warnings,
         }
@@ -102,6 +110,7 @@ export async function inspectEndpoint(args: EndpointArgs, io: EndpointIo): Promi
     apiKeyEnv,
     apiKey,
     proxy,
+    headers,
     env: env.merged,
     problems,
     warnings,

@@ -155,12 +155,12 @@ return errors === 0;
 validate20.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const trajectory = validate21;
-const schema32 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://hermes-datagen.local/schemas/trajectory.schema.json","title":"Trajectory","description":"The Hermes batch record (hermes-agent batch_runner, batch_N.jsonl / trajectories.jsonl), field for field, plus a top-level `id`. Every other addition of hermes-datagen lives inside `metadata`, so files stay loadable by consumers of upstream Hermes records. Key sets and types are fixed: HF datasets / Arrow rejects drift between rows.","type":"object","required":["prompt_index","conversations","metadata","completed","partial","api_calls","toolsets_used","tool_stats","tool_error_counts"],"properties":{"id":{"type":"string","minLength":1,"description":"Stable, unique per trajectory. Absent only in records made by upstream Hermes."},"prompt_index":{"type":"integer","minimum":0,"description":"Position of the prompt among the dataset's valid rows, from 0."},"conversations":{"type":"array","items":{"$ref":"#/$defs/turn"}},"metadata":{"$ref":"#/$defs/metadata"},"completed":{"type":"boolean"},"partial":{"type":"boolean"},"api_calls":{"type":"integer","minimum":0},"toolsets_used":{"type":"array","items":{"type":"string"}},"tool_stats":{"type":"object","additionalProperties":{"$ref":"#/$defs/toolStat"}},"tool_error_counts":{"type":"object","additionalProperties":{"type":"integer","minimum":0}},"compression_metrics":{"$ref":"#/$defs/compressionMetrics"}},"additionalProperties":false,"$defs":{"turn":{"type":"object","required":["from","value"],"properties":{"from":{"enum":["system","human","gpt","tool"]},"value":{"type":"string"}},"additionalProperties":false},"toolStat":{"type":"object","required":["count","success","failure"],"properties":{"count":{"type":"integer","minimum":0},"success":{"type":"integer","minimum":0},"failure":{"type":"integer","minimum":0}},"additionalProperties":false},"usage":{"type":"object","required":["prompt_tokens","completion_tokens","total_tokens"],"properties":{"prompt_tokens":{"type":"integer","minimum":0},"completion_tokens":{"type":"integer","minimum":0},"total_tokens":{"type":"integer","minimum":0}},"additionalProperties":false},"compressionMetrics":{"type":"object","description":"Upstream hermes-agent's per-trajectory compression metrics (TrajectoryMetrics.to_dict), on records a compression stage changed.","required":["original_tokens","compressed_tokens","tokens_saved","compression_ratio","original_turns","compressed_turns","turns_removed","compression_region","was_compressed","still_over_limit","skipped_under_target","summarization_api_calls","summarization_errors"],"properties":{"original_tokens":{"type":"integer","minimum":0},"compressed_tokens":{"type":"integer","minimum":0},"tokens_saved":{"type":"integer"},"compression_ratio":{"type":"number","minimum":0},"original_turns":{"type":"integer","minimum":0},"compressed_turns":{"type":"integer","minimum":0},"turns_removed":{"type":"integer"},"compression_region":{"type":"object","required":["start_idx","end_idx","turns_count"],"properties":{"start_idx":{"type":"integer","minimum":-1},"end_idx":{"type":"integer","minimum":-1},"turns_count":{"type":"integer","minimum":0}},"additionalProperties":false},"was_compressed":{"type":"boolean"},"still_over_limit":{"type":"boolean"},"skipped_under_target":{"type":"boolean"},"summarization_api_calls":{"type":"integer","minimum":0},"summarization_errors":{"type":"integer","minimum":0}},"additionalProperties":false},"metadata":{"type":"object","description":"Upstream keys (batch_num, timestamp, model) plus hermes-datagen's own, each with a fixed type. Keys other tools add are allowed but should be declared here.","required":["batch_num","timestamp","model"],"properties":{"batch_num":{"type":"integer","minimum":0},"timestamp":{"type":"string","description":"When the trajectory finished (ISO 8601)."},"model":{"type":"string"},"endpoint_host":{"type":"string","description":"Host (and port) of the endpoint; never the key."},"key_fingerprint":{"type":"string","pattern":"^[0-9a-f]{8}$","description":"First 8 hex digits of SHA-256 of the API key."},"usage":{"$ref":"#/$defs/usage"},"wall_time_s":{"type":"number","minimum":0},"trace_id":{"type":"string"},"seed":{"type":["integer","null"]},"unknown_tools":{"type":"array","items":{"type":"string"},"description":"Tool names the model called that are not in the registry."},"run_name":{"type":"string","description":"hermes-generate --run-name: the run directory the record was written to."},"sample":{"type":"integer","minimum":0,"description":"Which of the prompt's --samples this record is, from 0."},"row_hash":{"type":"string","pattern":"^[0-9a-f]{16}$","description":"First 16 hex of SHA-256 of the dataset row, so a resume can tell that the row changed."},"parent_id":{"type":"string","description":"A sub-agent's record: the id of the record whose agent delegated it (delegate_task)."},"depth":{"type":"integer","minimum":1,"description":"A sub-agent's record: 1 below the prompt's own agent, 2 below one of its sub-agents..."},"cost_usd":{"type":"number","minimum":0,"description":"What the record's model calls cost in US dollars, its sub-agents' included (docs/cost.md): from --prices or the gateway's own figure; absent when any call could not be priced."},"replayed_calls":{"type":"integer","minimum":1,"description":"Model calls answered from the run's call journal on --resume instead of being bought again (absent: none)."},"compression":{"type":"object","description":"Set by a compression stage: the conversation's token count before and after it (hermes-stats report shows the totals), and what hermes-compress did. Counts are null when the record was passed through without being tokenised (its UTF-8 size was under its target).","required":["tokens_before","tokens_after"],"properties":{"tokens_before":{"type":["integer","null"],"minimum":0},"tokens_after":{"type":["integer","null"],"minimum":0},"status":{"enum":["compressed","skipped","unchanged","error"]},"reason":{"type":"string"},"strategy":{"enum":["prune","key_decision_extract","llm","placeholder",null]},"target":{"type":["integer","null"],"minimum":0},"config_hash":{"type":"string","pattern":"^[0-9a-f]{16}$"},"message":{"type":"string"}},"additionalProperties":true}},"additionalProperties":true}}};
+const schema32 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://hermes-datagen.local/schemas/trajectory.schema.json","title":"Trajectory","description":"The Hermes batch record (hermes-agent batch_runner, batch_N.jsonl / trajectories.jsonl), field for field, plus a top-level `id`. Every other addition of hermes-datagen lives inside `metadata`, so files stay loadable by consumers of upstream Hermes records. Key sets and types are fixed: HF datasets / Arrow rejects drift between rows.","type":"object","required":["prompt_index","conversations","metadata","completed","partial","api_calls","toolsets_used","tool_stats","tool_error_counts"],"properties":{"id":{"type":"string","minLength":1,"description":"Stable, unique per trajectory. Absent only in records made by upstream Hermes."},"prompt_index":{"type":"integer","minimum":0,"description":"Position of the prompt among the dataset's valid rows, from 0."},"conversations":{"type":"array","items":{"$ref":"#/$defs/turn"}},"metadata":{"$ref":"#/$defs/metadata"},"completed":{"type":"boolean"},"partial":{"type":"boolean"},"api_calls":{"type":"integer","minimum":0},"toolsets_used":{"type":"array","items":{"type":"string"}},"tool_stats":{"type":"object","additionalProperties":{"$ref":"#/$defs/toolStat"}},"tool_error_counts":{"type":"object","additionalProperties":{"type":"integer","minimum":0}},"compression_metrics":{"$ref":"#/$defs/compressionMetrics"}},"additionalProperties":false,"$defs":{"turn":{"type":"object","required":["from","value"],"properties":{"from":{"enum":["system","human","gpt","tool"]},"value":{"type":"string"}},"additionalProperties":false},"toolStat":{"type":"object","required":["count","success","failure"],"properties":{"count":{"type":"integer","minimum":0},"success":{"type":"integer","minimum":0},"failure":{"type":"integer","minimum":0}},"additionalProperties":false},"usage":{"type":"object","required":["prompt_tokens","completion_tokens","total_tokens"],"properties":{"prompt_tokens":{"type":"integer","minimum":0},"completion_tokens":{"type":"integer","minimum":0},"total_tokens":{"type":"integer","minimum":0}},"additionalProperties":false},"compressionMetrics":{"type":"object","description":"Upstream hermes-agent's per-trajectory compression metrics (TrajectoryMetrics.to_dict), on records a compression stage changed.","required":["original_tokens","compressed_tokens","tokens_saved","compression_ratio","original_turns","compressed_turns","turns_removed","compression_region","was_compressed","still_over_limit","skipped_under_target","summarization_api_calls","summarization_errors"],"properties":{"original_tokens":{"type":"integer","minimum":0},"compressed_tokens":{"type":"integer","minimum":0},"tokens_saved":{"type":"integer"},"compression_ratio":{"type":"number","minimum":0},"original_turns":{"type":"integer","minimum":0},"compressed_turns":{"type":"integer","minimum":0},"turns_removed":{"type":"integer"},"compression_region":{"type":"object","required":["start_idx","end_idx","turns_count"],"properties":{"start_idx":{"type":"integer","minimum":-1},"end_idx":{"type":"integer","minimum":-1},"turns_count":{"type":"integer","minimum":0}},"additionalProperties":false},"was_compressed":{"type":"boolean"},"still_over_limit":{"type":"boolean"},"skipped_under_target":{"type":"boolean"},"summarization_api_calls":{"type":"integer","minimum":0},"summarization_errors":{"type":"integer","minimum":0}},"additionalProperties":false},"metadata":{"type":"object","description":"Upstream keys (batch_num, timestamp, model) plus hermes-datagen's own, each with a fixed type. Keys other tools add are allowed but should be declared here.","required":["batch_num","timestamp","model"],"properties":{"batch_num":{"type":"integer","minimum":0},"timestamp":{"type":"string","description":"When the trajectory finished (ISO 8601)."},"model":{"type":"string"},"served_model":{"type":["string","null"],"description":"hermes-generate: the model the endpoint said served the replies (their `model`; several, after a gateway's fallback, joined by \", \"), next to `model`, the one asked for; null when no reply named one."},"endpoint_host":{"type":"string","description":"Host (and port) of the endpoint; never the key."},"key_fingerprint":{"type":"string","pattern":"^[0-9a-f]{8}$","description":"First 8 hex digits of SHA-256 of the API key."},"usage":{"$ref":"#/$defs/usage"},"wall_time_s":{"type":"number","minimum":0},"trace_id":{"type":"string"},"seed":{"type":["integer","null"]},"unknown_tools":{"type":"array","items":{"type":"string"},"description":"Tool names the model called that are not in the registry."},"run_name":{"type":"string","description":"hermes-generate --run-name: the run directory the record was written to."},"sample":{"type":"integer","minimum":0,"description":"Which of the prompt's --samples this record is, from 0."},"row_hash":{"type":"string","pattern":"^[0-9a-f]{16}$","description":"First 16 hex of SHA-256 of the dataset row, so a resume can tell that the row changed."},"parent_id":{"type":"string","description":"A sub-agent's record: the id of the record whose agent delegated it (delegate_task)."},"depth":{"type":"integer","minimum":1,"description":"A sub-agent's record: 1 below the prompt's own agent, 2 below one of its sub-agents..."},"cost_usd":{"type":"number","minimum":0,"description":"What the record's model calls cost in US dollars, its sub-agents' included (docs/cost.md): from --prices or the gateway's own figure; absent when any call could not be priced."},"replayed_calls":{"type":"integer","minimum":1,"description":"Model calls answered from the run's call journal on --resume instead of being bought again (absent: none)."},"compression":{"type":"object","description":"Set by a compression stage: the conversation's token count before and after it (hermes-stats report shows the totals), and what hermes-compress did. Counts are null when the record was passed through without being tokenised (its UTF-8 size was under its target).","required":["tokens_before","tokens_after"],"properties":{"tokens_before":{"type":["integer","null"],"minimum":0},"tokens_after":{"type":["integer","null"],"minimum":0},"status":{"enum":["compressed","skipped","unchanged","error"]},"reason":{"type":"string"},"strategy":{"enum":["prune","key_decision_extract","llm","placeholder",null]},"target":{"type":["integer","null"],"minimum":0},"config_hash":{"type":"string","pattern":"^[0-9a-f]{16}$"},"message":{"type":"string"}},"additionalProperties":true}},"additionalProperties":true}}};
 const schema33 = {"type":"object","required":["from","value"],"properties":{"from":{"enum":["system","human","gpt","tool"]},"value":{"type":"string"}},"additionalProperties":false};
 const schema36 = {"type":"object","required":["count","success","failure"],"properties":{"count":{"type":"integer","minimum":0},"success":{"type":"integer","minimum":0},"failure":{"type":"integer","minimum":0}},"additionalProperties":false};
 const schema37 = {"type":"object","description":"Upstream hermes-agent's per-trajectory compression metrics (TrajectoryMetrics.to_dict), on records a compression stage changed.","required":["original_tokens","compressed_tokens","tokens_saved","compression_ratio","original_turns","compressed_turns","turns_removed","compression_region","was_compressed","still_over_limit","skipped_under_target","summarization_api_calls","summarization_errors"],"properties":{"original_tokens":{"type":"integer","minimum":0},"compressed_tokens":{"type":"integer","minimum":0},"tokens_saved":{"type":"integer"},"compression_ratio":{"type":"number","minimum":0},"original_turns":{"type":"integer","minimum":0},"compressed_turns":{"type":"integer","minimum":0},"turns_removed":{"type":"integer"},"compression_region":{"type":"object","required":["start_idx","end_idx","turns_count"],"properties":{"start_idx":{"type":"integer","minimum":-1},"end_idx":{"type":"integer","minimum":-1},"turns_count":{"type":"integer","minimum":0}},"additionalProperties":false},"was_compressed":{"type":"boolean"},"still_over_limit":{"type":"boolean"},"skipped_under_target":{"type":"boolean"},"summarization_api_calls":{"type":"integer","minimum":0},"summarization_errors":{"type":"integer","minimum":0}},"additionalProperties":false};
 const func1 = Object.prototype.hasOwnProperty;
-const schema34 = {"type":"object","description":"Upstream keys (batch_num, timestamp, model) plus hermes-datagen's own, each with a fixed type. Keys other tools add are allowed but should be declared here.","required":["batch_num","timestamp","model"],"properties":{"batch_num":{"type":"integer","minimum":0},"timestamp":{"type":"string","description":"When the trajectory finished (ISO 8601)."},"model":{"type":"string"},"endpoint_host":{"type":"string","description":"Host (and port) of the endpoint; never the key."},"key_fingerprint":{"type":"string","pattern":"^[0-9a-f]{8}$","description":"First 8 hex digits of SHA-256 of the API key."},"usage":{"$ref":"#/$defs/usage"},"wall_time_s":{"type":"number","minimum":0},"trace_id":{"type":"string"},"seed":{"type":["integer","null"]},"unknown_tools":{"type":"array","items":{"type":"string"},"description":"Tool names the model called that are not in the registry."},"run_name":{"type":"string","description":"hermes-generate --run-name: the run directory the record was written to."},"sample":{"type":"integer","minimum":0,"description":"Which of the prompt's --samples this record is, from 0."},"row_hash":{"type":"string","pattern":"^[0-9a-f]{16}$","description":"First 16 hex of SHA-256 of the dataset row, so a resume can tell that the row changed."},"parent_id":{"type":"string","description":"A sub-agent's record: the id of the record whose agent delegated it (delegate_task)."},"depth":{"type":"integer","minimum":1,"description":"A sub-agent's record: 1 below the prompt's own agent, 2 below one of its sub-agents..."},"cost_usd":{"type":"number","minimum":0,"description":"What the record's model calls cost in US dollars, its sub-agents' included (docs/cost.md): from --prices or the gateway's own figure; absent when any call could not be priced."},"replayed_calls":{"type":"integer","minimum":1,"description":"Model calls answered from the run's call journal on --resume instead of being bought again (absent: none)."},"compression":{"type":"object","description":"Set by a compression stage: the conversation's token count before and after it (hermes-stats report shows the totals), and what hermes-compress did. Counts are null when the record was passed through without being tokenised (its UTF-8 size was under its target).","required":["tokens_before","tokens_after"],"properties":{"tokens_before":{"type":["integer","null"],"minimum":0},"tokens_after":{"type":["integer","null"],"minimum":0},"status":{"enum":["compressed","skipped","unchanged","error"]},"reason":{"type":"string"},"strategy":{"enum":["prune","key_decision_extract","llm","placeholder",null]},"target":{"type":["integer","null"],"minimum":0},"config_hash":{"type":"string","pattern":"^[0-9a-f]{16}$"},"message":{"type":"string"}},"additionalProperties":true}},"additionalProperties":true};
+const schema34 = {"type":"object","description":"Upstream keys (batch_num, timestamp, model) plus hermes-datagen's own, each with a fixed type. Keys other tools add are allowed but should be declared here.","required":["batch_num","timestamp","model"],"properties":{"batch_num":{"type":"integer","minimum":0},"timestamp":{"type":"string","description":"When the trajectory finished (ISO 8601)."},"model":{"type":"string"},"served_model":{"type":["string","null"],"description":"hermes-generate: the model the endpoint said served the replies (their `model`; several, after a gateway's fallback, joined by \", \"), next to `model`, the one asked for; null when no reply named one."},"endpoint_host":{"type":"string","description":"Host (and port) of the endpoint; never the key."},"key_fingerprint":{"type":"string","pattern":"^[0-9a-f]{8}$","description":"First 8 hex digits of SHA-256 of the API key."},"usage":{"$ref":"#/$defs/usage"},"wall_time_s":{"type":"number","minimum":0},"trace_id":{"type":"string"},"seed":{"type":["integer","null"]},"unknown_tools":{"type":"array","items":{"type":"string"},"description":"Tool names the model called that are not in the registry."},"run_name":{"type":"string","description":"hermes-generate --run-name: the run directory the record was written to."},"sample":{"type":"integer","minimum":0,"description":"Which of the prompt's --samples this record is, from 0."},"row_hash":{"type":"string","pattern":"^[0-9a-f]{16}$","description":"First 16 hex of SHA-256 of the dataset row, so a resume can tell that the row changed."},"parent_id":{"type":"string","description":"A sub-agent's record: the id of the record whose agent delegated it (delegate_task)."},"depth":{"type":"integer","minimum":1,"description":"A sub-agent's record: 1 below the prompt's own agent, 2 below one of its sub-agents..."},"cost_usd":{"type":"number","minimum":0,"description":"What the record's model calls cost in US dollars, its sub-agents' included (docs/cost.md): from --prices or the gateway's own figure; absent when any call could not be priced."},"replayed_calls":{"type":"integer","minimum":1,"description":"Model calls answered from the run's call journal on --resume instead of being bought again (absent: none)."},"compression":{"type":"object","description":"Set by a compression stage: the conversation's token count before and after it (hermes-stats report shows the totals), and what hermes-compress did. Counts are null when the record was passed through without being tokenised (its UTF-8 size was under its target).","required":["tokens_before","tokens_after"],"properties":{"tokens_before":{"type":["integer","null"],"minimum":0},"tokens_after":{"type":["integer","null"],"minimum":0},"status":{"enum":["compressed","skipped","unchanged","error"]},"reason":{"type":"string"},"strategy":{"enum":["prune","key_decision_extract","llm","placeholder",null]},"target":{"type":["integer","null"],"minimum":0},"config_hash":{"type":"string","pattern":"^[0-9a-f]{16}$"},"message":{"type":"string"}},"additionalProperties":true}},"additionalProperties":true};
 const schema35 = {"type":"object","required":["prompt_tokens","completion_tokens","total_tokens"],"properties":{"prompt_tokens":{"type":"integer","minimum":0},"completion_tokens":{"type":"integer","minimum":0},"total_tokens":{"type":"integer","minimum":0}},"additionalProperties":false};
 const pattern4 = new RegExp("^[0-9a-f]{8}$", "u");
 const pattern5 = new RegExp("^[0-9a-f]{16}$", "u");
@@ -228,10 +228,11 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.endpoint_host !== undefined){
+if(data.served_model !== undefined){
+let data3 = data.served_model;
 const _errs8 = errors;
-if(typeof data.endpoint_host !== "string"){
-validate22.errors = [{instancePath:instancePath+"/endpoint_host",schemaPath:"#/properties/endpoint_host/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if((typeof data3 !== "string") && (data3 !== null)){
+validate22.errors = [{instancePath:instancePath+"/served_model",schemaPath:"#/properties/served_model/type",keyword:"type",params:{type: schema34.properties.served_model.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs8 === errors;
@@ -240,12 +241,24 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.key_fingerprint !== undefined){
-let data4 = data.key_fingerprint;
+if(data.endpoint_host !== undefined){
 const _errs10 = errors;
-if(errors === _errs10){
-if(typeof data4 === "string"){
-if(!pattern4.test(data4)){
+if(typeof data.endpoint_host !== "string"){
+validate22.errors = [{instancePath:instancePath+"/endpoint_host",schemaPath:"#/properties/endpoint_host/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs10 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.key_fingerprint !== undefined){
+let data5 = data.key_fingerprint;
+const _errs12 = errors;
+if(errors === _errs12){
+if(typeof data5 === "string"){
+if(!pattern4.test(data5)){
 validate22.errors = [{instancePath:instancePath+"/key_fingerprint",schemaPath:"#/properties/key_fingerprint/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{8}$"},message:"must match pattern \""+"^[0-9a-f]{8}$"+"\""}];
 return false;
 }
@@ -255,65 +268,44 @@ validate22.errors = [{instancePath:instancePath+"/key_fingerprint",schemaPath:"#
 return false;
 }
 }
-var valid0 = _errs10 === errors;
+var valid0 = _errs12 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.usage !== undefined){
-let data5 = data.usage;
-const _errs12 = errors;
-const _errs13 = errors;
-if(errors === _errs13){
-if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
+let data6 = data.usage;
+const _errs14 = errors;
+const _errs15 = errors;
+if(errors === _errs15){
+if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
 let missing1;
-if((((data5.prompt_tokens === undefined) && (missing1 = "prompt_tokens")) || ((data5.completion_tokens === undefined) && (missing1 = "completion_tokens"))) || ((data5.total_tokens === undefined) && (missing1 = "total_tokens"))){
+if((((data6.prompt_tokens === undefined) && (missing1 = "prompt_tokens")) || ((data6.completion_tokens === undefined) && (missing1 = "completion_tokens"))) || ((data6.total_tokens === undefined) && (missing1 = "total_tokens"))){
 validate22.errors = [{instancePath:instancePath+"/usage",schemaPath:"#/$defs/usage/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
-const _errs15 = errors;
-for(const key0 in data5){
+const _errs17 = errors;
+for(const key0 in data6){
 if(!(((key0 === "prompt_tokens") || (key0 === "completion_tokens")) || (key0 === "total_tokens"))){
 validate22.errors = [{instancePath:instancePath+"/usage",schemaPath:"#/$defs/usage/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs15 === errors){
-if(data5.prompt_tokens !== undefined){
-let data6 = data5.prompt_tokens;
-const _errs16 = errors;
-if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
-validate22.errors = [{instancePath:instancePath+"/usage/prompt_tokens",schemaPath:"#/$defs/usage/properties/prompt_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-if(errors === _errs16){
-if((typeof data6 == "number") && (isFinite(data6))){
-if(data6 < 0 || isNaN(data6)){
-validate22.errors = [{instancePath:instancePath+"/usage/prompt_tokens",schemaPath:"#/$defs/usage/properties/prompt_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
-return false;
-}
-}
-}
-var valid2 = _errs16 === errors;
-}
-else {
-var valid2 = true;
-}
-if(valid2){
-if(data5.completion_tokens !== undefined){
-let data7 = data5.completion_tokens;
+if(_errs17 === errors){
+if(data6.prompt_tokens !== undefined){
+let data7 = data6.prompt_tokens;
 const _errs18 = errors;
 if(!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))){
-validate22.errors = [{instancePath:instancePath+"/usage/completion_tokens",schemaPath:"#/$defs/usage/properties/completion_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate22.errors = [{instancePath:instancePath+"/usage/prompt_tokens",schemaPath:"#/$defs/usage/properties/prompt_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs18){
 if((typeof data7 == "number") && (isFinite(data7))){
 if(data7 < 0 || isNaN(data7)){
-validate22.errors = [{instancePath:instancePath+"/usage/completion_tokens",schemaPath:"#/$defs/usage/properties/completion_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate22.errors = [{instancePath:instancePath+"/usage/prompt_tokens",schemaPath:"#/$defs/usage/properties/prompt_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -324,22 +316,43 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data5.total_tokens !== undefined){
-let data8 = data5.total_tokens;
+if(data6.completion_tokens !== undefined){
+let data8 = data6.completion_tokens;
 const _errs20 = errors;
 if(!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))){
-validate22.errors = [{instancePath:instancePath+"/usage/total_tokens",schemaPath:"#/$defs/usage/properties/total_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate22.errors = [{instancePath:instancePath+"/usage/completion_tokens",schemaPath:"#/$defs/usage/properties/completion_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs20){
 if((typeof data8 == "number") && (isFinite(data8))){
 if(data8 < 0 || isNaN(data8)){
-validate22.errors = [{instancePath:instancePath+"/usage/total_tokens",schemaPath:"#/$defs/usage/properties/total_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate22.errors = [{instancePath:instancePath+"/usage/completion_tokens",schemaPath:"#/$defs/usage/properties/completion_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
 }
 var valid2 = _errs20 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data6.total_tokens !== undefined){
+let data9 = data6.total_tokens;
+const _errs22 = errors;
+if(!(((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9))) && (isFinite(data9)))){
+validate22.errors = [{instancePath:instancePath+"/usage/total_tokens",schemaPath:"#/$defs/usage/properties/total_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs22){
+if((typeof data9 == "number") && (isFinite(data9))){
+if(data9 < 0 || isNaN(data9)){
+validate22.errors = [{instancePath:instancePath+"/usage/total_tokens",schemaPath:"#/$defs/usage/properties/total_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+var valid2 = _errs22 === errors;
 }
 else {
 var valid2 = true;
@@ -354,18 +367,18 @@ validate22.errors = [{instancePath:instancePath+"/usage",schemaPath:"#/$defs/usa
 return false;
 }
 }
-var valid0 = _errs12 === errors;
+var valid0 = _errs14 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.wall_time_s !== undefined){
-let data9 = data.wall_time_s;
-const _errs22 = errors;
-if(errors === _errs22){
-if((typeof data9 == "number") && (isFinite(data9))){
-if(data9 < 0 || isNaN(data9)){
+let data10 = data.wall_time_s;
+const _errs24 = errors;
+if(errors === _errs24){
+if((typeof data10 == "number") && (isFinite(data10))){
+if(data10 < 0 || isNaN(data10)){
 validate22.errors = [{instancePath:instancePath+"/wall_time_s",schemaPath:"#/properties/wall_time_s/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
@@ -375,29 +388,16 @@ validate22.errors = [{instancePath:instancePath+"/wall_time_s",schemaPath:"#/pro
 return false;
 }
 }
-var valid0 = _errs22 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.trace_id !== undefined){
-const _errs24 = errors;
-if(typeof data.trace_id !== "string"){
-validate22.errors = [{instancePath:instancePath+"/trace_id",schemaPath:"#/properties/trace_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
 var valid0 = _errs24 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
-if(data.seed !== undefined){
-let data11 = data.seed;
+if(data.trace_id !== undefined){
 const _errs26 = errors;
-if((!(((typeof data11 == "number") && (!(data11 % 1) && !isNaN(data11))) && (isFinite(data11)))) && (data11 !== null)){
-validate22.errors = [{instancePath:instancePath+"/seed",schemaPath:"#/properties/seed/type",keyword:"type",params:{type: schema34.properties.seed.type},message:"must be integer,null"}];
+if(typeof data.trace_id !== "string"){
+validate22.errors = [{instancePath:instancePath+"/trace_id",schemaPath:"#/properties/trace_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs26 === errors;
@@ -406,20 +406,33 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.unknown_tools !== undefined){
-let data12 = data.unknown_tools;
+if(data.seed !== undefined){
+let data12 = data.seed;
 const _errs28 = errors;
-if(errors === _errs28){
-if(Array.isArray(data12)){
-var valid3 = true;
-const len0 = data12.length;
-for(let i0=0; i0<len0; i0++){
+if((!(((typeof data12 == "number") && (!(data12 % 1) && !isNaN(data12))) && (isFinite(data12)))) && (data12 !== null)){
+validate22.errors = [{instancePath:instancePath+"/seed",schemaPath:"#/properties/seed/type",keyword:"type",params:{type: schema34.properties.seed.type},message:"must be integer,null"}];
+return false;
+}
+var valid0 = _errs28 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.unknown_tools !== undefined){
+let data13 = data.unknown_tools;
 const _errs30 = errors;
-if(typeof data12[i0] !== "string"){
+if(errors === _errs30){
+if(Array.isArray(data13)){
+var valid3 = true;
+const len0 = data13.length;
+for(let i0=0; i0<len0; i0++){
+const _errs32 = errors;
+if(typeof data13[i0] !== "string"){
 validate22.errors = [{instancePath:instancePath+"/unknown_tools/" + i0,schemaPath:"#/properties/unknown_tools/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid3 = _errs30 === errors;
+var valid3 = _errs32 === errors;
 if(!valid3){
 break;
 }
@@ -430,38 +443,17 @@ validate22.errors = [{instancePath:instancePath+"/unknown_tools",schemaPath:"#/p
 return false;
 }
 }
-var valid0 = _errs28 === errors;
+var valid0 = _errs30 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.run_name !== undefined){
-const _errs32 = errors;
+const _errs34 = errors;
 if(typeof data.run_name !== "string"){
 validate22.errors = [{instancePath:instancePath+"/run_name",schemaPath:"#/properties/run_name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
-}
-var valid0 = _errs32 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.sample !== undefined){
-let data15 = data.sample;
-const _errs34 = errors;
-if(!(((typeof data15 == "number") && (!(data15 % 1) && !isNaN(data15))) && (isFinite(data15)))){
-validate22.errors = [{instancePath:instancePath+"/sample",schemaPath:"#/properties/sample/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-if(errors === _errs34){
-if((typeof data15 == "number") && (isFinite(data15))){
-if(data15 < 0 || isNaN(data15)){
-validate22.errors = [{instancePath:instancePath+"/sample",schemaPath:"#/properties/sample/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
-return false;
-}
-}
 }
 var valid0 = _errs34 === errors;
 }
@@ -469,12 +461,33 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.row_hash !== undefined){
-let data16 = data.row_hash;
+if(data.sample !== undefined){
+let data16 = data.sample;
 const _errs36 = errors;
+if(!(((typeof data16 == "number") && (!(data16 % 1) && !isNaN(data16))) && (isFinite(data16)))){
+validate22.errors = [{instancePath:instancePath+"/sample",schemaPath:"#/properties/sample/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
 if(errors === _errs36){
-if(typeof data16 === "string"){
-if(!pattern5.test(data16)){
+if((typeof data16 == "number") && (isFinite(data16))){
+if(data16 < 0 || isNaN(data16)){
+validate22.errors = [{instancePath:instancePath+"/sample",schemaPath:"#/properties/sample/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+var valid0 = _errs36 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.row_hash !== undefined){
+let data17 = data.row_hash;
+const _errs38 = errors;
+if(errors === _errs38){
+if(typeof data17 === "string"){
+if(!pattern5.test(data17)){
 validate22.errors = [{instancePath:instancePath+"/row_hash",schemaPath:"#/properties/row_hash/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{16}$"},message:"must match pattern \""+"^[0-9a-f]{16}$"+"\""}];
 return false;
 }
@@ -484,38 +497,17 @@ validate22.errors = [{instancePath:instancePath+"/row_hash",schemaPath:"#/proper
 return false;
 }
 }
-var valid0 = _errs36 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.parent_id !== undefined){
-const _errs38 = errors;
-if(typeof data.parent_id !== "string"){
-validate22.errors = [{instancePath:instancePath+"/parent_id",schemaPath:"#/properties/parent_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
 var valid0 = _errs38 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
-if(data.depth !== undefined){
-let data18 = data.depth;
+if(data.parent_id !== undefined){
 const _errs40 = errors;
-if(!(((typeof data18 == "number") && (!(data18 % 1) && !isNaN(data18))) && (isFinite(data18)))){
-validate22.errors = [{instancePath:instancePath+"/depth",schemaPath:"#/properties/depth/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+if(typeof data.parent_id !== "string"){
+validate22.errors = [{instancePath:instancePath+"/parent_id",schemaPath:"#/properties/parent_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
-}
-if(errors === _errs40){
-if((typeof data18 == "number") && (isFinite(data18))){
-if(data18 < 1 || isNaN(data18)){
-validate22.errors = [{instancePath:instancePath+"/depth",schemaPath:"#/properties/depth/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
-return false;
-}
-}
 }
 var valid0 = _errs40 === errors;
 }
@@ -523,12 +515,33 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.cost_usd !== undefined){
-let data19 = data.cost_usd;
+if(data.depth !== undefined){
+let data19 = data.depth;
 const _errs42 = errors;
+if(!(((typeof data19 == "number") && (!(data19 % 1) && !isNaN(data19))) && (isFinite(data19)))){
+validate22.errors = [{instancePath:instancePath+"/depth",schemaPath:"#/properties/depth/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
 if(errors === _errs42){
 if((typeof data19 == "number") && (isFinite(data19))){
-if(data19 < 0 || isNaN(data19)){
+if(data19 < 1 || isNaN(data19)){
+validate22.errors = [{instancePath:instancePath+"/depth",schemaPath:"#/properties/depth/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+var valid0 = _errs42 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.cost_usd !== undefined){
+let data20 = data.cost_usd;
+const _errs44 = errors;
+if(errors === _errs44){
+if((typeof data20 == "number") && (isFinite(data20))){
+if(data20 < 0 || isNaN(data20)){
 validate22.errors = [{instancePath:instancePath+"/cost_usd",schemaPath:"#/properties/cost_usd/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
@@ -538,76 +551,55 @@ validate22.errors = [{instancePath:instancePath+"/cost_usd",schemaPath:"#/proper
 return false;
 }
 }
-var valid0 = _errs42 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.replayed_calls !== undefined){
-let data20 = data.replayed_calls;
-const _errs44 = errors;
-if(!(((typeof data20 == "number") && (!(data20 % 1) && !isNaN(data20))) && (isFinite(data20)))){
-validate22.errors = [{instancePath:instancePath+"/replayed_calls",schemaPath:"#/properties/replayed_calls/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-if(errors === _errs44){
-if((typeof data20 == "number") && (isFinite(data20))){
-if(data20 < 1 || isNaN(data20)){
-validate22.errors = [{instancePath:instancePath+"/replayed_calls",schemaPath:"#/properties/replayed_calls/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
-return false;
-}
-}
-}
 var valid0 = _errs44 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
-if(data.compression !== undefined){
-let data21 = data.compression;
+if(data.replayed_calls !== undefined){
+let data21 = data.replayed_calls;
 const _errs46 = errors;
+if(!(((typeof data21 == "number") && (!(data21 % 1) && !isNaN(data21))) && (isFinite(data21)))){
+validate22.errors = [{instancePath:instancePath+"/replayed_calls",schemaPath:"#/properties/replayed_calls/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
 if(errors === _errs46){
-if(data21 && typeof data21 == "object" && !Array.isArray(data21)){
+if((typeof data21 == "number") && (isFinite(data21))){
+if(data21 < 1 || isNaN(data21)){
+validate22.errors = [{instancePath:instancePath+"/replayed_calls",schemaPath:"#/properties/replayed_calls/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+var valid0 = _errs46 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.compression !== undefined){
+let data22 = data.compression;
+const _errs48 = errors;
+if(errors === _errs48){
+if(data22 && typeof data22 == "object" && !Array.isArray(data22)){
 let missing2;
-if(((data21.tokens_before === undefined) && (missing2 = "tokens_before")) || ((data21.tokens_after === undefined) && (missing2 = "tokens_after"))){
+if(((data22.tokens_before === undefined) && (missing2 = "tokens_before")) || ((data22.tokens_after === undefined) && (missing2 = "tokens_after"))){
 validate22.errors = [{instancePath:instancePath+"/compression",schemaPath:"#/properties/compression/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
-if(data21.tokens_before !== undefined){
-let data22 = data21.tokens_before;
-const _errs49 = errors;
-if((!(((typeof data22 == "number") && (!(data22 % 1) && !isNaN(data22))) && (isFinite(data22)))) && (data22 !== null)){
-validate22.errors = [{instancePath:instancePath+"/compression/tokens_before",schemaPath:"#/properties/compression/properties/tokens_before/type",keyword:"type",params:{type: schema34.properties.compression.properties.tokens_before.type},message:"must be integer,null"}];
-return false;
-}
-if(errors === _errs49){
-if((typeof data22 == "number") && (isFinite(data22))){
-if(data22 < 0 || isNaN(data22)){
-validate22.errors = [{instancePath:instancePath+"/compression/tokens_before",schemaPath:"#/properties/compression/properties/tokens_before/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
-return false;
-}
-}
-}
-var valid4 = _errs49 === errors;
-}
-else {
-var valid4 = true;
-}
-if(valid4){
-if(data21.tokens_after !== undefined){
-let data23 = data21.tokens_after;
+if(data22.tokens_before !== undefined){
+let data23 = data22.tokens_before;
 const _errs51 = errors;
 if((!(((typeof data23 == "number") && (!(data23 % 1) && !isNaN(data23))) && (isFinite(data23)))) && (data23 !== null)){
-validate22.errors = [{instancePath:instancePath+"/compression/tokens_after",schemaPath:"#/properties/compression/properties/tokens_after/type",keyword:"type",params:{type: schema34.properties.compression.properties.tokens_after.type},message:"must be integer,null"}];
+validate22.errors = [{instancePath:instancePath+"/compression/tokens_before",schemaPath:"#/properties/compression/properties/tokens_before/type",keyword:"type",params:{type: schema34.properties.compression.properties.tokens_before.type},message:"must be integer,null"}];
 return false;
 }
 if(errors === _errs51){
 if((typeof data23 == "number") && (isFinite(data23))){
 if(data23 < 0 || isNaN(data23)){
-validate22.errors = [{instancePath:instancePath+"/compression/tokens_after",schemaPath:"#/properties/compression/properties/tokens_after/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate22.errors = [{instancePath:instancePath+"/compression/tokens_before",schemaPath:"#/properties/compression/properties/tokens_before/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -618,12 +610,20 @@ else {
 var valid4 = true;
 }
 if(valid4){
-if(data21.status !== undefined){
-let data24 = data21.status;
+if(data22.tokens_after !== undefined){
+let data24 = data22.tokens_after;
 const _errs53 = errors;
-if(!((((data24 === "compressed") || (data24 === "skipped")) || (data24 === "unchanged")) || (data24 === "error"))){
-validate22.errors = [{instancePath:instancePath+"/compression/status",schemaPath:"#/properties/compression/properties/status/enum",keyword:"enum",params:{allowedValues: schema34.properties.compression.properties.status.enum},message:"must be equal to one of the allowed values"}];
+if((!(((typeof data24 == "number") && (!(data24 % 1) && !isNaN(data24))) && (isFinite(data24)))) && (data24 !== null)){
+validate22.errors = [{instancePath:instancePath+"/compression/tokens_after",schemaPath:"#/properties/compression/properties/tokens_after/type",keyword:"type",params:{type: schema34.properties.compression.properties.tokens_after.type},message:"must be integer,null"}];
 return false;
+}
+if(errors === _errs53){
+if((typeof data24 == "number") && (isFinite(data24))){
+if(data24 < 0 || isNaN(data24)){
+validate22.errors = [{instancePath:instancePath+"/compression/tokens_after",schemaPath:"#/properties/compression/properties/tokens_after/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
 }
 var valid4 = _errs53 === errors;
 }
@@ -631,23 +631,23 @@ else {
 var valid4 = true;
 }
 if(valid4){
-if(data21.reason !== undefined){
-const _errs54 = errors;
-if(typeof data21.reason !== "string"){
-validate22.errors = [{instancePath:instancePath+"/compression/reason",schemaPath:"#/properties/compression/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(data22.status !== undefined){
+let data25 = data22.status;
+const _errs55 = errors;
+if(!((((data25 === "compressed") || (data25 === "skipped")) || (data25 === "unchanged")) || (data25 === "error"))){
+validate22.errors = [{instancePath:instancePath+"/compression/status",schemaPath:"#/properties/compression/properties/status/enum",keyword:"enum",params:{allowedValues: schema34.properties.compression.properties.status.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-var valid4 = _errs54 === errors;
+var valid4 = _errs55 === errors;
 }
 else {
 var valid4 = true;
 }
 if(valid4){
-if(data21.strategy !== undefined){
-let data26 = data21.strategy;
+if(data22.reason !== undefined){
 const _errs56 = errors;
-if(!(((((data26 === "prune") || (data26 === "key_decision_extract")) || (data26 === "llm")) || (data26 === "placeholder")) || (data26 === null))){
-validate22.errors = [{instancePath:instancePath+"/compression/strategy",schemaPath:"#/properties/compression/properties/strategy/enum",keyword:"enum",params:{allowedValues: schema34.properties.compression.properties.strategy.enum},message:"must be equal to one of the allowed values"}];
+if(typeof data22.reason !== "string"){
+validate22.errors = [{instancePath:instancePath+"/compression/reason",schemaPath:"#/properties/compression/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid4 = _errs56 === errors;
@@ -656,33 +656,46 @@ else {
 var valid4 = true;
 }
 if(valid4){
-if(data21.target !== undefined){
-let data27 = data21.target;
-const _errs57 = errors;
-if((!(((typeof data27 == "number") && (!(data27 % 1) && !isNaN(data27))) && (isFinite(data27)))) && (data27 !== null)){
-validate22.errors = [{instancePath:instancePath+"/compression/target",schemaPath:"#/properties/compression/properties/target/type",keyword:"type",params:{type: schema34.properties.compression.properties.target.type},message:"must be integer,null"}];
+if(data22.strategy !== undefined){
+let data27 = data22.strategy;
+const _errs58 = errors;
+if(!(((((data27 === "prune") || (data27 === "key_decision_extract")) || (data27 === "llm")) || (data27 === "placeholder")) || (data27 === null))){
+validate22.errors = [{instancePath:instancePath+"/compression/strategy",schemaPath:"#/properties/compression/properties/strategy/enum",keyword:"enum",params:{allowedValues: schema34.properties.compression.properties.strategy.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-if(errors === _errs57){
-if((typeof data27 == "number") && (isFinite(data27))){
-if(data27 < 0 || isNaN(data27)){
-validate22.errors = [{instancePath:instancePath+"/compression/target",schemaPath:"#/properties/compression/properties/target/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
-return false;
-}
-}
-}
-var valid4 = _errs57 === errors;
+var valid4 = _errs58 === errors;
 }
 else {
 var valid4 = true;
 }
 if(valid4){
-if(data21.config_hash !== undefined){
-let data28 = data21.config_hash;
+if(data22.target !== undefined){
+let data28 = data22.target;
 const _errs59 = errors;
+if((!(((typeof data28 == "number") && (!(data28 % 1) && !isNaN(data28))) && (isFinite(data28)))) && (data28 !== null)){
+validate22.errors = [{instancePath:instancePath+"/compression/target",schemaPath:"#/properties/compression/properties/target/type",keyword:"type",params:{type: schema34.properties.compression.properties.target.type},message:"must be integer,null"}];
+return false;
+}
 if(errors === _errs59){
-if(typeof data28 === "string"){
-if(!pattern5.test(data28)){
+if((typeof data28 == "number") && (isFinite(data28))){
+if(data28 < 0 || isNaN(data28)){
+validate22.errors = [{instancePath:instancePath+"/compression/target",schemaPath:"#/properties/compression/properties/target/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+var valid4 = _errs59 === errors;
+}
+else {
+var valid4 = true;
+}
+if(valid4){
+if(data22.config_hash !== undefined){
+let data29 = data22.config_hash;
+const _errs61 = errors;
+if(errors === _errs61){
+if(typeof data29 === "string"){
+if(!pattern5.test(data29)){
 validate22.errors = [{instancePath:instancePath+"/compression/config_hash",schemaPath:"#/properties/compression/properties/config_hash/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{16}$"},message:"must match pattern \""+"^[0-9a-f]{16}$"+"\""}];
 return false;
 }
@@ -692,19 +705,19 @@ validate22.errors = [{instancePath:instancePath+"/compression/config_hash",schem
 return false;
 }
 }
-var valid4 = _errs59 === errors;
+var valid4 = _errs61 === errors;
 }
 else {
 var valid4 = true;
 }
 if(valid4){
-if(data21.message !== undefined){
-const _errs61 = errors;
-if(typeof data21.message !== "string"){
+if(data22.message !== undefined){
+const _errs63 = errors;
+if(typeof data22.message !== "string"){
 validate22.errors = [{instancePath:instancePath+"/compression/message",schemaPath:"#/properties/compression/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid4 = _errs61 === errors;
+var valid4 = _errs63 === errors;
 }
 else {
 var valid4 = true;
@@ -723,10 +736,11 @@ validate22.errors = [{instancePath:instancePath+"/compression",schemaPath:"#/pro
 return false;
 }
 }
-var valid0 = _errs46 === errors;
+var valid0 = _errs48 === errors;
 }
 else {
 var valid0 = true;
+}
 }
 }
 }

@@ -68,6 +68,16 @@ export interface AgentRun {
   usage: Usage;
   /** Tool names the model called that are in no registry, sorted. */
   unknownTools: string[];
+  /** The models the replies said served them, each once, in order (a gateway's fallback shows as a second). */
+  servedModels: string[];
+}
+
+/** The tools as a request offers them (doctor's probe offers the same). */
+export function wireTools(tools: readonly ToolDefinition[]): ChatCompletionTool[] {
+  return tools.map((tool) => ({
+    type: 'function',
+    function: { name: tool.name, description: tool.description ?? '', parameters: tool.parameters ?? { type: 'object', properties: {} } },
+  }));
 }
 
 export async function runAgent(input: AgentInput): Promise<AgentRun> {
@@ -116,6 +126,7 @@ async function converse(conversation: Conversation, input: AgentInput): Promise<
 class Conversation {
   public apiCalls = 0;
   public readonly unknownTools = new Set<string>();
+  private readonly servedModels = new Set<string>();
   private readonly messages: ChatMessage[];
   private readonly wire: ChatCompletionMessageParam[];
   private readonly tools: ChatCompletionTool[];
@@ -133,10 +144,7 @@ class Conversation {
     input.signal.addEventListener('abort', this.relay, { once: true });
     this.messages = [{ role: 'user', content: input.prompt }];
     this.wire = [{ role: 'user', content: input.prompt }];
-    this.tools = input.tools.map((tool) => ({
-      type: 'function',
-      function: { name: tool.name, description: tool.description ?? '', parameters: tool.parameters ?? { type: 'object', properties: {} } },
-    }));
+    this.tools = wireTools(input.tools);
   }
 
   public async call(withTools: boolean): Promise<ModelReply> {
@@ -156,6 +164,7 @@ class Conversation {
     const reply = readModelReply(body, this.replies);
     this.replies += 1;
     this.usage = addUsage(this.usage, reply.usage);
+    if (reply.servedModel !== null) this.servedModels.add(reply.servedModel);
     return reply;
   }
 
@@ -176,6 +185,7 @@ class Conversation {
       apiCalls: this.apiCalls,
       usage: this.usage,
       unknownTools: [...this.unknownTools].sort(),
+      servedModels: [...this.servedModels],
     };
   }
 }

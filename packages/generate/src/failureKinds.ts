@@ -4,6 +4,7 @@
 // model, a wrong path, a web page); 4: worth running again later as it is (rate limits, server
 // errors, timeouts, refused or reset connections). The --help text and the README are made from it.
 import { ExitCode } from '@hermes-datagen/core';
+import type { GatewayErrorKind } from '@hermes-datagen/core/endpoint';
 
 export type FailureExit = typeof ExitCode.checksFailed | typeof ExitCode.retryable;
 
@@ -21,6 +22,12 @@ export const FAILURE_KINDS = {
   'path-404': { exit: 1, what: '404/405: nothing serves chat completions there (e.g. /v1 missing or doubled)' },
   'not-an-api': { exit: 1, what: 'an HTML page: the base URL points at a website' },
   'no-choices': { exit: 1, what: 'JSON that is no chat completion' },
+  'insufficient-quota': { exit: 1, what: 'the quota or credit is used up (insufficient_quota 429, 402): never retried' },
+  'key-unverifiable': { exit: 1, what: 'the gateway cannot check the key (LiteLLM without its key database)' },
+  'param-rejected': { exit: 1, what: 'the deployment rejects a parameter sent (UnsupportedParamsError, tools)' },
+  'header-required': { exit: 1, what: 'the gateway needs a header (Portkey x-portkey-*): pass it with --header' },
+  'context-length': { exit: 1, what: "the prompt is longer than the model's context (that prompt only)" },
+  'content-filter': { exit: 1, what: "the provider's content filter refused the prompt (that prompt only)" },
   'http-error': { exit: 1, what: 'any other 4xx: the request is refused as it is' },
   dns: { exit: 1, what: 'the host name does not resolve' },
   tls: { exit: 1, what: 'the TLS certificate is refused' },
@@ -35,7 +42,7 @@ export const FAILURE_KINDS = {
   'connection-reset': { exit: 4, what: 'the connection was reset or closed mid-request' },
   'network-error': { exit: 4, what: 'another network failure' },
   'proxy-dead': { exit: 4, what: 'the proxy that requests go through does not answer' },
-} as const satisfies Record<string, FailureKind>;
+} as const satisfies Record<string, FailureKind> & Record<GatewayErrorKind, FailureKind>;
 
 export type FailureKindId = keyof typeof FAILURE_KINDS;
 

@@ -14,13 +14,14 @@ import {
   type StreamArgs,
   type ToolsRegistryArgs,
 } from '@hermes-datagen/core';
-import { endpointIdentity, resolveEndpoint, type EndpointArgs } from '@hermes-datagen/core/endpoint';
+import { describeHeaders, endpointIdentity, resolveEndpoint, type EndpointArgs } from '@hermes-datagen/core/endpoint';
 import type { CallAccounting } from './agentCalls.js';
 import type { ReasoningEffort } from './agentLoop.js';
 import { fitConcurrency, openFileLimit } from './fdBudget.js';
 import { generateStream } from './generateStream.js';
 import { failureContext } from './promptFailure.js';
 import { promptRunner } from './promptRunner.js';
+import { ReasoningWatch } from './reasoningWatch.js';
 import { runBatch } from './run/batchRun.js';
 import { TOOLS_WITH_DELEGATION } from './run/delegation.js';
 import { modelClient } from './run/modelClient.js';
@@ -117,7 +118,8 @@ export async function runGenerate(args: GenerateArgs & Pick<StreamArgs, 'files'>
           endpoint: endpointFacts,
           registry,
           seed: args.seed,
-          settings: recordedFlags(args),
+          // The headers as logs name them: a secret header's value only by its fingerprint.
+          settings: { ...recordedFlags(args), ...(args.header === undefined ? {} : { header: endpoint.headers.map((header) => describeHeaders([header])) }) },
           workspaceRoot: args.workspaceRoot === undefined ? workspaceRoot : undefined,
         });
   // What the run spends is followed when it is priced (the progress line's dollars) or has a budget.
@@ -153,6 +155,7 @@ export async function runGenerate(args: GenerateArgs & Pick<StreamArgs, 'files'>
     if (!args.keepWorkspaces) workspaces.removeNow();
   });
 
+  const reasoningWatch = new ReasoningWatch(args.reasoningEffort, (message) => ctx.log.warn(message, undefined, 'no-reasoning'));
   const runPrompt = promptRunner({
     // As many connections as prompts run at once: each waits on at most one model call.
     client: model.client,
@@ -177,6 +180,7 @@ export async function runGenerate(args: GenerateArgs & Pick<StreamArgs, 'files'>
     processes,
     cwd,
     batchNum: 0,
+    reasoningWatch,
     accounting,
   });
   try {
@@ -201,6 +205,7 @@ export async function runGenerate(args: GenerateArgs & Pick<StreamArgs, 'files'>
       delegation: args.maxDepth > 0 ? { maxDepth: args.maxDepth, checkToolsets: (toolsets) => void registry.toolsOf(toolsets) } : undefined,
     });
   } finally {
+    reasoningWatch.finish();
     forgetForcedExit();
     if (args.keepWorkspaces) ctx.log.info(`workspaces kept under ${workspaces.root}`);
     else await workspaces.remove();

@@ -1,20 +1,18 @@
 // hermes-generate: prompts JSONL in, Hermes trajectories JSONL out. Each prompt runs through the agent
 // loop against one OpenAI-compatible endpoint, with real tools in a workspace of its own; each
 // trajectory is written as soon as its prompt is done.
-import { defineCommand, main as runMain, pricesOption, toolsRegistryOption, type CliSpec } from '@hermes-datagen/core';
+import { defineCommand, main as runMain, pricesOption, type CliSpec } from '@hermes-datagen/core';
 import { ENDPOINT_ENV_HELP, endpointOptions } from '@hermes-datagen/core/endpoint';
-import { DEFAULT_MAX_TURNS, DEFAULT_REQUEST_TIMEOUT_S, REASONING_EFFORTS } from './agentLoop.js';
+import { DEFAULT_MAX_TURNS, DEFAULT_REQUEST_TIMEOUT_S } from './agentLoop.js';
 import { doctorCommand } from './doctor/doctorCommand.js';
 import { failureKindsHelp } from './failureKinds.js';
 import { DEFAULT_CONCURRENCY, runGenerate } from './generateCommand.js';
+import { GENERATION, requestOptions, TOOLS } from './requestOptions.js';
 import { listDistributionsCommand } from './run/listDistributions.js';
 import { runOptions } from './run/runMode.js';
 import { SANDBOX_HELP, SANDBOX_MODES } from './tools/sandbox.js';
 import { DEFAULT_TOOL_LIMITS, formatSize } from './tools/toolLimits.js';
 import { defaultToolConcurrency } from './tools/toolProcesses.js';
-
-const GENERATION = 'Generation:';
-const TOOLS = 'Tools:';
 
 export const spec: CliSpec = {
   name: 'hermes-generate',
@@ -48,7 +46,7 @@ export const spec: CliSpec = {
       describe: 'run every prompt and write its trajectory when it finishes',
       stream: true,
       options: (y) =>
-        runOptions(pricesOption(toolsRegistryOption(endpointOptions(y), TOOLS), 'Cost (docs/cost.md):'))
+        runOptions(pricesOption(requestOptions(endpointOptions(y)), 'Cost (docs/cost.md):'))
           .option('concurrency', {
             alias: 'c',
             type: 'number',
@@ -67,19 +65,6 @@ export const spec: CliSpec = {
             describe:
               'seconds one HTTP attempt of a model call may take; waits for the rate limiter, a backoff or a Retry-After never count. Over it the attempt is retried, and the last one fails as a timeout (retryable, exit 4)',
             group: GENERATION,
-          })
-          .option('reasoning-effort', {
-            alias: 'reasoning_effort',
-            choices: REASONING_EFFORTS,
-            describe: 'sent to the endpoint as reasoning_effort (not sent when not given)',
-            group: GENERATION,
-          })
-          .option('toolsets', { type: 'string', describe: 'give every prompt exactly these toolsets, comma-separated (e.g. terminal,file)', group: TOOLS })
-          .option('distribution', {
-            type: 'string',
-            default: 'default',
-            describe: "sample each prompt's toolsets from this distribution of the tool registry",
-            group: TOOLS,
           })
           .option('seed', {
             type: 'number',

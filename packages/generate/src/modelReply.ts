@@ -1,7 +1,9 @@
 // Reads a chat-completion response into the agent's internal assistant message. Endpoints differ in
 // where they put reasoning (docs/rules.md#think-blocks): core's extractReasoning finds it and moves
 // inline <think>/<REASONING_SCRATCHPAD> blocks out of the content, so every source ends up as the
-// message's `reasoning` (a top-level `thinking` field, as some providers send it, included). A body
+// message's `reasoning`: a top-level `thinking` field or `thinking_blocks`, what a gateway moved into
+// `provider_specific_fields` (LiteLLM's `reasoning_content` and `thinking_blocks`), and
+// Anthropic-compatible `thinking` content blocks included (REASONING_FIELDS names them all). A body
 // that is not a completion (an HTML page, an error object with status 200) is an InvalidReplyError
 // that says what came back. A tool call without a name string (`"name": null`) is kept with an
 // empty name, so the loop answers it as an invalid call instead of dropping it.
@@ -23,26 +25,34 @@ export interface ModelReply {
   message: AssistantMessage;
   finishReason: string | null;
   usage: Usage | undefined;
+  /** The reply's `model`: what the gateway served (a fallback shows here); null when it names none. */
+  servedModel: string | null;
 }
+
+/** Where a reply's reasoning is looked for, for the warning when none is found. */
+export const REASONING_FIELDS =
+  'message.reasoning, reasoning_content, reasoning_details, thinking, thinking_blocks, provider_specific_fields.{reasoning_content, thinking_blocks}, "thinking" content blocks, and inline <think> tags in the content';
 
 /** `turn` numbers the reply within its run; it makes up unique ids for calls that come without one. */
 export function readModelReply(body: unknown, turn: number): ModelReply {
   const choice = firstChoice(body);
   const raw = choice['message'];
   if (!isPlainObject(raw)) throw new InvalidReplyError('the endpoint answered with a choice that has no message', body);
+  const moved = isPlainObject(raw['provider_specific_fields']) ? raw['provider_specific_fields'] : {};
   const draft: AssistantMessage = {
     role: 'assistant',
     content: contentText(raw['content']),
-    reasoning: typeof raw['reasoning'] === 'string' ? raw['reasoning'] : null,
-    reasoning_content: typeof raw['reasoning_content'] === 'string' ? raw['reasoning_content'] : null,
-    reasoning_details: reasoningDetails(raw),
+    reasoning: text(raw['reasoning']) ?? text(moved['reasoning']),
+    reasoning_content: text(raw['reasoning_content']) ?? text(moved['reasoning_content']),
+    reasoning_details: reasoningDetails(raw, moved),
   };
   const { reasoning, content } = extractReasoning(draft);
   const finishReason = typeof choice['finish_reason'] === 'string' ? choice['finish_reason'] : null;
   const message: AssistantMessage = { role: 'assistant', content, reasoning, finish_reason: finishReason };
   const toolCalls = Array.isArray(raw['tool_calls']) ? raw['tool_calls'].filter(isPlainObject) : [];
   if (toolCalls.length > 0) message.tool_calls = toolCalls.map((call, index) => toolCall(call, `call_${turn}_${index}`));
-  return { message, finishReason, usage: readUsage(isPlainObject(body) ? body['usage'] : undefined) };
+  const served = isPlainObject(body) ? text(body['model']) : null;
+  return { message, finishReason, usage: readUsage(isPlainObject(body) ? body['usage'] : undefined), servedModel: served === '' ? null : served };
 }
 
 /** What goes back to the endpoint in later requests: the standard fields only. */
@@ -94,11 +104,29 @@ function contentText(content: unknown): string | null {
   return texts.length > 0 ? texts.join('') : null;
 }
 
-/** reasoning_details, with a top-level `thinking` text as one more detail. */
-function reasoningDetails(raw: Record<string, unknown>): ReasoningDetail[] | null {
+/**
+ * reasoning_details, with one more detail for each other place a provider or gateway puts thinking:
+ * a top-level `thinking` text, `thinking_blocks` (top-level or moved into provider_specific_fields),
+ * and Anthropic-style `{"type": "thinking", "thinking": ...}` parts of the content.
+ */
+function reasoningDetails(raw: Record<string, unknown>, moved: Record<string, unknown>): ReasoningDetail[] | null {
   const details = Array.isArray(raw['reasoning_details']) ? (raw['reasoning_details'] as ReasoningDetail[]) : [];
   const thinking = typeof raw['thinking'] === 'string' ? [{ type: 'thinking', thinking: raw['thinking'] }] : [];
-  return details.length + thinking.length > 0 ? [...details, ...thinking] : null;
+  const blocks = [raw['thinking_blocks'], moved['thinking_blocks'], raw['content']].flatMap(thinkingBlocks);
+  const all = [...details, ...thinking, ...blocks];
+  return all.length > 0 ? all : null;
+}
+
+/** The `thinking` blocks of a list (Anthropic's content blocks, LiteLLM's thinking_blocks); none for anything else. */
+function thinkingBlocks(list: unknown): ReasoningDetail[] {
+  if (!Array.isArray(list)) return [];
+  return list.flatMap((block: unknown) =>
+    isPlainObject(block) && block['type'] === 'thinking' && typeof block['thinking'] === 'string' ? [{ type: 'thinking', thinking: block['thinking'] }] : [],
+  );
+}
+
+function text(value: unknown): string | null {
+  return typeof value === 'string' ? value : null;
 }
 
 // Some providers omit call ids; a tool message must answer a call by id, so one is made up. A call

@@ -14,6 +14,7 @@ import type { SandboxMode } from './tools/sandbox.js';
 import type { ToolProcesses } from './tools/toolProcesses.js';
 import type { AgentTool, DockerSandbox, ToolContext } from './tools/types.js';
 import type { RunWorkspaces } from './tools/workspace.js';
+import type { ReasoningWatch } from './reasoningWatch.js';
 import { buildTrajectory, type EndpointFacts } from './trajectory.js';
 import { toolsetsForPrompt, type ToolsetChoice } from './toolsetSampling.js';
 
@@ -43,6 +44,8 @@ export interface PromptRunnerSettings {
   readonly cwd: string;
   /** 0 in stream mode. */
   readonly batchNum: number;
+  /** Told every agent run's messages: the warning for a run that asked for reasoning and gets none. */
+  readonly reasoningWatch?: ReasoningWatch | undefined;
   /** Prices and the budget: each agent's calls are counted (agentCalls.ts); none, the client is used as it is. */
   readonly accounting?: CallAccounting | undefined;
 }
@@ -111,6 +114,7 @@ export function promptRunner(settings: PromptRunnerSettings): PromptRunner {
       }).catch((error: unknown) => {
         throw new AgentRunError(error, settings.failures);
       });
+      settings.reasoningWatch?.observe(run.messages);
       return buildTrajectory({
         id,
         promptIndex,

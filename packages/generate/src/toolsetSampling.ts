@@ -36,6 +36,12 @@ export function toolsetSelectionName(choice: ToolsetSelection): string {
   return 'forced' in choice ? choice.forced.join(',') : choice.distribution.name;
 }
 
+/** Every toolset a prompt may get: the forced ones, or each the distribution may draw (doctor's probe offers them all). */
+export function possibleToolsets(choice: ToolsetSelection): string[] {
+  if ('forced' in choice) return [...choice.forced];
+  return choice.distribution.toolsets.filter(([, percent]) => percent > 0).map(([name]) => name);
+}
+
 export function toolsetsForPrompt(registry: Pick<ToolRegistry, 'sampleToolsets'>, choice: ToolsetChoice, promptId: string): string[] {
   if ('forced' in choice) return [...choice.forced];
   return registry.sampleToolsets(choice.distribution.name, createRng(promptSeed(choice.seed, promptId)));

@@ -60,6 +60,8 @@ export function buildTrajectory(input: TrajectoryInput): Trajectory {
       batch_num: input.batchNum,
       timestamp: input.finishedAt.toISOString(),
       model: input.endpoint.model,
+      // What answered, from the replies' `model`: a gateway's fallback or alias shows here (null: no reply named one).
+      served_model: run.servedModels.length > 0 ? run.servedModels.join(', ') : null,
       endpoint_host: input.endpoint.host,
       ...(input.endpoint.keyFingerprint !== undefined ? { key_fingerprint: input.endpoint.keyFingerprint } : {}),
       usage: run.usage,

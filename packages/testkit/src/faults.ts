@@ -126,6 +126,9 @@ export function sendHttpFault(response: ServerResponse, rule: FaultRule): boolea
     case 'no_choices':
       sendJson(response, 200, { error: { message: 'Upstream provider returned an empty response', code: 502 } });
       return true;
+    case 'gateway_error':
+      sendJson(response, rule.status ?? 400, rule.body ?? {}, rule.headers);
+      return true;
     case 'error_in_200':
       sendJson(response, 200, { error: { message: 'Provider returned error', code: rule.code ?? 429 } });
       return true;

@@ -29,6 +29,8 @@ function listenError(error: unknown, host: string, port: number): UsageError | u
   return undefined;
 }
 
+const GATEWAY_DIALECTS = 'Gateway dialects (docs/gateway-errors.md):';
+
 export const spec: CliSpec = {
   name: 'hermes-testkit',
   summary: 'A scripted OpenAI-compatible endpoint for tests and demos (replies come from a script or fixed rules; it is not a model).',
@@ -55,11 +57,29 @@ export const spec: CliSpec = {
             describe: 'require "Authorization: Bearer <key>" with the key from this environment variable',
           })
           .option('latency-ms', { type: 'number', default: 0, group: 'Serve options:', describe: 'delay before every chat-completion reply' })
-          .option('seed', { type: 'number', default: 0, group: 'Serve options:', describe: 'seed of the fault-rate draws' }),
+          .option('seed', { type: 'number', default: 0, group: 'Serve options:', describe: 'seed of the fault-rate draws' })
+          .option('insufficient-quota', {
+            type: 'boolean',
+            default: false,
+            describe: 'answer every chat completion as OpenAI does for an account without quota: 429 insufficient_quota',
+            group: GATEWAY_DIALECTS,
+          })
+          .option('reject-param', {
+            type: 'string',
+            array: true,
+            describe:
+              "answer a request that sends this parameter (e.g. reasoning_effort, tools) with LiteLLM's 400 UnsupportedParamsError naming it (repeatable)",
+            group: GATEWAY_DIALECTS,
+          })
+          .option('served-model', { type: 'string', describe: "the reply's model: what the gateway says it served (a fallback)", group: GATEWAY_DIALECTS }),
       examples: [
         ['hermes-testkit serve --script fixtures/testkit/coding-task.json', 'serve a script on a free port'],
         ['hermes-testkit serve --port 8000 --api-key-env TESTKIT_KEY --latency-ms 100', 'fixed port, key required, 100 ms per reply'],
         ['hermes-testkit serve --rps 20 --limit-headers openai --retry-after none', 'a gateway quota of 20 requests a second, with OpenAI budget headers'],
+        [
+          'hermes-testkit serve --reject-param reasoning_effort --served-model fallback-model',
+          'refuse reasoning_effort as LiteLLM does; report another model served',
+        ],
       ],
       run: async (args, ctx) => {
         const apiKey = apiKeyFrom(ctx.io.env, args['api-key-env']);
@@ -71,6 +91,9 @@ export const spec: CliSpec = {
           basePath: args['base-path'],
           latencyMs: args['latency-ms'],
           seed: args.seed,
+          insufficientQuota: args['insufficient-quota'],
+          rejectParams: args['reject-param'],
+          servedModel: args['served-model'],
           // A long-running server must not grow with every request it answers.
           recordRequests: false,
           quota: quotaFromArgs(args),

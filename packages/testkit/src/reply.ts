@@ -8,14 +8,24 @@ export interface ReasoningDetail {
   summary: string;
 }
 
+export interface ThinkingBlock {
+  type: 'thinking';
+  thinking: string;
+  signature: string;
+}
+
 export interface AssistantMessage {
   role: 'assistant';
-  content: string | null;
+  /** Parts only for thinking_content_block: Anthropic-style blocks, the thinking first. */
+  content: string | null | (ThinkingBlock | { type: 'text'; text: string })[];
   reasoning?: string;
   reasoning_content?: string;
   /** A top-level `thinking` field, as some providers send reasoning. */
   thinking?: string;
   reasoning_details?: ReasoningDetail[];
+  /** As LiteLLM returns Anthropic's thinking: at the top, and in provider_specific_fields. */
+  thinking_blocks?: ThinkingBlock[];
+  provider_specific_fields?: { reasoning_content?: string; thinking_blocks?: ThinkingBlock[] };
   tool_calls?: WireToolCall[];
 }
 
@@ -58,9 +68,13 @@ export function renderMessage(reply: ScriptedReply, context: RenderContext): Ass
   if (reasoning !== undefined) {
     const field = reply.reasoning_field ?? context.reasoningField;
     const tag = INLINE_TAGS[field];
-    if (tag !== undefined) message.content = `<${tag}>\n${reasoning}\n</${tag}>\n${message.content ?? ''}`;
+    const block: ThinkingBlock = { type: 'thinking', thinking: reasoning, signature: 'testkit' };
+    if (tag !== undefined) message.content = `<${tag}>\n${reasoning}\n</${tag}>\n${reply.content ?? ''}`;
     else if (field === 'reasoning_details') message.reasoning_details = [{ type: 'reasoning.summary', summary: reasoning }];
-    else message[field as 'reasoning' | 'reasoning_content' | 'thinking'] = reasoning;
+    else if (field === 'provider_specific_fields') message.provider_specific_fields = { reasoning_content: reasoning };
+    else if (field === 'thinking_blocks') message.provider_specific_fields = { thinking_blocks: [block] };
+    else if (field === 'thinking_content_block') message.content = [block, { type: 'text', text: reply.content ?? '' }];
+    else if (field !== 'none') message[field as 'reasoning' | 'reasoning_content' | 'thinking'] = reasoning;
   }
   if (reply.tool_calls && reply.tool_calls.length > 0) {
     message.tool_calls = reply.tool_calls.map((call, index) => ({

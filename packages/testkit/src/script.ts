@@ -3,8 +3,22 @@
 // of a mistake and rejects unknown keys (a misspelt key would otherwise be silently ignored).
 import { loadOptionFile, UsageError } from '@hermes-datagen/core';
 
-/** Where a reply's reasoning goes: a message field, or inline tags at the start of the content. */
-export type ReasoningField = 'reasoning' | 'reasoning_content' | 'reasoning_details' | 'thinking' | 'inline_think' | 'inline_scratchpad';
+/**
+ * Where a reply's reasoning goes: a message field, inline tags at the start of the content, where a
+ * gateway moves it (LiteLLM: provider_specific_fields.reasoning_content, thinking_blocks), an
+ * Anthropic-style `thinking` block of the content, or nowhere (`none`: a gateway that drops it).
+ */
+export type ReasoningField =
+  | 'reasoning'
+  | 'reasoning_content'
+  | 'reasoning_details'
+  | 'thinking'
+  | 'inline_think'
+  | 'inline_scratchpad'
+  | 'provider_specific_fields'
+  | 'thinking_blocks'
+  | 'thinking_content_block'
+  | 'none';
 export const REASONING_FIELDS: readonly ReasoningField[] = [
   'reasoning',
   'reasoning_content',
@@ -12,6 +26,10 @@ export const REASONING_FIELDS: readonly ReasoningField[] = [
   'thinking',
   'inline_think',
   'inline_scratchpad',
+  'provider_specific_fields',
+  'thinking_blocks',
+  'thinking_content_block',
+  'none',
 ];
 
 /** `error` and `MALFORMED_FUNCTION_CALL` are what some providers send for a turn that went wrong. */
@@ -69,7 +87,8 @@ export type FaultKind =
   | 'unauthorized'
   | 'oauth_expired'
   | 'hallucinated_tool'
-  | 'invalid_arguments';
+  | 'invalid_arguments'
+  | 'gateway_error';
 export const FAULT_KINDS: readonly FaultKind[] = [
   'rate_limit',
   'server_error',
@@ -85,6 +104,7 @@ export const FAULT_KINDS: readonly FaultKind[] = [
   'oauth_expired',
   'hallucinated_tool',
   'invalid_arguments',
+  'gateway_error',
 ];
 
 /** Every condition given must hold. `nth` counts chat-completion requests received, from 1. */
@@ -112,6 +132,10 @@ export interface FaultRule {
   tool_name?: string;
   /** error_in_200: the `code` of the error object sent with status 200 (default 429). */
   code?: number;
+  /** gateway_error: the HTTP status of the refusal (default 400). */
+  status?: number;
+  /** gateway_error: the JSON body sent as it is (a real gateway's answer, docs/gateway-errors.md). */
+  body?: unknown;
 }
 
 export interface PolicyOptions {
@@ -268,7 +292,19 @@ class Reader {
   }
 
   public fault(value: unknown, path: string): FaultRule {
-    const fields = this.object(value, path, ['kind', 'when', 'rate', 'retry_after_s', 'retry_after_ms', 'headers', 'delay_ms', 'tool_name', 'code']);
+    const fields = this.object(value, path, [
+      'kind',
+      'when',
+      'rate',
+      'retry_after_s',
+      'retry_after_ms',
+      'headers',
+      'delay_ms',
+      'tool_name',
+      'code',
+      'status',
+      'body',
+    ]);
     const rule: FaultRule = { kind: this.oneOf(fields.kind, `${path}/kind`, FAULT_KINDS) };
     if (fields.when !== undefined) rule.when = this.when(fields.when, `${path}/when`);
     if (fields.rate !== undefined) rule.rate = this.number(fields.rate, `${path}/rate`, 0, 1);
@@ -281,6 +317,8 @@ class Reader {
     if (fields.delay_ms !== undefined) rule.delay_ms = this.number(fields.delay_ms, `${path}/delay_ms`, 0);
     if (fields.tool_name !== undefined) rule.tool_name = this.string(fields.tool_name, `${path}/tool_name`);
     if (fields.code !== undefined) rule.code = this.integer(fields.code, `${path}/code`, 100);
+    if (fields.status !== undefined) rule.status = this.integer(fields.status, `${path}/status`, 400);
+    if (fields.body !== undefined) rule.body = fields.body;
     return rule;
   }
 

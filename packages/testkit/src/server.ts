@@ -5,6 +5,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { applyReplyFault, DEFAULT_SLOW_DELAY_MS, FaultPicker, REPLY_FAULTS, sendHttpFault } from './faults.js';
 import { redactHeaders, sha256Hex } from './fingerprint.js';
+import { gatewayRefusal, type GatewayDialectOptions } from './gatewayDialects.js';
 import { readBody, sendError, sendJson, type HeaderMap } from './http.js';
 import { Quota, type QuotaOptions } from './quota.js';
 import { renderCompletion, type Completion } from './reply.js';
@@ -13,7 +14,7 @@ import { chooseReply } from './responder.js';
 import { parseScript, type Script } from './script.js';
 import { completionChunks, sseFrame } from './sse.js';
 
-export interface ScriptedEndpointOptions {
+export interface ScriptedEndpointOptions extends GatewayDialectOptions {
   /** Without a script (or for prompts no sequence matches) the rule-based policy answers. */
   script?: Script;
   /** Default 127.0.0.1. */
@@ -160,6 +161,12 @@ export async function startScriptedEndpoint(options: ScriptedEndpointOptions = {
       sendError(response, 429, { message: admission.message, type: 'requests', code: 'rate_limit_exceeded' }, admission.headers);
       return;
     }
+    const refusal = gatewayRefusal(options, Object.keys(request), request.model);
+    if (refusal !== undefined) {
+      stats.refused += 1;
+      sendJson(response, refusal.status, refusal.body);
+      return;
+    }
     const context = { prompt: firstUserText(request), step: stepOf(request), nth, model: request.model, requestDigest: sha256Hex(raw) };
     const fault = faults.pick(context);
     const delay = latencyMs + (fault?.kind === 'slow' ? (fault.delay_ms ?? DEFAULT_SLOW_DELAY_MS) : 0);
@@ -173,7 +180,7 @@ export async function startScriptedEndpoint(options: ScriptedEndpointOptions = {
     let reply = chooseReply(script, request);
     if (fault !== undefined && REPLY_FAULTS.includes(fault.kind)) reply = applyReplyFault(fault, reply, context, offeredToolNames(request));
     const completion = renderCompletion(reply, {
-      model: request.model,
+      model: options.servedModel ?? request.model,
       // Ids follow the conversation, not the per-run fields (the user field's trace id), so a rerun of the
       // same prompts gets the same ids, and the same token counts downstream.
       requestDigest: sha256Hex(JSON.stringify([request.model, request.messages, request.tools])),

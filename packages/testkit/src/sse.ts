@@ -65,7 +65,10 @@ export function completionChunks(completion: Completion, includeUsage: boolean):
   const deltas: Delta[] = [
     { role: 'assistant', content: '' },
     ...reasoningDeltas(message),
-    ...wordPieces(message.content ?? '').map((content) => ({ content })),
+    // Streamed, content blocks are their text (the CLIs never stream; the testkit's SSE serves other clients).
+    ...wordPieces(
+      typeof message.content === 'string' ? message.content : (message.content ?? []).flatMap((part) => (part.type === 'text' ? [part.text] : [])).join(''),
+    ).map((content) => ({ content })),
     ...toolCallDeltas(message),
   ];
   const chunk = (delta: Delta, finish: FinishReason | null): CompletionChunk => ({

@@ -83,10 +83,13 @@ describe('healthy', () => {
       source: 'env',
       from: 'HERMES_API_KEY',
     });
-    // One minimal request per run: a 1-token completion.
+    // The request a run sends first (test/e2e/generateDoctorRequest.test.ts compares them): the default
+    // distribution's tools, and no max_tokens, which a run never sends.
     const chats = target.requests.filter((r) => r.path.endsWith('/chat/completions'));
     expect(chats).toHaveLength(2);
-    expect(chats[0]!.body).toMatchObject({ model: 'test-model', max_tokens: 1 });
+    expect(chats[0]!.body).toMatchObject({ model: 'test-model' });
+    expect(chats[0]!.body).not.toHaveProperty('max_tokens');
+    expect((chats[0]!.body as { tools: unknown[] }).tools.length).toBeGreaterThan(0);
   });
 });
 
@@ -284,8 +287,8 @@ describe('rate limited', () => {
     const failure = theFailure(report, 'rate-limited');
     expect(failure.message).toContain('answered 429 Too Many Requests');
     expect(failure.message).toContain('it asks to wait 3600 s (Retry-After) (hermes-generate waits at most 30 s before a retry)');
+    expect(failure.fix).toContain('--rpm N (requests a minute) and --tpm N (tokens a minute)');
     expect(failure.fix).toContain('lower --concurrency');
-    expect(failure.fix).toContain('resume the run in smaller batches');
   });
 });
 

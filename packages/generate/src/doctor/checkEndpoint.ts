@@ -8,6 +8,7 @@ import {
   describeProxy,
   endpointFetch,
   endpointUrl,
+  headerValues,
   inspectEndpoint,
   proxyVariables,
   type Endpoint,
@@ -32,6 +33,8 @@ import { exchange, probeProxy, proxyAddress, type RequestParts } from './network
 
 export interface EndpointCheckOptions {
   readonly timeoutMs: number;
+  /** What the probe carries besides model and messages: a run's tools and reasoning_effort (doctorCommand.ts). */
+  readonly request?: Readonly<Record<string, unknown>>;
 }
 
 export interface EndpointCheckResult {
@@ -63,7 +66,7 @@ export async function checkEndpoint(args: EndpointArgs, io: EndpointIo, options:
   checks.push(...proxyChecks);
   if (proxyChecks.some((c) => c.status === 'fail')) return finish();
 
-  checks.push(...(await checkChat(endpoint, inspection, options.timeoutMs)));
+  checks.push(...(await checkChat(endpoint, inspection, options)));
   return finish();
 }
 
@@ -102,9 +105,15 @@ async function checkProxies(endpoint: Endpoint, env: Readonly<Record<string, str
   });
 }
 
-async function checkChat(endpoint: Endpoint, inspection: EndpointInspection, timeoutMs: number): Promise<Check[]> {
+async function checkChat(endpoint: Endpoint, inspection: EndpointInspection, options: EndpointCheckOptions): Promise<Check[]> {
+  const { timeoutMs } = options;
   const fetchFn = endpointFetch(endpoint);
-  const authorization: RequestParts['headers'] = { authorization: `Bearer ${endpoint.apiKey.reveal()}`, accept: 'application/json' };
+  // The headers every model request carries (--header, the provider's headers:), as the run's client sends them.
+  const authorization: RequestParts['headers'] = {
+    accept: 'application/json',
+    ...headerValues(endpoint.headers),
+    authorization: `Bearer ${endpoint.apiKey.reveal()}`,
+  };
   const chat = (baseUrl: string): ReturnType<typeof exchange> =>
     exchange(
       fetchFn,
@@ -112,7 +121,8 @@ async function checkChat(endpoint: Endpoint, inspection: EndpointInspection, tim
       endpointUrl(baseUrl, 'chat/completions'),
       {
         headers: { ...authorization, 'content-type': 'application/json' },
-        body: JSON.stringify({ model: endpoint.model, messages: [{ role: 'user', content: 'Reply with OK.' }], max_tokens: 1 }),
+        // The run's first request, as a run sends it: its tools and reasoning_effort, and no max_tokens (a run sends none).
+        body: JSON.stringify({ model: endpoint.model, messages: [{ role: 'user', content: 'Reply with OK.' }], ...options.request }),
       },
       timeoutMs,
     );

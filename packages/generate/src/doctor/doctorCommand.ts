@@ -1,8 +1,14 @@
 // hermes-generate doctor: the single-prompt check to run before any batch. It resolves the endpoint
-// exactly as a run would, makes one minimal request, and prints a report (not JSONL) naming the cause
-// and the fix of each failure. The key never appears in it: every line passes through redact().
-import { defineCommand, redact, UsageError } from '@hermes-datagen/core';
-import { describeProxy, endpointOptions, type EndpointInspection, type Sourced } from '@hermes-datagen/core/endpoint';
+// exactly as a run would, sends the request a run's first call would send (the same tools,
+// reasoning_effort and headers, from the same flags), and prints a report (not JSONL) naming the cause
+// and the fix of each failure. Neither the key nor a secret header's value appears in it: every line
+// passes through redact().
+import { defineCommand, loadToolRegistry, redact, UsageError } from '@hermes-datagen/core';
+import { describeHeaders, describeProxy, endpointOptions, type EndpointInspection, type Sourced } from '@hermes-datagen/core/endpoint';
+import { wireTools } from '../agentLoop.js';
+import { requestOptions } from '../requestOptions.js';
+import { offeredTools, toolDefinition } from '../tools/toolRunner.js';
+import { possibleToolsets, selectToolsets } from '../toolsetSampling.js';
 import type { Check } from './judgeExchange.js';
 import { checkEndpoint, originText, type EndpointCheckResult } from './checkEndpoint.js';
 
@@ -11,18 +17,31 @@ const DEFAULT_TIMEOUT_S = 15;
 export const doctorCommand = defineCommand({
   command: 'doctor',
   describe:
-    'check the endpoint configuration and one minimal request; print the cause and fix of any failure (exit 0 healthy, 1 needs a fix, 2 configuration wrong, 4 worth retrying later)',
+    'check the endpoint configuration and the request a run sends first (its tools, reasoning_effort and headers, from the same flags); print the cause and fix of any failure (exit 0 healthy, 1 needs a fix, 2 configuration wrong, 4 worth retrying later)',
   options: (y) =>
-    endpointOptions(y)
+    requestOptions(endpointOptions(y))
       .option('timeout', { type: 'number', default: DEFAULT_TIMEOUT_S, describe: 'seconds to wait for each connection and answer' })
       .option('json', { type: 'boolean', describe: 'print the report as one JSON object instead of lines' }),
   examples: [
     ['$0 doctor --env-file .env --model anthropic/claude-sonnet-4-6', 'check the gateway named by HERMES_BASE_URL in .env'],
     ['$0 doctor --config hermes.yaml --json', 'the same check as JSON, for scripts'],
+    [
+      '$0 doctor --toolsets terminal,file --reasoning-effort high',
+      'the request a run with these flags sends: a deployment that refuses its tools or reasoning_effort fails here',
+    ],
   ],
   run: async (args, ctx) => {
     if (!(args.timeout > 0)) throw new UsageError(`--timeout must be a positive number of seconds, not ${String(args.timeout)}`);
-    const result = await checkEndpoint(args, ctx.io, { timeoutMs: Math.max(1, Math.round(args.timeout * 1000)) });
+    // The tools a run with these flags may offer, all at once: a deployment that refuses any fails here.
+    const registry = loadToolRegistry(args.toolsRegistry, ctx.io.cwd);
+    const tools = offeredTools(possibleToolsets(selectToolsets(registry, args)), registry).map(toolDefinition);
+    const result = await checkEndpoint(args, ctx.io, {
+      timeoutMs: Math.max(1, Math.round(args.timeout * 1000)),
+      request: {
+        ...(tools.length > 0 ? { tools: wireTools(tools) } : {}),
+        ...(args.reasoningEffort === undefined ? {} : { reasoning_effort: args.reasoningEffort }),
+      },
+    });
     const text = args.json ? `${JSON.stringify(reportJson(result))}\n` : renderReport(result);
     ctx.io.stdout.write(redactSecrets(text, result.inspection));
     return result.exitCode;
@@ -57,6 +76,7 @@ function settingLines(inspection: EndpointInspection): [string, string][] {
     ['model', sourced(inspection.modelId, `${upstream}${provider}`)],
     ['key', key],
     ['proxy', inspection.proxy ? describeProxy(inspection.proxy) : 'none'],
+    ...(inspection.headers.length > 0 ? [['headers', describeHeaders(inspection.headers)] as [string, string]] : []),
   ];
 }
 
@@ -87,6 +107,11 @@ export function reportJson(result: EndpointCheckResult): unknown {
           }
         : null,
       proxy: inspection.proxy ? describeProxy(inspection.proxy) : null,
+      headers: inspection.headers.map((header) => ({
+        name: header.name,
+        ...(typeof header.value === 'string' ? { value: header.value } : { secret_fingerprint: header.value.fingerprint }),
+        from: header.origin.name,
+      })),
     },
     checks: result.checks.map((c) => ({ id: c.id, status: c.status, message: c.message, ...(c.fix ? { fix: c.fix } : {}) })),
   };
@@ -99,6 +124,7 @@ export function reportJson(result: EndpointCheckResult): unknown {
  * would mangle the report, not protect anything.
  */
 function redactSecrets(text: string, inspection: EndpointInspection): string {
+  // Secret header values were registered as they were resolved (core requestHeaders.ts): redact removes them too.
   let out = redact(text, inspection.apiKey?.value);
   for (const [name, value] of Object.entries(inspection.env)) {
     if (name === inspection.apiKeyEnv.value || /KEY|TOKEN|SECRET|PASSWORD/i.test(name)) out = redact(out, value);

@@ -3,7 +3,7 @@
 // can be tested against a scripted endpoint and read without the network code around it. A failed
 // prompt of a run is judged here too (promptFailure.ts), so both name a failure alike, and its id
 // decides the exit code (failureKinds.ts).
-import { embeddedErrorStatus } from '@hermes-datagen/core/endpoint';
+import { embeddedErrorStatus, gatewayErrorFields, readGatewayError } from '@hermes-datagen/core/endpoint';
 import { editDistance } from '@hermes-datagen/core';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail';
@@ -64,12 +64,6 @@ export interface ChatVerdict {
   readonly unknownModel: boolean;
 }
 
-interface ErrorBody {
-  readonly message: string | undefined;
-  readonly type: string | undefined;
-  readonly code: string | undefined;
-}
-
 const TIMEOUT_CODES: readonly string[] = ['ETIMEDOUT', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT'];
 const RESET_CODES: readonly string[] = ['ECONNRESET', 'EPIPE', 'ECONNABORTED', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED'];
 const OAUTH_WORDS = /oauth|invalid[_ ]token|token[_ ]expired|expired[_ ]token|token (has|is) expired|access[_ ]token|refresh[_ ]token/i;
@@ -85,9 +79,10 @@ export function judgeChat(exchange: Exchange, context: ChatContext): ChatVerdict
     ...flags,
   });
   // A gateway that reports an upstream failure as {"error": {"code": 429}} with status 200 means that status.
-  const embedded = exchange.status === 200 ? embeddedErrorStatus(parseJson(exchange.body)) : undefined;
+  const parsed = parseJson(exchange.body);
+  const embedded = exchange.status === 200 ? embeddedErrorStatus(parsed) : undefined;
   const status = embedded ?? exchange.status;
-  const error = errorBody(exchange.body);
+  const error = gatewayErrorFields(parsed);
   const said = error.message ? `: "${clip(error.message)}"` : '';
   const where = `${exchange.method} ${exchange.url}`;
 
@@ -100,6 +95,20 @@ export function judgeChat(exchange: Exchange, context: ChatContext): ChatVerdict
         fix: "point the base URL at the gateway's API, not its website: usually the URL its docs give for OpenAI clients, often ending in /v1 or /api",
       },
       { wrongPath: true },
+    );
+  }
+  // What a known gateway's refusal means (core gatewayErrors.ts): the same table the client's retries follow.
+  const dialect = looksLikeHtml(exchange) ? undefined : readGatewayError(status, parsed);
+  if (dialect !== undefined) {
+    const wait = dialect.retry ? retryAfterText(exchange) : undefined;
+    return verdict(
+      {
+        id: dialect.kind,
+        status: 'fail',
+        message: `${where} answered ${status}${embedded ? ' (inside a 200)' : ''}${said}${wait ? `; it asks to wait ${wait}` : ''}: ${dialect.meaning}${dialect.kind === 'model-not-found' ? ` (model ${context.model})` : ''}`,
+        fix: dialect.fix,
+      },
+      { unknownModel: dialect.kind === 'model-not-found' },
     );
   }
   if ((status === 401 || status === 403) && OAUTH_WORDS.test(`${error.type ?? ''} ${error.code ?? ''} ${error.message ?? ''}`)) {
@@ -154,7 +163,7 @@ export function judgeChat(exchange: Exchange, context: ChatContext): ChatVerdict
       id: 'rate-limited',
       status: 'fail',
       message: `${where} answered 429${embedded ? ' (inside a 200)' : ' Too Many Requests'}${said}${wait ? `; it asks to wait ${wait}` : ''} (hermes-generate waits at most ${context.retryAfterCapMs / 1000} s before a retry)`,
-      fix: "the account is over its rate limit: lower --concurrency (fewer workers) or the batch size, and resume the run in smaller batches; check the plan's limits with the gateway",
+      fix: "the account is over its rate limit: cap the run at the plan's limits with --rpm N (requests a minute) and --tpm N (tokens a minute), or lower --concurrency; check the plan's limits with the gateway, and --resume a run that stopped",
     });
   }
   if (status >= 500) {
@@ -359,19 +368,6 @@ function hasMessage(body: string): boolean {
   const parsed = parseJson(body) as { choices?: unknown[] } | undefined;
   const first = parsed?.choices?.[0] as { message?: unknown } | undefined;
   return typeof first?.message === 'object' && first.message !== null;
-}
-
-function errorBody(body: string): ErrorBody {
-  const parsed = parseJson(body) as Record<string, unknown> | undefined;
-  if (!parsed || typeof parsed !== 'object') return { message: undefined, type: undefined, code: undefined };
-  const inner = parsed['error'];
-  const source = (typeof inner === 'object' && inner !== null ? inner : parsed) as Record<string, unknown>;
-  const text = (value: unknown): string | undefined => (typeof value === 'string' || typeof value === 'number' ? String(value) : undefined);
-  return {
-    message: typeof inner === 'string' ? inner : (text(source['message']) ?? text(source['detail']) ?? text(parsed['message'])),
-    type: text(source['type']),
-    code: text(source['code']),
-  };
 }
 
 function parseJson(text: string): unknown {
