@@ -8,9 +8,10 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Trajectory } from '@hermes-datagen/core';
 import { startScriptedEndpoint, type Script, type ScriptedEndpoint } from '@hermes-datagen/testkit';
-import { jsonl, tempDir } from '../util/cli.js';
+import { binPath, jsonl, runProcess, tempDir } from '../util/cli.js';
 import { runGenerate, TEST_MODEL } from '../util/generate.js';
 import { expectRunInvariants, trajectoriesOf } from '../util/runDirectory.js';
+import { TEST_API_KEY } from '../util/secrets.js';
 
 let endpoint: ScriptedEndpoint | undefined;
 afterEach(async () => {
@@ -98,6 +99,24 @@ describe('hermes-generate cost', () => {
 
     const none = await runGenerate(endpoint.url, prompts, [], { dir });
     expect(none.records[0]?.metadata).not.toHaveProperty('cost_usd');
+  });
+
+  it('doctor says what its probe cost, or that the model has no price', async () => {
+    endpoint = await startScriptedEndpoint({ script: SCRIPT });
+    const dir = tempDir('hermes-cost-doctor-');
+    writeFileSync(join(dir, 'prices.json'), JSON.stringify(PRICES));
+    writeFileSync(join(dir, 'other.json'), JSON.stringify({ 'some-other-model': { input: 1, output: 1 } }));
+    const doctor = (prices: string) =>
+      runProcess(binPath('generate', 'hermes-generate'), ['doctor', '--base-url', endpoint!.url, '--model', TEST_MODEL, '--prices', prices], {
+        env: { HERMES_API_KEY: TEST_API_KEY },
+        cwd: dir,
+      });
+    const priced = await doctor('prices.json');
+    expect(priced.code, priced.stdout).toBe(0);
+    expect(priced.stdout).toMatch(/ok {4}the probe cost \$[0-9.]+ \(\d+ tokens of test-model at --prices\)/);
+    const unpriced = await doctor('other.json');
+    expect(unpriced.code, unpriced.stdout).toBe(0);
+    expect(unpriced.stdout).toContain('warn  --prices has no price for model test-model');
   });
 
   it('a bad prices file is a usage error naming its place', async () => {

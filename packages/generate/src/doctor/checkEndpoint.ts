@@ -1,7 +1,7 @@
 // doctor's sequence: the configuration as resolved (no network when it is wrong), each proxy variable's
 // address, then one minimal chat completion; a path that serves nothing is tried with /v1 toggled, and
 // an unknown model is looked up in GET /models. Stops at the first failure that hides the next.
-import { ExitCode } from '@hermes-datagen/core';
+import { ExitCode, replyCost, roundUsd, type PriceTable } from '@hermes-datagen/core';
 import {
   DEFAULT_RETRY_AFTER_CAP_MS,
   describeEndpoint,
@@ -28,6 +28,7 @@ import {
   type ChatContext,
   type ChatVerdict,
   type Check,
+  type Exchange,
 } from './judgeExchange.js';
 import { exchange, probeProxy, proxyAddress, type RequestParts } from './networkProbe.js';
 
@@ -35,6 +36,8 @@ export interface EndpointCheckOptions {
   readonly timeoutMs: number;
   /** What the probe carries besides model and messages: a run's tools and reasoning_effort (doctorCommand.ts). */
   readonly request?: Readonly<Record<string, unknown>>;
+  /** --prices: the report says what the probe cost, or that the model has no price. */
+  readonly prices?: PriceTable | undefined;
 }
 
 export interface EndpointCheckResult {
@@ -136,16 +139,16 @@ async function checkChat(endpoint: Endpoint, inspection: EndpointInspection, opt
   };
 
   // One request at a base URL, judged; an unknown model is looked up in that base URL's GET /models.
-  const judgeAt = async (baseUrl: string): Promise<{ verdict: ChatVerdict; check: Check; outcome: string }> => {
+  const judgeAt = async (baseUrl: string): Promise<Judged> => {
     const answer = await chat(baseUrl);
     const verdict = judgeChat(answer, context);
-    if (!verdict.unknownModel) return { verdict, check: verdict.check, outcome: outcomeOf(answer) };
+    if (!verdict.unknownModel) return { verdict, check: verdict.check, outcome: outcomeOf(answer), answer };
     const listing = await exchange(fetchFn, 'GET', endpointUrl(baseUrl, 'models'), { headers: authorization }, timeoutMs);
-    return { verdict, check: judgeUnknownModel(verdict.check, endpoint.model, listedModels(listing)), outcome: outcomeOf(answer) };
+    return { verdict, check: judgeUnknownModel(verdict.check, endpoint.model, listedModels(listing)), outcome: outcomeOf(answer), answer };
   };
 
   const first = await judgeAt(endpoint.baseUrl);
-  if (!first.verdict.wrongPath) return [first.check];
+  if (!first.verdict.wrongPath) return [first.check, ...probeCost(first, endpoint.model, options.prices)];
   const variant = pathVariant(endpoint.baseUrl);
   const second = await judgeAt(variant);
   const settled = second.verdict.wrongPath || second.check.status === 'ok';
@@ -154,7 +157,37 @@ async function checkChat(endpoint: Endpoint, inspection: EndpointInspection, opt
   ];
   // Once the path is right, the next problem (a bad key, an unknown model) is worth knowing now.
   if (!settled) checks.push({ ...second.check, message: `with ${variant}: ${second.check.message}` });
-  return checks;
+  return [...checks, ...probeCost(second, endpoint.model, options.prices)];
+}
+
+interface Judged {
+  readonly verdict: ChatVerdict;
+  readonly check: Check;
+  readonly outcome: string;
+  readonly answer: Exchange;
+}
+
+/** With --prices, what the answered probe cost (docs/cost.md), or that its model has no price. */
+function probeCost({ check, answer }: Judged, model: string, prices: PriceTable | undefined): Check[] {
+  if (prices === undefined || check.status !== 'ok' || answer.kind !== 'response') return [];
+  let reply: unknown;
+  try {
+    reply = JSON.parse(answer.body);
+  } catch {
+    return [];
+  }
+  const cost = replyCost(reply, model, prices);
+  if (cost.usd === undefined) {
+    return [
+      {
+        id: 'cost',
+        status: 'warn',
+        message: `--prices has no price for model ${cost.model}: a run's records would carry no cost_usd`,
+        fix: `add ${cost.model} to the prices file (docs/cost.md)`,
+      },
+    ];
+  }
+  return [{ id: 'cost', status: 'ok', message: `the probe cost $${roundUsd(cost.usd)} (${cost.tokens} tokens of ${cost.model} at --prices)` }];
 }
 
 /** How the report names where a value came from: `--model`, `$HERMES_API_KEY`, `HERMES_API_KEY in .env`. */

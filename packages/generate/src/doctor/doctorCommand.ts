@@ -3,7 +3,7 @@
 // reasoning_effort and headers, from the same flags), and prints a report (not JSONL) naming the cause
 // and the fix of each failure. Neither the key nor a secret header's value appears in it: every line
 // passes through redact().
-import { defineCommand, loadToolRegistry, redact, UsageError } from '@hermes-datagen/core';
+import { defineCommand, loadPrices, loadToolRegistry, pricesOption, redact, UsageError } from '@hermes-datagen/core';
 import { describeHeaders, describeProxy, endpointOptions, type EndpointInspection, type Sourced } from '@hermes-datagen/core/endpoint';
 import { wireTools } from '../agentLoop.js';
 import { requestOptions } from '../requestOptions.js';
@@ -19,7 +19,7 @@ export const doctorCommand = defineCommand({
   describe:
     'check the endpoint configuration and the request a run sends first (its tools, reasoning_effort and headers, from the same flags); print the cause and fix of any failure (exit 0 healthy, 1 needs a fix, 2 configuration wrong, 4 worth retrying later)',
   options: (y) =>
-    requestOptions(endpointOptions(y))
+    pricesOption(requestOptions(endpointOptions(y)), 'Options:', 'the report says what the probe cost')
       .option('timeout', { type: 'number', default: DEFAULT_TIMEOUT_S, describe: 'seconds to wait for each connection and answer' })
       .option('json', { type: 'boolean', describe: 'print the report as one JSON object instead of lines' }),
   examples: [
@@ -37,6 +37,7 @@ export const doctorCommand = defineCommand({
     const tools = offeredTools(possibleToolsets(selectToolsets(registry, args)), registry).map(toolDefinition);
     const result = await checkEndpoint(args, ctx.io, {
       timeoutMs: Math.max(1, Math.round(args.timeout * 1000)),
+      prices: loadPrices(args, ctx.io.cwd),
       request: {
         ...(tools.length > 0 ? { tools: wireTools(tools) } : {}),
         ...(args.reasoningEffort === undefined ? {} : { reasoning_effort: args.reasoningEffort }),
