@@ -10,6 +10,9 @@
 //             run's batch files: the same number of files of the same sizes, each created,
 //             written once, fsynced and closed, in CPU time (file creation is cheap on most
 //             disks, but costs up to 1 ms of system time on some virtual machines).
+//   journal:  the call journal's share of run mode: the same runs with --no-journal, in turn with the
+//             others, fastest counting (CPU per turn with and without it); and in the gateway part, a
+//             second 1 s run with --no-journal (wall time and CPU per call with and without it).
 //   resume:   --resume of the fastest finished run, --repeat times (the fastest counts): its wall time as a
 //             share of the run's (target < 5%).
 //   gateway:  run mode, --max-concurrency 512, every reply 1 s late, 8,192 prompts of two calls (32 s
@@ -170,13 +173,16 @@ async function overheadPart(startScriptedEndpoint, dir, opts) {
   const runArgs = (name) => ['--run-name', name, '--batch-size', '10', '--num-workers', '4'];
   const streams = [];
   const runs = [];
+  const unjournaled = [];
   for (let i = 0; i < opts.repeat; i += 1) {
     streams.push(await generate(endpoint, dir, opts.prompts, ['-c', '40']));
     runs.push({ ...(await generate(endpoint, dir, opts.prompts, runArgs(`bench-${i}`))), name: `bench-${i}` });
+    unjournaled.push(await generate(endpoint, dir, opts.prompts, [...runArgs(`bench-nojournal-${i}`), '--no-journal']));
   }
   const fastest = (results, key = 'cpuS') => results.reduce((best, result) => (result[key] < best[key] ? result : best));
   const stream = fastest(streams);
   const { name: runName, ...run } = fastest(runs);
+  const noJournal = fastest(unjournaled);
   const resumes = [];
   for (let i = 0; i < opts.repeat; i += 1) resumes.push(await generate(endpoint, dir, opts.prompts, [...runArgs(runName), '--resume']));
   const resume = fastest(resumes, 'wallS');
@@ -186,6 +192,7 @@ async function overheadPart(startScriptedEndpoint, dir, opts) {
   for (const [name, result, expected] of [
     ...streams.map((each) => ['stream', each, opts.prompts]),
     ...runs.map((each) => ['run', each, opts.prompts]),
+    ...unjournaled.map((each) => ['run --no-journal', each, opts.prompts]),
     ...resumes.map((each) => ['resume', each, 0]),
   ]) {
     if (result.records !== expected) throw new Error(`${name}: expected ${expected} records on stdout, got ${result.records}`);
@@ -206,6 +213,12 @@ async function overheadPart(startScriptedEndpoint, dir, opts) {
       beyondFileSystem: (perTurn(run) - floorMsPerTurn) / perTurn(stream) - 1,
     },
     resume: { ...resume, shareOfRun: resume.wallS / run.wallS, target: RESUME_TARGET },
+    journal: {
+      withoutCpuMsPerTurn: perTurn(noJournal),
+      withCpuMsPerTurn: perTurn(run),
+      cpuPerTurn: perTurn(run) / perTurn(noJournal) - 1,
+      cpuSOfEachWithout: unjournaled.map((r) => r.cpuS),
+    },
   };
   const cpuOfEach = (results) => results.map((r) => r.cpuS.toFixed(2)).join(', ');
   const lines = [
@@ -214,6 +227,7 @@ async function overheadPart(startScriptedEndpoint, dir, opts) {
     `run:     ${report.run.promptsPerS.toFixed(0)} prompts/s, ${report.run.cpuMsPerTurn.toFixed(2)} ms CPU per turn, peak RSS ${run.peakRssMb} MB (CPU-s of each run: ${cpuOfEach(runs)})`,
     `overhead of the run directory: ${pct(report.overhead.cpuPerTurn)} CPU per turn, ${pct(report.overhead.wall)} wall (target <= ${pct(OVERHEAD_TARGET)} CPU)`,
     `         of which the file system alone: ${files.length} batch files created, written, fsynced: ${floorCpuS.toFixed(2)} CPU-s = ${pct(report.overhead.fileSystem.shareOfStream)} of stream mode's CPU; beyond it: ${pct(report.overhead.beyondFileSystem)}`,
+    `call journal: ${report.journal.withoutCpuMsPerTurn.toFixed(2)} -> ${report.journal.withCpuMsPerTurn.toFixed(2)} ms CPU per turn = ${pct(report.journal.cpuPerTurn)} of run mode without it (CPU-s of each --no-journal run: ${cpuOfEach(unjournaled)})`,
     `resume of the finished run: ${resume.wallS.toFixed(2)} s = ${pct(report.resume.shareOfRun)} of the run's ${run.wallS.toFixed(1)} s (target < ${pct(RESUME_TARGET)})`,
   ];
   const misses = [
@@ -240,8 +254,13 @@ async function gatewayPart(startScriptedEndpoint, dir, opts) {
   const gatewayDir = mkdtempSync(join(dir, 'gateway-'));
   dataset(gatewayDir, opts.gatewayPrompts);
   const gateway = await generate(endpoint, gatewayDir, opts.gatewayPrompts, args);
+  const plainDir = mkdtempSync(join(dir, 'gateway-nojournal-'));
+  dataset(plainDir, opts.gatewayPrompts);
+  const withoutJournal = await generate(endpoint, plainDir, opts.gatewayPrompts, [...args, '--no-journal']);
   await endpoint.close();
-  if (gateway.records !== opts.gatewayPrompts) throw new Error(`gateway: expected ${opts.gatewayPrompts} records on stdout, got ${gateway.records}`);
+  for (const result of [gateway, withoutJournal]) {
+    if (result.records !== opts.gatewayPrompts) throw new Error(`gateway: expected ${opts.gatewayPrompts} records on stdout, got ${result.records}`);
+  }
   const gatewayIdeal = GATEWAY_CONCURRENCY / (GATEWAY_LATENCY_MS / 1000);
   const calls = opts.gatewayPrompts * 2;
   // Process start and exit included: a lower bound on the steady rate.
@@ -258,10 +277,12 @@ async function gatewayPart(startScriptedEndpoint, dir, opts) {
       startup: { wallS: startup.wallS, cpuS: startup.cpuS },
       shareWithoutStartup: calls / (gateway.wallS - startup.wallS) / gatewayIdeal,
       cpuMsPerCallWithoutStartup: ((gateway.cpuS - startup.cpuS) * 1000) / calls,
+      withoutJournal: { wallS: withoutJournal.wallS, cpuS: withoutJournal.cpuS, cpuMsPerCall: (withoutJournal.cpuS * 1000) / calls },
     },
   };
   const lines = [
     `gateway: ${calls} calls at ${GATEWAY_LATENCY_MS} ms, --max-concurrency ${GATEWAY_CONCURRENCY}: ${report.gateway.callsPerS.toFixed(0)} calls/s of ${gatewayIdeal} = ${gatewayShare.toFixed(3)} counting process start (target >= ${GATEWAY_TARGET}), ${report.gateway.cpuMsPerCall.toFixed(2)} ms CPU per call (start included), peak RSS ${gateway.peakRssMb} MB`,
+    `         with --no-journal: ${withoutJournal.wallS.toFixed(2)} s wall (journal: ${gateway.wallS.toFixed(2)} s), ${report.gateway.withoutJournal.cpuMsPerCall.toFixed(2)} ms CPU per call (journal: ${report.gateway.cpuMsPerCall.toFixed(2)})`,
     `         without start-up and exit (an empty run: ${startup.wallS.toFixed(2)} s, ${startup.cpuS.toFixed(2)} CPU-s): ${report.gateway.shareWithoutStartup.toFixed(3)} of the ideal, ${report.gateway.cpuMsPerCallWithoutStartup.toFixed(2)} ms CPU per call`,
   ];
   const misses = [

@@ -226,6 +226,14 @@ function generateSection() {
       `${pct(run.overhead.cpuPerTurn)} CPU per turn, ${pct(run.overhead.wall)} wall (${run.stream.cpuMsPerTurn.toFixed(2)} -> ${run.run.cpuMsPerTurn.toFixed(2)} CPU ms per turn; peak RSS ${run.stream.peakRssMb} -> ${run.run.peakRssMb} MB)${run.overhead.fileSystem ? `; the file system alone (${run.overhead.fileSystem.files} files created, written, fsynced) ${pct(run.overhead.fileSystem.shareOfStream)}` : ''}`,
       `<= ${pct(run.overhead.target)} CPU`,
     ]);
+    if (run.journal) {
+      rows.push([
+        'generate-run.json',
+        'the call journal: run mode with it against --no-journal, zero latency; and at 1 s latency',
+        `${pct(run.journal.cpuPerTurn)} CPU per turn (${run.journal.withoutCpuMsPerTurn.toFixed(2)} -> ${run.journal.withCpuMsPerTurn.toFixed(2)} ms)${run.gateway?.withoutJournal ? `; at 1 s: ${run.gateway.withoutJournal.wallS.toFixed(1)} -> ${run.gateway.wallS.toFixed(1)} s wall, ${run.gateway.withoutJournal.cpuMsPerCall.toFixed(2)} -> ${run.gateway.cpuMsPerCall.toFixed(2)} ms CPU per call` : ''}`,
+        '-',
+      ]);
+    }
     rows.push([
       'generate-run.json',
       '--resume of the finished run',
@@ -268,6 +276,27 @@ function generateSection() {
     ...machines,
     '',
     table(['source', 'measure', 'result', 'target'], rows),
+    '',
+  ];
+}
+
+function toAtroposSection() {
+  const result = readResult('to-atropos');
+  if (!result) return ['## hermes-to-atropos exports', '', 'No results: run `node bench/to-atropos.mjs` (part of `make bench`).', ''];
+  const rows = result.exports.map((r) => [
+    r.name,
+    r.what,
+    `${fmt(r.chatsPerCpuS)} (${fmt(r.chatsPerCpuSWithoutStartup)} without ${r.startupCpuS.toFixed(2)} CPU-s of start-up)`,
+    String(r.atroposPythonChatsPerCpuS),
+    `>= ${r.target}`,
+    r.chatsPerCpuS >= r.target ? 'ok' : 'FAIL',
+  ]);
+  return [
+    '## hermes-to-atropos exports',
+    '',
+    `From bench/to-atropos.mjs: ${result.corpus.records} Qwen3 chats of the synthetic corpus, the fastest run's CPU (user + system). Machine: ${machineLine(result)}.`,
+    '',
+    table(['export', 'command', 'chats per CPU-second', "Atropos's Python", 'target', 'result'], rows),
     '',
   ];
 }
@@ -325,6 +354,7 @@ export function resultsMarkdown(report) {
     '',
     ...streamSection(report),
     ...compressSection(report),
+    ...toAtroposSection(),
     ...generateSection(),
     ...quotaSection(),
   ].join('\n');

@@ -1,6 +1,6 @@
 // hermes-compress as a real process (the built bin) in a pipe, and the llm strategy against the
 // scripted endpoint over real HTTP: fallback after failures, truncated summaries rejected, retries.
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validator, type Trajectory } from '@hermes-datagen/core';
@@ -152,6 +152,26 @@ describe('--strategy llm against the scripted endpoint', () => {
     expect(request.messages[0]?.content).toMatch(/TURNS TO SUMMARIZE:\n\[Turn 4 - GPT\]:/);
     expect(result.stdout).not.toContain(KEY);
     expect(result.stderr).not.toContain(KEY);
+  });
+
+  it('with --prices, the closing line says what the summary calls cost; without, nothing is made up', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'prices.yaml'), 'summarizer: { input: 2, output: 8 }\n');
+    const priced = await runProcess(
+      BIN,
+      ['--strategy', 'llm', '--target-max-tokens', '2000', '--base-url', endpoint.url, '--model', 'summarizer', '--prices', 'prices.yaml'],
+      { input: jsonl([longRun(12, 'CASE-OK')]), env: { HERMES_API_KEY: KEY }, cwd: dir },
+    );
+    expect(priced.code, priced.stderr).toBe(0);
+    const [, usd] = /summary calls cost \$([0-9.e-]+) for 1 call\b/.exec(priced.stderr) ?? [];
+    expect(Number(usd)).toBeGreaterThan(0);
+    writeFileSync(join(dir, 'other.yaml'), 'another-model: { input: 2, output: 8 }\n');
+    const unpriced = await runProcess(
+      BIN,
+      ['--strategy', 'llm', '--target-max-tokens', '2000', '--base-url', endpoint.url, '--model', 'summarizer', '--prices', 'other.yaml'],
+      { input: jsonl([longRun(12, 'CASE-OK')]), env: { HERMES_API_KEY: KEY }, cwd: dir },
+    );
+    expect(unpriced.stderr).toContain('summary calls cost $0 for 1 call (not priced: summarizer; the sum is a lower bound)');
   });
 
   it('rejects truncated summaries and falls back to key_decision_extract after the last attempt', async () => {

@@ -5,18 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import {
-  holdsSecret,
-  JsonlWriter,
-  keyFingerprint,
-  keyForms,
-  Logger,
-  redact,
-  registeredSecrets,
-  registerSecret,
-  writeFileAtomic,
-  writeJsonAtomic,
-} from '@hermes-datagen/core';
+import { holdsSecret, JsonlWriter, keyFingerprint, keyForms, Logger, redact, writeFileAtomic, writeJsonAtomic } from '@hermes-datagen/core';
+import { registerSecret } from '@hermes-datagen/core/internal/secrets.js';
 
 const KEYS = ['sk-test-0123456789abcdef', '  sk-padded-0123456789abcdef  ', 'key with "quotes" and \\ / ü 0123', 'short', 'sk-no-key-required', 'a'.repeat(15)];
 
@@ -72,9 +62,8 @@ describe('registered secrets', () => {
   it('are removed by every redact, with or without a key given, and a header value is named a secret', () => {
     const header = 'hdr-secret-value-5566778899';
     registerSecret(header, 'secret');
-    registerSecret('short');
-    expect(registeredSecrets()).toContain(header);
-    expect(registeredSecrets()).not.toContain('short');
+    registerSecret('short-one');
+    expect(redact('a short-one here')).toBe('a short-one here');
     const text = `x-auth: ${Buffer.from(header).toString('base64')} and ${header}`;
     expect(redact(text)).toBe(`x-auth: [secret ${keyFingerprint(header)}] and [secret ${keyFingerprint(header)}]`);
     expect(holdsSecret(text)).toBe(true);

@@ -1,7 +1,8 @@
 // The key never leaves an ApiKey by accident, and redact() removes every form of it from text.
 import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { ApiKey, canBeSecret, keyFingerprint, redact } from '@hermes-datagen/core';
+import { ApiKey, keyFingerprint, redact } from '@hermes-datagen/core';
+import { canBeSecret } from '@hermes-datagen/core/internal/secrets.js';
 
 const KEY = 'sk-hermes-FAKE-secrets-0123456789';
 

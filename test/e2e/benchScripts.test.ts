@@ -30,6 +30,18 @@ describe('the bench scripts', () => {
   );
 
   it(
+    'bench/to-atropos.mjs measures each export in chats per CPU-second, with and without start-up',
+    async () => {
+      const { stdout, results } = await bench('to-atropos.mjs', ['--records', '20', '--repeat', '1']);
+      expect(stdout).toMatch(/hermes-to-atropos scored: \d+ chats per CPU-second/);
+      const [scored] = results('to-atropos.json')['exports'] as { name: string; chats: number; startupCpuS: number }[];
+      expect(scored).toMatchObject({ name: 'scored', chats: 20 });
+      expect(scored?.startupCpuS).toBeGreaterThan(0);
+    },
+    SCRIPT_TIMEOUT_MS,
+  );
+
+  it(
     'bench/generate.mjs measures CPU per turn and concurrency against the scripted endpoint',
     async () => {
       const { stdout, results } = await bench('generate.mjs', ['--cpu-prompts', '4', '--latency-prompts', '8', '--load-prompts', '16']);

@@ -2,7 +2,7 @@
 // one console report, the SQL example and the checklist, every output it names present, and no process
 // left behind. It runs twice into the same directory, as a user re-running make demo does, the first
 // time over an endpoint.url an earlier demo left, naming an endpoint long gone.
-// Then the README's DuckDB recipes run as written on its outputs.
+// (The README's commands, its DuckDB recipes among them, run on the demo's outputs in test/e2e/readme.test.ts.)
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -12,23 +12,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT, runCommand } from '../util/cli.js';
 import { processesUnder } from '../util/processes.js';
 
-// One output directory for both tests: the recipes read what the demo wrote.
 const out = mkdtempSync(join(tmpdir(), 'hermes-demo-'));
 afterAll(() => rmSync(out, { recursive: true, force: true }));
-
-/** The shell commands of the README section's sh block: a line that is not indented starts one, comments left out. */
-function readmeCommands(heading: string): string[] {
-  const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
-  const section = readme.split(`\n## ${heading}\n`)[1]?.split('\n## ')[0] ?? '';
-  const block = /```sh\n(.*?)```/s.exec(section)?.[1] ?? '';
-  const commands: string[] = [];
-  for (const line of block.split('\n')) {
-    if (line.trim() === '' || line.startsWith('#')) continue;
-    if (/^\s/.test(line) && commands.length > 0) commands[commands.length - 1] += `\n${line}`;
-    else commands.push(line);
-  }
-  return commands;
-}
 
 /** The URL of a loopback port nothing listens on any more. */
 async function goneUrl(): Promise<string> {
@@ -112,21 +97,5 @@ describe('make demo (fixtures/demo/run-demo.sh)', () => {
       .map((line) => JSON.parse(line) as { tokens: number[][]; masks: number[][] });
     expect(groups.flatMap((g) => g.tokens)).toHaveLength(records);
     expect(scored.stderr).not.toMatch(/warning|cannot build/);
-  }, 120_000);
-
-  it("runs the README's DuckDB recipes, as written, on the demo's outputs", async () => {
-    const commands = readmeCommands('DuckDB recipes');
-    const queries = commands.filter((c) => c.startsWith('hermes-stats sql '));
-    expect(queries.length).toBeGreaterThanOrEqual(5);
-    // SHLVL: bash run with a socket as stdin (node's pipes) and no SHLVL takes itself for rsh's and reads ~/.bashrc.
-    const env = { PATH: `${join(REPO_ROOT, 'node_modules/.bin')}:${process.env['PATH'] ?? ''}`, SHLVL: '1' };
-    for (const command of commands) {
-      const res = await runCommand('bash', ['-c', `set -o pipefail\n${command.replaceAll('demo-output/', `${out}/`)}`], { env });
-      expect(res.code, `${command}\n${res.stderr}`).toBe(0);
-      expect(res.stderr, command).toBe('');
-      // Each prints rows (JSON lines off a terminal), the record itself for sed.
-      expect(res.stdout.trim(), command).not.toBe('');
-      for (const line of res.stdout.trim().split('\n')) expect(() => JSON.parse(line), `${command}\n${line}`).not.toThrow();
-    }
   }, 120_000);
 });

@@ -2,7 +2,10 @@
 // always fails) is killed with SIGKILL at random moments, at least ten times, and resumed each
 // time; at the end there is exactly one record per (row, sample) and every invariant of a run
 // directory holds. The endpoint answers at once, so kills land while records are being written.
-import { spawn } from 'node:child_process';
+// Every invocation runs under `ulimit -n 128` (below what its concurrency asks: it must fit itself
+// to it), and every other one meets a twin: the same command started once it holds the run (paused
+// meanwhile), which must be refused (exit 2, naming it).
+import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -26,14 +29,20 @@ interface Invocation {
   readonly signal: NodeJS.Signals | null;
   readonly stdout: string;
   readonly stderr: string;
+  readonly pid: number;
 }
 
-/** Runs one invocation; with killAtLines, SIGKILLs it once the batch files hold that many lines. */
-function invoke(url: string, dir: string, killAtLines?: number): Promise<Invocation> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
+const MAX_OPEN_FILES = 128;
+
+/** One process of hermes-generate on the chaos run, under the fd limit. */
+function startGenerate(url: string, dir: string): { child: ChildProcess; ended: Promise<Invocation> } {
+  const child = spawn(
+    '/bin/bash',
+    [
+      '-c',
+      `ulimit -n ${MAX_OPEN_FILES} && exec "$0" "$@"`,
       process.execPath,
-      [
+      ...[
         binPath('generate', 'hermes-generate'),
         'prompts.jsonl',
         '--base-url',
@@ -52,30 +61,57 @@ function invoke(url: string, dir: string, killAtLines?: number): Promise<Invocat
         '--workspace-root',
         join(dir, 'workspaces'),
       ],
-      { cwd: dir, env: { PATH: process.env['PATH'] ?? '', HERMES_API_KEY: TEST_API_KEY }, stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    ],
+    { cwd: dir, env: { PATH: process.env['PATH'] ?? '', HERMES_API_KEY: TEST_API_KEY }, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (c: Buffer) => (stdout += c.toString()));
+  child.stderr?.on('data', (c: Buffer) => (stderr += c.toString()));
+  const ended = new Promise<Invocation>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr, pid: child.pid ?? 0 }));
+  });
+  return { child, ended };
+}
+
+/**
+ * Runs one invocation; with killAtLines, SIGKILLs it once the batch files hold that many lines. With
+ * `twin`, the same command is started as soon as the invocation holds the run, and the kill waits
+ * for the twin to have ended.
+ */
+async function invoke(url: string, dir: string, killAtLines?: number, twin = false): Promise<Invocation & { twin?: Invocation }> {
+  const { child, ended } = startGenerate(url, dir);
+  let twinEnded: Promise<Invocation> | undefined;
+  let twinDone = !twin;
+  {
     // The kill is set by the run's progress, not by a clock: once this invocation has started its run
     // (its entry is in run.json) and the batch files reach the chosen count. A timer would land before
     // or after the run on a machine whose speed varies tenfold with its load.
     const before = invocations(dir);
     const poll =
-      killAtLines === undefined
+      killAtLines === undefined && !twin
         ? undefined
         : setInterval(() => {
-            if (invocations(dir) === before || batchLines(dir) < killAtLines) return;
+            if (invocations(dir) === before) return;
+            if (twin && twinEnded === undefined) {
+              // Paused while its twin tries: the twin meets it holding the run however fast it runs, and
+              // the pause costs the run no progress (the kill points stay where they were drawn).
+              child.kill('SIGSTOP');
+              twinEnded = startGenerate(url, dir).ended;
+              void twinEnded.then(() => {
+                child.kill('SIGCONT');
+                twinDone = true;
+              });
+            }
+            if (killAtLines === undefined || !twinDone || batchLines(dir) < killAtLines) return;
             clearInterval(poll);
             child.kill('SIGKILL');
           }, 5);
-    child.on('error', reject);
-    child.on('close', (code, signal) => {
-      clearInterval(poll);
-      resolve({ code, signal, stdout, stderr });
-    });
-  });
+    void ended.then(() => clearInterval(poll));
+  }
+  const result = await ended;
+  return { ...result, ...(twinEnded === undefined ? {} : { twin: await twinEnded }) };
 }
 
 /** Invocations in the run's manifest so far (0 before the first). */
@@ -134,6 +170,7 @@ describe('hermes-generate run mode under SIGKILL', () => {
     const killPoints: number[] = [];
     const killed: Invocation[] = [];
     const progress: number[] = [];
+    const twins: Invocation[] = [];
     // Kills at random points of the run: the first as soon as the run starts, the others each a random
     // 1-25 records further on. A kill lands later than asked on a loaded machine (the run writes on until
     // the poll sees its lines), so the run may end before twelve did: a point past the end is the end,
@@ -141,8 +178,16 @@ describe('hermes-generate run mode under SIGKILL', () => {
     while (killed.length < KILLS) {
       const at = killed.length === 0 ? 0 : Math.min(records, batchLines(dir) + 1 + Math.floor(Math.random() * 25));
       killPoints.push(at);
-      const result = await invoke(endpoint.url, dir, at);
-      expect(result.stderr, `a kill at ${at} records`).not.toMatch(/internal error/);
+      const result = await invoke(endpoint.url, dir, at, killed.length % 2 === 1);
+      expect(result.stderr, `a kill at ${at} records`).not.toMatch(/internal error|EMFILE/);
+      // The fd limit is below what 4 x 5 prompts ask: the concurrency is fitted to it.
+      expect(result.stderr).toMatch(/20 prompts at once need about \d+ open files and this process may open 128/);
+      if (result.twin !== undefined) {
+        twins.push(result.twin);
+        expect(result.twin.code, result.twin.stderr).toBe(2);
+        expect(result.twin.stderr).toMatch(new RegExp(`is in use by another invocation \\(pid ${result.pid} on `));
+        expect(result.twin.stdout).toBe('');
+      }
       if (result.signal === 'SIGKILL') {
         killed.push(result);
         progress.push(batchLines(dir));
@@ -168,7 +213,10 @@ describe('hermes-generate run mode under SIGKILL', () => {
     // The kills landed mid-run, not only before or after it.
     expect(progress.filter((n) => n > 0 && n < records).length, `records after each kill: ${progress.join(', ')}`).toBeGreaterThanOrEqual(3);
     // Downstream saw each record at most once over all invocations, and only records that are on disk.
-    const streamed = [...killed, final].flatMap((invocation) => completeLines(invocation.stdout).map((line) => (JSON.parse(line) as { id: string }).id));
+    expect(twins.length).toBeGreaterThanOrEqual(KILLS / 2);
+    const streamed = [...killed, ...twins, final].flatMap((invocation) =>
+      completeLines(invocation.stdout).map((line) => (JSON.parse(line) as { id: string }).id),
+    );
     expect(new Set(streamed).size).toBe(streamed.length);
     for (const id of streamed) expect(ids).toContain(id);
   }, 240_000);

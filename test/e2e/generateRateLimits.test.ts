@@ -61,7 +61,10 @@ describe('hermes-generate behind a quota', () => {
 
   it('after a pause sends ONE probe first, announces the pause once, then ramps', async () => {
     const refusals = 30;
-    const script: Script = { ...SCRIPT, faults: [{ kind: 'rate_limit', when: { nth: Array.from({ length: refusals }, (_, i) => i + 1) }, retry_after_ms: 200 }] };
+    const script: Script = {
+      ...SCRIPT,
+      faults: [{ kind: 'rate_limit', when: { nth: Array.from({ length: refusals }, (_, i) => i + 1) }, retry_after_ms: 200 }],
+    };
     const { result, run } = await runBehindQuota({}, 12, ['-c', '8'], { latencyMs: 300, script });
     expect(result.code, result.stderr).toBe(0);
     expect(run.records).toHaveLength(12);

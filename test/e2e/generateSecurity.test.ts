@@ -93,6 +93,42 @@ describe('hermes-generate, the environment of tool processes', () => {
     expect(readFileSync(join(run.dir, 'workspaces', readdirSync(join(run.dir, 'workspaces'))[0] ?? '', 'env.txt'), 'utf8')).toContain('ROW_SETTING=row-value');
   });
 
+  it('passes the variables named with --tool-env (repeatable, before the dataset file), never one holding the key', async () => {
+    const url = await serve(PRINT_ENV);
+    const dir = tempDir('hermes-tool-env-');
+    writeFileSync(join(dir, 'prompts.jsonl'), `${JSON.stringify({ prompt: 'print the environment' })}\n`);
+    const env = {
+      PLAIN_SETTING: 'host-value',
+      OTHER_SETTING: 'other-value',
+      LEAKY_URL: `https://user:${TEST_API_KEY}@db.example/`,
+      LC_ADV_TOKEN: 'lc-value-0123',
+    };
+    const run = await runGenerate(
+      url,
+      '',
+      ['--toolsets', 'terminal,code_execution', '--tool-env', 'PLAIN_SETTING', '--tool-env', 'LEAKY_URL', join(dir, 'prompts.jsonl')],
+      { env, dir },
+    );
+    expect(run.code).toBe(0);
+    const outputs = results(run.records[0]).map((r) => (r.content as { output: string }).output);
+    for (const output of outputs) {
+      expect(output).toContain('PLAIN_SETTING=host-value');
+      for (const name of ['OTHER_SETTING', 'LEAKY_URL', 'LC_ADV_TOKEN']) expect(output).not.toContain(name);
+    }
+  });
+
+  it('refuses a --tool-env that is no variable name, and a --tool-memory that is no size, as usage errors', async () => {
+    const url = await serve(PRINT_ENV);
+    for (const [flag, value, said] of [
+      ['--tool-env', 'A=B', /--tool-env takes a variable's name, got "A=B"/],
+      ['--tool-memory', 'lots', /--tool-memory must be a size such as 512m or 4g, got lots/],
+    ] as const) {
+      const run = await runGenerate(url, [{ prompt: 'x' }], [flag, value]);
+      expect(run.code).toBe(2);
+      expect(run.stderr).toMatch(said);
+    }
+  });
+
   // What an agent can do to read hermes-generate's secrets out of /proc, and carry them out encoded.
   const PEEK = script(
     calls(

@@ -52,10 +52,14 @@ describe('hermes-generate with real tools under load', () => {
 
   it('checks --tool-concurrency and --sandbox before calling the endpoint (exit 2), and --help explains both', async () => {
     endpoint = await startScriptedEndpoint({ script: echoTokens(1).script, apiKey: TEST_API_KEY });
-    for (const value of ['0', '1.5', 'many']) {
+    for (const [value, message] of [
+      ['0', /--tool-concurrency must be a whole number from 1 up/],
+      ['1.5', /--tool-concurrency must be a whole number from 1 up/],
+      ['many', /--tool-concurrency must be a number, got 'many'/],
+    ] as const) {
       const run = await runGenerate(endpoint.url, echoTokens(1).prompts, ['--toolsets', 'terminal', '--tool-concurrency', value]);
       expect(run.code).toBe(2);
-      expect(run.stderr).toMatch(/--tool-concurrency must be a whole number from 1 up/);
+      expect(run.stderr).toMatch(message);
     }
     const noBwrap = await runGenerate(endpoint.url, echoTokens(1).prompts, ['--toolsets', 'terminal', '--sandbox', 'bwrap'], { env: { PATH: '/nonexistent' } });
     expect(noBwrap.code).toBe(2);

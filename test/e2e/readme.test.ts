@@ -128,7 +128,7 @@ describe('every shell block of README.md and docs/*.md that runs', () => {
     const demo = await run('bash fixtures/demo/run-demo.sh', scratch);
     expect(demo.code, `make demo failed in the scratch copy:\n${demo.output}`).toBe(0);
     demoOutput = demo.output;
-  }, 300_000);
+  }, 600_000);
 
   afterAll(() => {
     if (scratch !== '') rmSync(scratch, { recursive: true, force: true });
@@ -163,7 +163,7 @@ describe('every shell block of README.md and docs/*.md that runs', () => {
           problems.push(`${block.place}: ${source} printed none of these quoted lines:\n  ${missing.join('\n  ')}\n--- it printed ---\n${actual}`);
       }
       expect(problems, problems.join('\n')).toEqual([]);
-    }, 600_000);
+    }, 1_200_000);
   }
 });
 

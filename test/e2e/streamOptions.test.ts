@@ -26,7 +26,7 @@ afterEach(async () => {
 
 describe('stream options are checked before any work', () => {
   it.each([
-    [['--max-line-bytes', 'abc'], /--max-line-bytes must be a whole number of bytes above 0/],
+    [['--max-line-bytes', 'abc'], /--max-line-bytes must be a number, got 'abc'/],
     [['--max-line-bytes', '0'], /--max-line-bytes must be a whole number of bytes above 0 \(got 0\)/],
     [['--max-line-bytes', '-5'], /--max-line-bytes must be a whole number of bytes above 0 \(got -5\)/],
     [['--stats-out', 'missing/stats.json'], /--stats-out missing\/stats\.json: no such directory/],

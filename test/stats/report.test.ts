@@ -213,3 +213,43 @@ describe('hermes-stats report: inputs', () => {
     expect(failed.stdout).toBe('');
   });
 });
+
+describe('hermes-stats report: cost', () => {
+  const meta = (model: string, extra: Record<string, unknown>): Record<string, unknown> => ({
+    batch_num: 0,
+    timestamp: '2026-12-01T00:00:00Z',
+    model,
+    ...extra,
+  });
+  const priced = [
+    trajectory({ id: 'a', metadata: meta('m1', { cost_usd: 0.5, replayed_calls: 2 }) as never }),
+    // A sub-agent: its cost is in its parent's (a's) already.
+    trajectory({ id: 'a/d0.0', metadata: meta('m1', { cost_usd: 0.1, parent_id: 'a', depth: 1 }) as never }),
+    trajectory({ id: 'b', metadata: meta('m2', { cost_usd: 0.25 }) as never }),
+    trajectory({ id: 'c', metadata: meta('m2', {}) as never }),
+  ];
+
+  it('report --json has the stream summary cost_usd, the text and HTML show it; unpriced input says where prices go', async () => {
+    const dir = tempDir();
+    writeFiles(dir, { 'priced.jsonl': jsonl(priced), 'plain.jsonl': jsonl([priced[3]]) });
+    const summary = await streamSummary(dir, 'priced.jsonl');
+    expect(summary.cost_usd).toEqual({
+      total: 0.75,
+      trajectories: 2,
+      per_trajectory: 0.375,
+      by_model: { m1: { trajectories: 1, total: 0.5, per_trajectory: 0.5 }, m2: { trajectories: 1, total: 0.25, per_trajectory: 0.25 } },
+    });
+    expect(summary.replayed_calls).toBe(2);
+    expect(await reportJson(dir, 'priced.jsonl')).toEqual(summary);
+
+    const text = await runInProcess(spec, ['report', 'priced.jsonl', '--html', 'report.html'], { cwd: dir });
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toContain('💵 Cost: $0.75 over 2 priced trajectories ($0.375 each');
+    expect(text.stdout).toContain('♻️  Replayed calls: 2');
+    expect(readFileSync(join(dir, 'report.html'), 'utf8')).toMatch(/data-key="cost_usd" data-value="0\.75">.*?\$0\.7500.*?\$0\.3750 per trajectory · 2 priced/);
+
+    const plain = await runInProcess(spec, ['report', 'plain.jsonl', '--html', 'plain.html'], { cwd: dir });
+    expect(plain.stdout).toContain('💵 Cost: not priced (hermes-generate --prices FILE');
+    expect(readFileSync(join(dir, 'plain.html'), 'utf8')).toMatch(/data-key="cost_usd">.*?not priced/);
+  });
+});

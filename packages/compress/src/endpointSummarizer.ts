@@ -1,7 +1,7 @@
 // --strategy llm reaches the model through the one endpoint every hermes-* CLI resolves (flags >
 // environment > --config providers), so the summariser can never use another key or URL than the
 // generator. The endpoint is resolved before any record is read.
-import type { RunContext } from '@hermes-datagen/core';
+import { CostMeter, loadPrices, meteredClient, type PricesArgs, type RunContext } from '@hermes-datagen/core';
 import {
   createChatClient,
   DEFAULT_QUOTA_WAIT_S,
@@ -14,7 +14,14 @@ import {
 import type { CompressConfig } from './config.js';
 import { llmSummarizer, type Summarizer } from './summarizer.js';
 
-export async function endpointSummarizer(args: EndpointArgs, ctx: RunContext, config: CompressConfig): Promise<{ summarizer: Summarizer; model: string }> {
+export interface EndpointSummarizer {
+  readonly summarizer: Summarizer;
+  readonly model: string;
+  /** What the summary calls cost, with --prices (or the gateway's own figure). */
+  readonly cost: CostMeter;
+}
+
+export async function endpointSummarizer(args: EndpointArgs & PricesArgs, ctx: RunContext, config: CompressConfig): Promise<EndpointSummarizer> {
   const endpoint = await resolveEndpoint(args, ctx.io);
   for (const warning of endpoint.warnings) ctx.log.warn(warning.message);
   ctx.log.info(`summaries from ${describeEndpoint(endpoint)}`);
@@ -30,6 +37,8 @@ export async function endpointSummarizer(args: EndpointArgs, ctx: RunContext, co
     onPause: (message) => ctx.log.warn(message, undefined, 'rate-limit-pause'),
     onExhausted: (reason) => ctx.log.error(`${reason}; the records still to summarise fall back to key_decision_extract`),
   });
-  const client = limitedClient(createChatClient(endpoint, { maxRetries: 0, maxConnections: config.concurrency }), limiter, { retries: 0 });
-  return { summarizer: llmSummarizer(client, endpoint.model, config), model: endpoint.modelId };
+  const limited = limitedClient(createChatClient(endpoint, { maxRetries: 0, maxConnections: config.concurrency }), limiter, { retries: 0 });
+  const cost = new CostMeter();
+  const client = meteredClient(limited, endpoint.model, loadPrices(args, ctx.io.cwd), (reply) => cost.add(reply));
+  return { summarizer: llmSummarizer(client, endpoint.model, config), model: endpoint.modelId, cost };
 }

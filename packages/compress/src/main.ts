@@ -7,10 +7,12 @@ import {
   isPlainObject,
   loadTokenCounter,
   main as runMain,
+  pricesOption,
   TOKEN_ENCODINGS,
   writeJsonAtomic,
   type CliSpec,
   type InputRecord,
+  type PricesArgs,
   type RunContext,
   type StreamArgs,
   type TokenEncoding,
@@ -22,7 +24,7 @@ import { compressStream } from './stream.js';
 import { ENDPOINT_ENV_HELP, endpointOptions, type EndpointArgs } from '@hermes-datagen/core/endpoint';
 import { endpointSummarizer } from './endpointSummarizer.js';
 
-interface CompressArgs extends EndpointArgs {
+interface CompressArgs extends EndpointArgs, PricesArgs {
   encoding?: TokenEncoding;
   tokenizer?: string;
   targetMaxTokens?: number;
@@ -97,7 +99,7 @@ const compress = defineCommand({
   stream: true,
   options: (y) =>
     endpointOptions(
-      y
+      pricesOption(y, STAGES, 'llm: the closing line says what the summary calls cost')
         .option('encoding', { choices: TOKEN_ENCODINGS, describe: `tiktoken encoding for counting (default ${DEFAULTS.encoding})`, group: BUDGET })
         .option('tokenizer', { type: 'string', describe: 'count with this tiktoken ranks file instead (.tiktoken, or tiktoken encoder JSON)', group: BUDGET })
         .option('target-max-tokens', { type: 'number', describe: `Hermes mode target (default ${DEFAULTS.targetMaxTokens})`, group: BUDGET })
@@ -133,6 +135,7 @@ const compress = defineCommand({
           group: STAGES,
         })
         .option('concurrency', { alias: 'c', type: 'number', describe: `llm: records in flight (default ${DEFAULTS.concurrency})`, group: STAGES })
+
         .option('timeout', {
           type: 'number',
           describe: `llm: seconds per record; past it the record is emitted uncompressed, status error (default ${DEFAULTS.timeout})`,
@@ -243,6 +246,8 @@ async function compressCommand(args: CompressArgs & StreamArgs, ctx: RunContext)
   }
   if (config.metricsFile !== undefined) await writeJsonAtomic(resolve(ctx.io.cwd, config.metricsFile), aggregate.toJSON());
   ctx.log.info(summaryLine(aggregate, ctx));
+  const spent = llm?.cost.describe() ?? '';
+  if (spent !== '') ctx.log.info(`summary calls cost ${spent}`);
 }
 
 /** The record with its new conversation, metadata.compression in metadata's place, compression_metrics last. */

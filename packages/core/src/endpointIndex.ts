@@ -25,6 +25,7 @@ export {
   endpointFetch,
   endpointUrl,
   type ChatClient,
+  type ChatRequestOptions,
   type WaitTracker,
 } from './chatClient.js';
 

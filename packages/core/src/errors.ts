@@ -12,6 +12,8 @@ export const ExitCode = {
   inputData: 3,
   /** Retryable failure: endpoint unreachable, rate-limit budget exhausted. Run again (or --resume). */
   retryable: 4,
+  /** hermes-generate's --max-cost or --max-tokens was reached: --resume with a higher budget continues. */
+  budgetReached: 5,
   interrupted: 130,
   terminated: 143,
   /** An unexpected exception: a bug, distinct from every documented outcome. */
@@ -26,13 +28,17 @@ const EXIT_CODE_LINES: readonly (readonly [ExitCodeValue, string])[] = [
   [2, '  2    usage or configuration error'],
   [3, '  3    input data error (bad line under --on-error fail, unreadable input)'],
   [4, '  4    retryable failure (endpoint unreachable, rate-limit budget exhausted)'],
+  [5, '  5    budget reached (hermes-generate --max-cost / --max-tokens; --resume with a higher one continues)'],
   [70, '  70   internal error (a bug: please report it)'],
   [130, '  130  interrupted (SIGINT), 143 terminated (SIGTERM), after flushing what is done'],
 ];
 
-/** The Exit codes section of --help: every shared code, or only those a CLI can give. */
-export function exitCodesHelp(codes?: readonly ExitCodeValue[]): string {
-  return ['Exit codes:', ...EXIT_CODE_LINES.filter(([code]) => codes === undefined || codes.includes(code)).map(([, line]) => line)].join('\n');
+/** The codes every CLI can give; a CLI with others (generate's 5) or fewer names its own. */
+const SHARED_EXIT_CODES: readonly ExitCodeValue[] = [0, 1, 2, 3, 4, 70, 130];
+
+/** The Exit codes section of --help: the shared codes, or only those a CLI can give. */
+export function exitCodesHelp(codes: readonly ExitCodeValue[] = SHARED_EXIT_CODES): string {
+  return ['Exit codes:', ...EXIT_CODE_LINES.filter(([code]) => codes.includes(code)).map(([, line]) => line)].join('\n');
 }
 
 /** Where an input line came from: file name (or `<stdin>`) and 1-based line number. */

@@ -59,7 +59,7 @@ export { createRng, type Rng } from './rng.js';
 
 // CLI runner and errors: defineCommand/main, the run context, exit codes, logging and forced exit.
 export { VERSION, checkWritableTarget, defineCommand, main, type Argv, type CliSpec, type RunContext, type StreamArgs } from './cli.js';
-export { ChecksFailedError, ExitCode, HermesError, InputError, RetryableError, UsageError, formatPlace, type Place } from './errors.js';
+export { BrokenPipe, ChecksFailedError, ExitCode, HermesError, InputError, RetryableError, UsageError, formatPlace, type Place } from './errors.js';
 export { Logger, wantsColor } from './logger.js';
 export { onForcedExit } from './forcedExit.js';
 
@@ -70,7 +70,17 @@ export { writeFileAtomic, writeFileAtomicWith, writeJsonAtomic } from './atomicF
 
 // Text, tokens and secrets: token counting, the API key, and secrets found in text.
 export { DEFAULT_TOKEN_ENCODING, TOKEN_ENCODINGS, loadTokenCounter, type TokenCounter, type TokenEncoding } from './tokenizer.js';
-export { ApiKey, canBeSecret, holdsSecret, keyFingerprint, keyForms, redact, registeredSecrets, registerSecret, type SecretValue } from './secrets.js';
+export {
+  CostMeter,
+  loadPrices,
+  meteredClient,
+  pricesOption,
+  replyCost,
+  roundUsd,
+  type PriceTable,
+  type PricesArgs,
+} from './prices.js';
+export { ApiKey, holdsSecret, keyFingerprint, keyForms, redact } from './secrets.js';
 export { findSecrets, mayHoldSecret } from './secretPatterns.js';
 
 // Statistics: statistics.json and hermes-stats' mergeable summary (written by generate's run directory and
@@ -79,6 +89,7 @@ export {
   SUMMARY_FORMAT,
   addTombstone,
   addTrajectory,
+  costStatistics,
   emptySummary,
   finaliseSummary,
   mergeSummaries,
@@ -89,6 +100,6 @@ export {
   type ToolStatistics,
   type UsageTotals,
 } from './statistics/summary.js';
-export { renderReportText, shortNumber } from './statistics/reportText.js';
+export { NOT_PRICED, renderReportText, shortNumber } from './statistics/reportText.js';
 export { binHistogram, binLabel, niceWidth, type Bin } from './statistics/bins.js';
 export { percent } from './statistics/rates.js';

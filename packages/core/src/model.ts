@@ -54,6 +54,9 @@ export interface TrajectoryMetadata {
   /** A sub-agent's record (delegate_task): the record that delegated it, and how deep it is (from 1). */
   parent_id?: string;
   depth?: number;
+  /** What its model calls cost in USD, sub-agents' included (absent: not priced), and the calls replayed from the run's journal. */
+  cost_usd?: number;
+  replayed_calls?: number;
   /** Set by a compression stage: the conversation's token count before and after it (null: not tokenised), and what it did. */
   compression?: {
     tokens_before: number | null;

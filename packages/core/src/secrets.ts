@@ -89,11 +89,6 @@ export function registerSecret(value: SecretValue, kind: 'api key' | 'secret' = 
   registered.set(raw, secretOf(raw, kind));
 }
 
-/** The registered secret values themselves: for the tool environment, which refuses a variable holding one. */
-export function registeredSecrets(): string[] {
-  return [...registered.keys()];
-}
-
 /**
  * Text with every form (keyForms) of every registered secret, and of `extra` (one secret or a list),
  * replaced by its fingerprint: for any text that is written anywhere, or that may echo a request (a

@@ -155,12 +155,12 @@ return errors === 0;
 validate20.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const trajectory = validate21;
-const schema32 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://hermes-datagen.local/schemas/trajectory.schema.json","title":"Trajectory","description":"The Hermes batch record (hermes-agent batch_runner, batch_N.jsonl / trajectories.jsonl), field for field, plus a top-level `id`. Every other addition of hermes-datagen lives inside `metadata`, so files stay loadable by consumers of upstream Hermes records. Key sets and types are fixed: HF datasets / Arrow rejects drift between rows.","type":"object","required":["prompt_index","conversations","metadata","completed","partial","api_calls","toolsets_used","tool_stats","tool_error_counts"],"properties":{"id":{"type":"string","minLength":1,"description":"Stable, unique per trajectory. Absent only in records made by upstream Hermes."},"prompt_index":{"type":"integer","minimum":0,"description":"Position of the prompt among the dataset's valid rows, from 0."},"conversations":{"type":"array","items":{"$ref":"#/$defs/turn"}},"metadata":{"$ref":"#/$defs/metadata"},"completed":{"type":"boolean"},"partial":{"type":"boolean"},"api_calls":{"type":"integer","minimum":0},"toolsets_used":{"type":"array","items":{"type":"string"}},"tool_stats":{"type":"object","additionalProperties":{"$ref":"#/$defs/toolStat"}},"tool_error_counts":{"type":"object","additionalProperties":{"type":"integer","minimum":0}},"compression_metrics":{"$ref":"#/$defs/compressionMetrics"}},"additionalProperties":false,"$defs":{"turn":{"type":"object","required":["from","value"],"properties":{"from":{"enum":["system","human","gpt","tool"]},"value":{"type":"string"}},"additionalProperties":false},"toolStat":{"type":"object","required":["count","success","failure"],"properties":{"count":{"type":"integer","minimum":0},"success":{"type":"integer","minimum":0},"failure":{"type":"integer","minimum":0}},"additionalProperties":false},"usage":{"type":"object","required":["prompt_tokens","completion_tokens","total_tokens"],"properties":{"prompt_tokens":{"type":"integer","minimum":0},"completion_tokens":{"type":"integer","minimum":0},"total_tokens":{"type":"integer","minimum":0}},"additionalProperties":false},"compressionMetrics":{"type":"object","description":"Upstream hermes-agent's per-trajectory compression metrics (TrajectoryMetrics.to_dict), on records a compression stage changed.","required":["original_tokens","compressed_tokens","tokens_saved","compression_ratio","original_turns","compressed_turns","turns_removed","compression_region","was_compressed","still_over_limit","skipped_under_target","summarization_api_calls","summarization_errors"],"properties":{"original_tokens":{"type":"integer","minimum":0},"compressed_tokens":{"type":"integer","minimum":0},"tokens_saved":{"type":"integer"},"compression_ratio":{"type":"number","minimum":0},"original_turns":{"type":"integer","minimum":0},"compressed_turns":{"type":"integer","minimum":0},"turns_removed":{"type":"integer"},"compression_region":{"type":"object","required":["start_idx","end_idx","turns_count"],"properties":{"start_idx":{"type":"integer","minimum":-1},"end_idx":{"type":"integer","minimum":-1},"turns_count":{"type":"integer","minimum":0}},"additionalProperties":false},"was_compressed":{"type":"boolean"},"still_over_limit":{"type":"boolean"},"skipped_under_target":{"type":"boolean"},"summarization_api_calls":{"type":"integer","minimum":0},"summarization_errors":{"type":"integer","minimum":0}},"additionalProperties":false},"metadata":{"type":"object","description":"Upstream keys (batch_num, timestamp, model) plus hermes-datagen's own, each with a fixed type. Keys other tools add are allowed but should be declared here.","required":["batch_num","timestamp","model"],"properties":{"batch_num":{"type":"integer","minimum":0},"timestamp":{"type":"string","description":"When the trajectory finished (ISO 8601)."},"model":{"type":"string"},"endpoint_host":{"type":"string","description":"Host (and port) of the endpoint; never the key."},"key_fingerprint":{"type":"string","pattern":"^[0-9a-f]{8}$","description":"First 8 hex digits of SHA-256 of the API key."},"usage":{"$ref":"#/$defs/usage"},"wall_time_s":{"type":"number","minimum":0},"trace_id":{"type":"string"},"seed":{"type":["integer","null"]},"unknown_tools":{"type":"array","items":{"type":"string"},"description":"Tool names the model called that are not in the registry."},"run_name":{"type":"string","description":"hermes-generate --run-name: the run directory the record was written to."},"sample":{"type":"integer","minimum":0,"description":"Which of the prompt's --samples this record is, from 0."},"row_hash":{"type":"string","pattern":"^[0-9a-f]{16}$","description":"First 16 hex of SHA-256 of the dataset row, so a resume can tell that the row changed."},"parent_id":{"type":"string","description":"A sub-agent's record: the id of the record whose agent delegated it (delegate_task)."},"depth":{"type":"integer","minimum":1,"description":"A sub-agent's record: 1 below the prompt's own agent, 2 below one of its sub-agents..."},"compression":{"type":"object","description":"Set by a compression stage: the conversation's token count before and after it (hermes-stats report shows the totals), and what hermes-compress did. Counts are null when the record was passed through without being tokenised (its UTF-8 size was under its target).","required":["tokens_before","tokens_after"],"properties":{"tokens_before":{"type":["integer","null"],"minimum":0},"tokens_after":{"type":["integer","null"],"minimum":0},"status":{"enum":["compressed","skipped","unchanged","error"]},"reason":{"type":"string"},"strategy":{"enum":["prune","key_decision_extract","llm","placeholder",null]},"target":{"type":["integer","null"],"minimum":0},"config_hash":{"type":"string","pattern":"^[0-9a-f]{16}$"},"message":{"type":"string"}},"additionalProperties":true}},"additionalProperties":true}}};
+const schema32 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://hermes-datagen.local/schemas/trajectory.schema.json","title":"Trajectory","description":"The Hermes batch record (hermes-agent batch_runner, batch_N.jsonl / trajectories.jsonl), field for field, plus a top-level `id`. Every other addition of hermes-datagen lives inside `metadata`, so files stay loadable by consumers of upstream Hermes records. Key sets and types are fixed: HF datasets / Arrow rejects drift between rows.","type":"object","required":["prompt_index","conversations","metadata","completed","partial","api_calls","toolsets_used","tool_stats","tool_error_counts"],"properties":{"id":{"type":"string","minLength":1,"description":"Stable, unique per trajectory. Absent only in records made by upstream Hermes."},"prompt_index":{"type":"integer","minimum":0,"description":"Position of the prompt among the dataset's valid rows, from 0."},"conversations":{"type":"array","items":{"$ref":"#/$defs/turn"}},"metadata":{"$ref":"#/$defs/metadata"},"completed":{"type":"boolean"},"partial":{"type":"boolean"},"api_calls":{"type":"integer","minimum":0},"toolsets_used":{"type":"array","items":{"type":"string"}},"tool_stats":{"type":"object","additionalProperties":{"$ref":"#/$defs/toolStat"}},"tool_error_counts":{"type":"object","additionalProperties":{"type":"integer","minimum":0}},"compression_metrics":{"$ref":"#/$defs/compressionMetrics"}},"additionalProperties":false,"$defs":{"turn":{"type":"object","required":["from","value"],"properties":{"from":{"enum":["system","human","gpt","tool"]},"value":{"type":"string"}},"additionalProperties":false},"toolStat":{"type":"object","required":["count","success","failure"],"properties":{"count":{"type":"integer","minimum":0},"success":{"type":"integer","minimum":0},"failure":{"type":"integer","minimum":0}},"additionalProperties":false},"usage":{"type":"object","required":["prompt_tokens","completion_tokens","total_tokens"],"properties":{"prompt_tokens":{"type":"integer","minimum":0},"completion_tokens":{"type":"integer","minimum":0},"total_tokens":{"type":"integer","minimum":0}},"additionalProperties":false},"compressionMetrics":{"type":"object","description":"Upstream hermes-agent's per-trajectory compression metrics (TrajectoryMetrics.to_dict), on records a compression stage changed.","required":["original_tokens","compressed_tokens","tokens_saved","compression_ratio","original_turns","compressed_turns","turns_removed","compression_region","was_compressed","still_over_limit","skipped_under_target","summarization_api_calls","summarization_errors"],"properties":{"original_tokens":{"type":"integer","minimum":0},"compressed_tokens":{"type":"integer","minimum":0},"tokens_saved":{"type":"integer"},"compression_ratio":{"type":"number","minimum":0},"original_turns":{"type":"integer","minimum":0},"compressed_turns":{"type":"integer","minimum":0},"turns_removed":{"type":"integer"},"compression_region":{"type":"object","required":["start_idx","end_idx","turns_count"],"properties":{"start_idx":{"type":"integer","minimum":-1},"end_idx":{"type":"integer","minimum":-1},"turns_count":{"type":"integer","minimum":0}},"additionalProperties":false},"was_compressed":{"type":"boolean"},"still_over_limit":{"type":"boolean"},"skipped_under_target":{"type":"boolean"},"summarization_api_calls":{"type":"integer","minimum":0},"summarization_errors":{"type":"integer","minimum":0}},"additionalProperties":false},"metadata":{"type":"object","description":"Upstream keys (batch_num, timestamp, model) plus hermes-datagen's own, each with a fixed type. Keys other tools add are allowed but should be declared here.","required":["batch_num","timestamp","model"],"properties":{"batch_num":{"type":"integer","minimum":0},"timestamp":{"type":"string","description":"When the trajectory finished (ISO 8601)."},"model":{"type":"string"},"endpoint_host":{"type":"string","description":"Host (and port) of the endpoint; never the key."},"key_fingerprint":{"type":"string","pattern":"^[0-9a-f]{8}$","description":"First 8 hex digits of SHA-256 of the API key."},"usage":{"$ref":"#/$defs/usage"},"wall_time_s":{"type":"number","minimum":0},"trace_id":{"type":"string"},"seed":{"type":["integer","null"]},"unknown_tools":{"type":"array","items":{"type":"string"},"description":"Tool names the model called that are not in the registry."},"run_name":{"type":"string","description":"hermes-generate --run-name: the run directory the record was written to."},"sample":{"type":"integer","minimum":0,"description":"Which of the prompt's --samples this record is, from 0."},"row_hash":{"type":"string","pattern":"^[0-9a-f]{16}$","description":"First 16 hex of SHA-256 of the dataset row, so a resume can tell that the row changed."},"parent_id":{"type":"string","description":"A sub-agent's record: the id of the record whose agent delegated it (delegate_task)."},"depth":{"type":"integer","minimum":1,"description":"A sub-agent's record: 1 below the prompt's own agent, 2 below one of its sub-agents..."},"cost_usd":{"type":"number","minimum":0,"description":"What the record's model calls cost in US dollars, its sub-agents' included (docs/cost.md): from --prices or the gateway's own figure; absent when any call could not be priced."},"replayed_calls":{"type":"integer","minimum":1,"description":"Model calls answered from the run's call journal on --resume instead of being bought again (absent: none)."},"compression":{"type":"object","description":"Set by a compression stage: the conversation's token count before and after it (hermes-stats report shows the totals), and what hermes-compress did. Counts are null when the record was passed through without being tokenised (its UTF-8 size was under its target).","required":["tokens_before","tokens_after"],"properties":{"tokens_before":{"type":["integer","null"],"minimum":0},"tokens_after":{"type":["integer","null"],"minimum":0},"status":{"enum":["compressed","skipped","unchanged","error"]},"reason":{"type":"string"},"strategy":{"enum":["prune","key_decision_extract","llm","placeholder",null]},"target":{"type":["integer","null"],"minimum":0},"config_hash":{"type":"string","pattern":"^[0-9a-f]{16}$"},"message":{"type":"string"}},"additionalProperties":true}},"additionalProperties":true}}};
 const schema33 = {"type":"object","required":["from","value"],"properties":{"from":{"enum":["system","human","gpt","tool"]},"value":{"type":"string"}},"additionalProperties":false};
 const schema36 = {"type":"object","required":["count","success","failure"],"properties":{"count":{"type":"integer","minimum":0},"success":{"type":"integer","minimum":0},"failure":{"type":"integer","minimum":0}},"additionalProperties":false};
 const schema37 = {"type":"object","description":"Upstream hermes-agent's per-trajectory compression metrics (TrajectoryMetrics.to_dict), on records a compression stage changed.","required":["original_tokens","compressed_tokens","tokens_saved","compression_ratio","original_turns","compressed_turns","turns_removed","compression_region","was_compressed","still_over_limit","skipped_under_target","summarization_api_calls","summarization_errors"],"properties":{"original_tokens":{"type":"integer","minimum":0},"compressed_tokens":{"type":"integer","minimum":0},"tokens_saved":{"type":"integer"},"compression_ratio":{"type":"number","minimum":0},"original_turns":{"type":"integer","minimum":0},"compressed_turns":{"type":"integer","minimum":0},"turns_removed":{"type":"integer"},"compression_region":{"type":"object","required":["start_idx","end_idx","turns_count"],"properties":{"start_idx":{"type":"integer","minimum":-1},"end_idx":{"type":"integer","minimum":-1},"turns_count":{"type":"integer","minimum":0}},"additionalProperties":false},"was_compressed":{"type":"boolean"},"still_over_limit":{"type":"boolean"},"skipped_under_target":{"type":"boolean"},"summarization_api_calls":{"type":"integer","minimum":0},"summarization_errors":{"type":"integer","minimum":0}},"additionalProperties":false};
 const func1 = Object.prototype.hasOwnProperty;
-const schema34 = {"type":"object","description":"Upstream keys (batch_num, timestamp, model) plus hermes-datagen's own, each with a fixed type. Keys other tools add are allowed but should be declared here.","required":["batch_num","timestamp","model"],"properties":{"batch_num":{"type":"integer","minimum":0},"timestamp":{"type":"string","description":"When the trajectory finished (ISO 8601)."},"model":{"type":"string"},"endpoint_host":{"type":"string","description":"Host (and port) of the endpoint; never the key."},"key_fingerprint":{"type":"string","pattern":"^[0-9a-f]{8}$","description":"First 8 hex digits of SHA-256 of the API key."},"usage":{"$ref":"#/$defs/usage"},"wall_time_s":{"type":"number","minimum":0},"trace_id":{"type":"string"},"seed":{"type":["integer","null"]},"unknown_tools":{"type":"array","items":{"type":"string"},"description":"Tool names the model called that are not in the registry."},"run_name":{"type":"string","description":"hermes-generate --run-name: the run directory the record was written to."},"sample":{"type":"integer","minimum":0,"description":"Which of the prompt's --samples this record is, from 0."},"row_hash":{"type":"string","pattern":"^[0-9a-f]{16}$","description":"First 16 hex of SHA-256 of the dataset row, so a resume can tell that the row changed."},"parent_id":{"type":"string","description":"A sub-agent's record: the id of the record whose agent delegated it (delegate_task)."},"depth":{"type":"integer","minimum":1,"description":"A sub-agent's record: 1 below the prompt's own agent, 2 below one of its sub-agents..."},"compression":{"type":"object","description":"Set by a compression stage: the conversation's token count before and after it (hermes-stats report shows the totals), and what hermes-compress did. Counts are null when the record was passed through without being tokenised (its UTF-8 size was under its target).","required":["tokens_before","tokens_after"],"properties":{"tokens_before":{"type":["integer","null"],"minimum":0},"tokens_after":{"type":["integer","null"],"minimum":0},"status":{"enum":["compressed","skipped","unchanged","error"]},"reason":{"type":"string"},"strategy":{"enum":["prune","key_decision_extract","llm","placeholder",null]},"target":{"type":["integer","null"],"minimum":0},"config_hash":{"type":"string","pattern":"^[0-9a-f]{16}$"},"message":{"type":"string"}},"additionalProperties":true}},"additionalProperties":true};
+const schema34 = {"type":"object","description":"Upstream keys (batch_num, timestamp, model) plus hermes-datagen's own, each with a fixed type. Keys other tools add are allowed but should be declared here.","required":["batch_num","timestamp","model"],"properties":{"batch_num":{"type":"integer","minimum":0},"timestamp":{"type":"string","description":"When the trajectory finished (ISO 8601)."},"model":{"type":"string"},"endpoint_host":{"type":"string","description":"Host (and port) of the endpoint; never the key."},"key_fingerprint":{"type":"string","pattern":"^[0-9a-f]{8}$","description":"First 8 hex digits of SHA-256 of the API key."},"usage":{"$ref":"#/$defs/usage"},"wall_time_s":{"type":"number","minimum":0},"trace_id":{"type":"string"},"seed":{"type":["integer","null"]},"unknown_tools":{"type":"array","items":{"type":"string"},"description":"Tool names the model called that are not in the registry."},"run_name":{"type":"string","description":"hermes-generate --run-name: the run directory the record was written to."},"sample":{"type":"integer","minimum":0,"description":"Which of the prompt's --samples this record is, from 0."},"row_hash":{"type":"string","pattern":"^[0-9a-f]{16}$","description":"First 16 hex of SHA-256 of the dataset row, so a resume can tell that the row changed."},"parent_id":{"type":"string","description":"A sub-agent's record: the id of the record whose agent delegated it (delegate_task)."},"depth":{"type":"integer","minimum":1,"description":"A sub-agent's record: 1 below the prompt's own agent, 2 below one of its sub-agents..."},"cost_usd":{"type":"number","minimum":0,"description":"What the record's model calls cost in US dollars, its sub-agents' included (docs/cost.md): from --prices or the gateway's own figure; absent when any call could not be priced."},"replayed_calls":{"type":"integer","minimum":1,"description":"Model calls answered from the run's call journal on --resume instead of being bought again (absent: none)."},"compression":{"type":"object","description":"Set by a compression stage: the conversation's token count before and after it (hermes-stats report shows the totals), and what hermes-compress did. Counts are null when the record was passed through without being tokenised (its UTF-8 size was under its target).","required":["tokens_before","tokens_after"],"properties":{"tokens_before":{"type":["integer","null"],"minimum":0},"tokens_after":{"type":["integer","null"],"minimum":0},"status":{"enum":["compressed","skipped","unchanged","error"]},"reason":{"type":"string"},"strategy":{"enum":["prune","key_decision_extract","llm","placeholder",null]},"target":{"type":["integer","null"],"minimum":0},"config_hash":{"type":"string","pattern":"^[0-9a-f]{16}$"},"message":{"type":"string"}},"additionalProperties":true}},"additionalProperties":true};
 const schema35 = {"type":"object","required":["prompt_tokens","completion_tokens","total_tokens"],"properties":{"prompt_tokens":{"type":"integer","minimum":0},"completion_tokens":{"type":"integer","minimum":0},"total_tokens":{"type":"integer","minimum":0}},"additionalProperties":false};
 const pattern4 = new RegExp("^[0-9a-f]{8}$", "u");
 const pattern5 = new RegExp("^[0-9a-f]{16}$", "u");
@@ -523,65 +523,73 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.compression !== undefined){
-let data19 = data.compression;
+if(data.cost_usd !== undefined){
+let data19 = data.cost_usd;
 const _errs42 = errors;
 if(errors === _errs42){
-if(data19 && typeof data19 == "object" && !Array.isArray(data19)){
+if((typeof data19 == "number") && (isFinite(data19))){
+if(data19 < 0 || isNaN(data19)){
+validate22.errors = [{instancePath:instancePath+"/cost_usd",schemaPath:"#/properties/cost_usd/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+else {
+validate22.errors = [{instancePath:instancePath+"/cost_usd",schemaPath:"#/properties/cost_usd/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+return false;
+}
+}
+var valid0 = _errs42 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.replayed_calls !== undefined){
+let data20 = data.replayed_calls;
+const _errs44 = errors;
+if(!(((typeof data20 == "number") && (!(data20 % 1) && !isNaN(data20))) && (isFinite(data20)))){
+validate22.errors = [{instancePath:instancePath+"/replayed_calls",schemaPath:"#/properties/replayed_calls/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs44){
+if((typeof data20 == "number") && (isFinite(data20))){
+if(data20 < 1 || isNaN(data20)){
+validate22.errors = [{instancePath:instancePath+"/replayed_calls",schemaPath:"#/properties/replayed_calls/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+var valid0 = _errs44 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.compression !== undefined){
+let data21 = data.compression;
+const _errs46 = errors;
+if(errors === _errs46){
+if(data21 && typeof data21 == "object" && !Array.isArray(data21)){
 let missing2;
-if(((data19.tokens_before === undefined) && (missing2 = "tokens_before")) || ((data19.tokens_after === undefined) && (missing2 = "tokens_after"))){
+if(((data21.tokens_before === undefined) && (missing2 = "tokens_before")) || ((data21.tokens_after === undefined) && (missing2 = "tokens_after"))){
 validate22.errors = [{instancePath:instancePath+"/compression",schemaPath:"#/properties/compression/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
-if(data19.tokens_before !== undefined){
-let data20 = data19.tokens_before;
-const _errs45 = errors;
-if((!(((typeof data20 == "number") && (!(data20 % 1) && !isNaN(data20))) && (isFinite(data20)))) && (data20 !== null)){
+if(data21.tokens_before !== undefined){
+let data22 = data21.tokens_before;
+const _errs49 = errors;
+if((!(((typeof data22 == "number") && (!(data22 % 1) && !isNaN(data22))) && (isFinite(data22)))) && (data22 !== null)){
 validate22.errors = [{instancePath:instancePath+"/compression/tokens_before",schemaPath:"#/properties/compression/properties/tokens_before/type",keyword:"type",params:{type: schema34.properties.compression.properties.tokens_before.type},message:"must be integer,null"}];
 return false;
 }
-if(errors === _errs45){
-if((typeof data20 == "number") && (isFinite(data20))){
-if(data20 < 0 || isNaN(data20)){
+if(errors === _errs49){
+if((typeof data22 == "number") && (isFinite(data22))){
+if(data22 < 0 || isNaN(data22)){
 validate22.errors = [{instancePath:instancePath+"/compression/tokens_before",schemaPath:"#/properties/compression/properties/tokens_before/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
-}
-var valid4 = _errs45 === errors;
-}
-else {
-var valid4 = true;
-}
-if(valid4){
-if(data19.tokens_after !== undefined){
-let data21 = data19.tokens_after;
-const _errs47 = errors;
-if((!(((typeof data21 == "number") && (!(data21 % 1) && !isNaN(data21))) && (isFinite(data21)))) && (data21 !== null)){
-validate22.errors = [{instancePath:instancePath+"/compression/tokens_after",schemaPath:"#/properties/compression/properties/tokens_after/type",keyword:"type",params:{type: schema34.properties.compression.properties.tokens_after.type},message:"must be integer,null"}];
-return false;
-}
-if(errors === _errs47){
-if((typeof data21 == "number") && (isFinite(data21))){
-if(data21 < 0 || isNaN(data21)){
-validate22.errors = [{instancePath:instancePath+"/compression/tokens_after",schemaPath:"#/properties/compression/properties/tokens_after/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
-return false;
-}
-}
-}
-var valid4 = _errs47 === errors;
-}
-else {
-var valid4 = true;
-}
-if(valid4){
-if(data19.status !== undefined){
-let data22 = data19.status;
-const _errs49 = errors;
-if(!((((data22 === "compressed") || (data22 === "skipped")) || (data22 === "unchanged")) || (data22 === "error"))){
-validate22.errors = [{instancePath:instancePath+"/compression/status",schemaPath:"#/properties/compression/properties/status/enum",keyword:"enum",params:{allowedValues: schema34.properties.compression.properties.status.enum},message:"must be equal to one of the allowed values"}];
-return false;
 }
 var valid4 = _errs49 === errors;
 }
@@ -589,45 +597,33 @@ else {
 var valid4 = true;
 }
 if(valid4){
-if(data19.reason !== undefined){
-const _errs50 = errors;
-if(typeof data19.reason !== "string"){
-validate22.errors = [{instancePath:instancePath+"/compression/reason",schemaPath:"#/properties/compression/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(data21.tokens_after !== undefined){
+let data23 = data21.tokens_after;
+const _errs51 = errors;
+if((!(((typeof data23 == "number") && (!(data23 % 1) && !isNaN(data23))) && (isFinite(data23)))) && (data23 !== null)){
+validate22.errors = [{instancePath:instancePath+"/compression/tokens_after",schemaPath:"#/properties/compression/properties/tokens_after/type",keyword:"type",params:{type: schema34.properties.compression.properties.tokens_after.type},message:"must be integer,null"}];
 return false;
 }
-var valid4 = _errs50 === errors;
+if(errors === _errs51){
+if((typeof data23 == "number") && (isFinite(data23))){
+if(data23 < 0 || isNaN(data23)){
+validate22.errors = [{instancePath:instancePath+"/compression/tokens_after",schemaPath:"#/properties/compression/properties/tokens_after/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+var valid4 = _errs51 === errors;
 }
 else {
 var valid4 = true;
 }
 if(valid4){
-if(data19.strategy !== undefined){
-let data24 = data19.strategy;
-const _errs52 = errors;
-if(!(((((data24 === "prune") || (data24 === "key_decision_extract")) || (data24 === "llm")) || (data24 === "placeholder")) || (data24 === null))){
-validate22.errors = [{instancePath:instancePath+"/compression/strategy",schemaPath:"#/properties/compression/properties/strategy/enum",keyword:"enum",params:{allowedValues: schema34.properties.compression.properties.strategy.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-var valid4 = _errs52 === errors;
-}
-else {
-var valid4 = true;
-}
-if(valid4){
-if(data19.target !== undefined){
-let data25 = data19.target;
+if(data21.status !== undefined){
+let data24 = data21.status;
 const _errs53 = errors;
-if((!(((typeof data25 == "number") && (!(data25 % 1) && !isNaN(data25))) && (isFinite(data25)))) && (data25 !== null)){
-validate22.errors = [{instancePath:instancePath+"/compression/target",schemaPath:"#/properties/compression/properties/target/type",keyword:"type",params:{type: schema34.properties.compression.properties.target.type},message:"must be integer,null"}];
+if(!((((data24 === "compressed") || (data24 === "skipped")) || (data24 === "unchanged")) || (data24 === "error"))){
+validate22.errors = [{instancePath:instancePath+"/compression/status",schemaPath:"#/properties/compression/properties/status/enum",keyword:"enum",params:{allowedValues: schema34.properties.compression.properties.status.enum},message:"must be equal to one of the allowed values"}];
 return false;
-}
-if(errors === _errs53){
-if((typeof data25 == "number") && (isFinite(data25))){
-if(data25 < 0 || isNaN(data25)){
-validate22.errors = [{instancePath:instancePath+"/compression/target",schemaPath:"#/properties/compression/properties/target/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
-return false;
-}
-}
 }
 var valid4 = _errs53 === errors;
 }
@@ -635,12 +631,58 @@ else {
 var valid4 = true;
 }
 if(valid4){
-if(data19.config_hash !== undefined){
-let data26 = data19.config_hash;
-const _errs55 = errors;
-if(errors === _errs55){
-if(typeof data26 === "string"){
-if(!pattern5.test(data26)){
+if(data21.reason !== undefined){
+const _errs54 = errors;
+if(typeof data21.reason !== "string"){
+validate22.errors = [{instancePath:instancePath+"/compression/reason",schemaPath:"#/properties/compression/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid4 = _errs54 === errors;
+}
+else {
+var valid4 = true;
+}
+if(valid4){
+if(data21.strategy !== undefined){
+let data26 = data21.strategy;
+const _errs56 = errors;
+if(!(((((data26 === "prune") || (data26 === "key_decision_extract")) || (data26 === "llm")) || (data26 === "placeholder")) || (data26 === null))){
+validate22.errors = [{instancePath:instancePath+"/compression/strategy",schemaPath:"#/properties/compression/properties/strategy/enum",keyword:"enum",params:{allowedValues: schema34.properties.compression.properties.strategy.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid4 = _errs56 === errors;
+}
+else {
+var valid4 = true;
+}
+if(valid4){
+if(data21.target !== undefined){
+let data27 = data21.target;
+const _errs57 = errors;
+if((!(((typeof data27 == "number") && (!(data27 % 1) && !isNaN(data27))) && (isFinite(data27)))) && (data27 !== null)){
+validate22.errors = [{instancePath:instancePath+"/compression/target",schemaPath:"#/properties/compression/properties/target/type",keyword:"type",params:{type: schema34.properties.compression.properties.target.type},message:"must be integer,null"}];
+return false;
+}
+if(errors === _errs57){
+if((typeof data27 == "number") && (isFinite(data27))){
+if(data27 < 0 || isNaN(data27)){
+validate22.errors = [{instancePath:instancePath+"/compression/target",schemaPath:"#/properties/compression/properties/target/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+var valid4 = _errs57 === errors;
+}
+else {
+var valid4 = true;
+}
+if(valid4){
+if(data21.config_hash !== undefined){
+let data28 = data21.config_hash;
+const _errs59 = errors;
+if(errors === _errs59){
+if(typeof data28 === "string"){
+if(!pattern5.test(data28)){
 validate22.errors = [{instancePath:instancePath+"/compression/config_hash",schemaPath:"#/properties/compression/properties/config_hash/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{16}$"},message:"must match pattern \""+"^[0-9a-f]{16}$"+"\""}];
 return false;
 }
@@ -650,19 +692,19 @@ validate22.errors = [{instancePath:instancePath+"/compression/config_hash",schem
 return false;
 }
 }
-var valid4 = _errs55 === errors;
+var valid4 = _errs59 === errors;
 }
 else {
 var valid4 = true;
 }
 if(valid4){
-if(data19.message !== undefined){
-const _errs57 = errors;
-if(typeof data19.message !== "string"){
+if(data21.message !== undefined){
+const _errs61 = errors;
+if(typeof data21.message !== "string"){
 validate22.errors = [{instancePath:instancePath+"/compression/message",schemaPath:"#/properties/compression/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid4 = _errs57 === errors;
+var valid4 = _errs61 === errors;
 }
 else {
 var valid4 = true;
@@ -681,10 +723,12 @@ validate22.errors = [{instancePath:instancePath+"/compression",schemaPath:"#/pro
 return false;
 }
 }
-var valid0 = _errs42 === errors;
+var valid0 = _errs46 === errors;
 }
 else {
 var valid0 = true;
+}
+}
 }
 }
 }
@@ -2202,12 +2246,12 @@ return errors === 0;
 validate25.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const statistics = validate26;
-const schema40 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://hermes-datagen.local/schemas/statistics.schema.json","title":"Statistics","description":"The statistics.json of a run: upstream Hermes' shape (docs/record-format.md#statistics) plus hermes-stats' extensions. The extensions are optional so that upstream files validate; a file with \"format\": \"hermes-stats-summary/1\" must have all of them, because `hermes-stats merge` reads its counts and histograms back.","type":"object","required":["tool_statistics","reasoning_statistics"],"properties":{"run_name":{"type":"string"},"distribution":{"type":"string"},"total_prompts":{"type":"integer","minimum":0},"total_batches":{"type":"integer","minimum":0},"batch_size":{"type":"integer","minimum":0},"model":{"type":"string"},"completed_at":{"type":"string"},"duration_seconds":{"type":"number","minimum":0},"tool_statistics":{"type":"object","additionalProperties":{"type":"object","required":["count","success","failure","success_rate","failure_rate"],"properties":{"count":{"type":"integer","minimum":0},"success":{"type":"integer","minimum":0},"failure":{"type":"integer","minimum":0},"success_rate":{"type":"number","minimum":0,"maximum":100},"failure_rate":{"type":"number","minimum":0,"maximum":100}}}},"reasoning_statistics":{"type":"object","required":["total_assistant_turns","turns_with_reasoning","turns_without_reasoning"],"properties":{"total_assistant_turns":{"type":"integer","minimum":0},"turns_with_reasoning":{"type":"integer","minimum":0},"turns_without_reasoning":{"type":"integer","minimum":0}}},"discarded_no_reasoning":{"type":"integer","minimum":0},"format":{"const":"hermes-stats-summary/1","description":"Written by hermes-stats (--summary or merge)."},"trajectories":{"type":"integer","minimum":0,"description":"Trajectory records; tombstones are counted in `discarded` instead."},"completed":{"type":"integer","minimum":0},"completed_rate":{"$ref":"#/$defs/rate"},"partial":{"type":"integer","minimum":0},"partial_rate":{"$ref":"#/$defs/rate"},"tool_calls":{"type":"integer","minimum":0,"description":"Sum of tool_statistics count."},"tool_failures":{"type":"integer","minimum":0,"description":"Sum of tool_statistics failure."},"discarded":{"type":"object","description":"Tombstones per discard reason.","additionalProperties":{"type":"integer","minimum":0}},"turns":{"$ref":"#/$defs/distribution","description":"Conversation turns per trajectory (conversations.length)."},"api_calls":{"$ref":"#/$defs/distribution","description":"api_calls per trajectory."},"usage":{"$ref":"#/$defs/usageTotals"},"by_model":{"type":"object","description":"Per metadata.model.","additionalProperties":{"$ref":"#/$defs/group"}},"by_toolset":{"type":"object","description":"Per entry of toolsets_used: a trajectory counts once in each of its toolsets.","additionalProperties":{"$ref":"#/$defs/group"}}},"additionalProperties":true,"dependentRequired":{"format":["trajectories","completed","completed_rate","partial","partial_rate","tool_calls","tool_failures","discarded_no_reasoning","discarded","turns","api_calls","usage","by_model","by_toolset"]},"$defs":{"count":{"type":"integer","minimum":0},"rate":{"type":"number","minimum":0,"maximum":100,"description":"Percent: Python's round(part / whole * 100, 2); 0 when the whole is 0."},"usageTotals":{"type":"object","description":"Token sums over the trajectories that have metadata.usage.","required":["trajectories","prompt_tokens","completion_tokens","total_tokens"],"properties":{"trajectories":{"type":"integer","minimum":0,"description":"Trajectories that had metadata.usage."},"prompt_tokens":{"$ref":"#/$defs/count"},"completion_tokens":{"$ref":"#/$defs/count"},"total_tokens":{"$ref":"#/$defs/count"}},"additionalProperties":false},"distribution":{"type":"object","description":"Derived from the exact histogram: quantiles interpolate linearly between ranks (numpy's default, DuckDB's quantile_cont / median); null when there are no values.","required":["min","median","p90","max","total","histogram"],"properties":{"min":{"type":["integer","null"]},"median":{"type":["number","null"]},"p90":{"type":["number","null"]},"max":{"type":["integer","null"]},"total":{"type":"integer","minimum":0,"description":"Sum of all values."},"histogram":{"type":"object","description":"value -> number of trajectories with it, keys ascending.","propertyNames":{"pattern":"^(0|[1-9][0-9]*)$"},"additionalProperties":{"type":"integer","minimum":1}}},"additionalProperties":false},"group":{"type":"object","required":["trajectories","completed","completed_rate","partial","partial_rate","api_calls_total","tool_calls","tool_failures","usage"],"properties":{"trajectories":{"$ref":"#/$defs/count"},"completed":{"$ref":"#/$defs/count"},"completed_rate":{"$ref":"#/$defs/rate"},"partial":{"$ref":"#/$defs/count"},"partial_rate":{"$ref":"#/$defs/rate"},"api_calls_total":{"$ref":"#/$defs/count"},"tool_calls":{"$ref":"#/$defs/count"},"tool_failures":{"$ref":"#/$defs/count"},"usage":{"$ref":"#/$defs/usageTotals"}},"additionalProperties":false}}};
+const schema40 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://hermes-datagen.local/schemas/statistics.schema.json","title":"Statistics","description":"The statistics.json of a run: upstream Hermes' shape (docs/record-format.md#statistics) plus hermes-stats' extensions. The extensions are optional so that upstream files validate; a file with \"format\": \"hermes-stats-summary/1\" must have all of them, because `hermes-stats merge` reads its counts and histograms back.","type":"object","required":["tool_statistics","reasoning_statistics"],"properties":{"run_name":{"type":"string"},"distribution":{"type":"string"},"total_prompts":{"type":"integer","minimum":0},"total_batches":{"type":"integer","minimum":0},"batch_size":{"type":"integer","minimum":0},"model":{"type":"string"},"completed_at":{"type":"string"},"duration_seconds":{"type":"number","minimum":0},"tool_statistics":{"type":"object","additionalProperties":{"type":"object","required":["count","success","failure","success_rate","failure_rate"],"properties":{"count":{"type":"integer","minimum":0},"success":{"type":"integer","minimum":0},"failure":{"type":"integer","minimum":0},"success_rate":{"type":"number","minimum":0,"maximum":100},"failure_rate":{"type":"number","minimum":0,"maximum":100}}}},"reasoning_statistics":{"type":"object","required":["total_assistant_turns","turns_with_reasoning","turns_without_reasoning"],"properties":{"total_assistant_turns":{"type":"integer","minimum":0},"turns_with_reasoning":{"type":"integer","minimum":0},"turns_without_reasoning":{"type":"integer","minimum":0}}},"discarded_no_reasoning":{"type":"integer","minimum":0},"format":{"const":"hermes-stats-summary/1","description":"Written by hermes-stats (--summary or merge)."},"trajectories":{"type":"integer","minimum":0,"description":"Trajectory records; tombstones are counted in `discarded` instead."},"completed":{"type":"integer","minimum":0},"completed_rate":{"$ref":"#/$defs/rate"},"partial":{"type":"integer","minimum":0},"partial_rate":{"$ref":"#/$defs/rate"},"tool_calls":{"type":"integer","minimum":0,"description":"Sum of tool_statistics count."},"tool_failures":{"type":"integer","minimum":0,"description":"Sum of tool_statistics failure."},"discarded":{"type":"object","description":"Tombstones per discard reason.","additionalProperties":{"type":"integer","minimum":0}},"turns":{"$ref":"#/$defs/distribution","description":"Conversation turns per trajectory (conversations.length)."},"api_calls":{"$ref":"#/$defs/distribution","description":"api_calls per trajectory."},"usage":{"$ref":"#/$defs/usageTotals"},"by_model":{"type":"object","description":"Per metadata.model.","additionalProperties":{"$ref":"#/$defs/group"}},"by_toolset":{"type":"object","description":"Per entry of toolsets_used: a trajectory counts once in each of its toolsets.","additionalProperties":{"$ref":"#/$defs/group"}},"cost_usd":{"type":"object","description":"US dollars over the trajectories whose metadata.cost_usd is set (a sub-agent's record is counted in its parent's), overall and per metadata.model; absent when none is priced (docs/cost.md).","required":["total","trajectories","per_trajectory","by_model"],"properties":{"total":{"type":"number","minimum":0},"trajectories":{"$ref":"#/$defs/count"},"per_trajectory":{"type":"number","minimum":0,"description":"total / trajectories: the cost of one kept trajectory."},"by_model":{"type":"object","additionalProperties":{"type":"object","required":["trajectories","total","per_trajectory"],"properties":{"trajectories":{"$ref":"#/$defs/count"},"total":{"type":"number","minimum":0},"per_trajectory":{"type":"number","minimum":0}},"additionalProperties":false}}},"additionalProperties":false},"replayed_calls":{"type":"integer","minimum":1,"description":"Model calls replayed from a run's call journal instead of bought again (the sum of metadata.replayed_calls)."}},"additionalProperties":true,"dependentRequired":{"format":["trajectories","completed","completed_rate","partial","partial_rate","tool_calls","tool_failures","discarded_no_reasoning","discarded","turns","api_calls","usage","by_model","by_toolset"]},"$defs":{"count":{"type":"integer","minimum":0},"rate":{"type":"number","minimum":0,"maximum":100,"description":"Percent: Python's round(part / whole * 100, 2); 0 when the whole is 0."},"usageTotals":{"type":"object","description":"Token sums over the trajectories that have metadata.usage.","required":["trajectories","prompt_tokens","completion_tokens","total_tokens"],"properties":{"trajectories":{"type":"integer","minimum":0,"description":"Trajectories that had metadata.usage."},"prompt_tokens":{"$ref":"#/$defs/count"},"completion_tokens":{"$ref":"#/$defs/count"},"total_tokens":{"$ref":"#/$defs/count"}},"additionalProperties":false},"distribution":{"type":"object","description":"Derived from the exact histogram: quantiles interpolate linearly between ranks (numpy's default, DuckDB's quantile_cont / median); null when there are no values.","required":["min","median","p90","max","total","histogram"],"properties":{"min":{"type":["integer","null"]},"median":{"type":["number","null"]},"p90":{"type":["number","null"]},"max":{"type":["integer","null"]},"total":{"type":"integer","minimum":0,"description":"Sum of all values."},"histogram":{"type":"object","description":"value -> number of trajectories with it, keys ascending.","propertyNames":{"pattern":"^(0|[1-9][0-9]*)$"},"additionalProperties":{"type":"integer","minimum":1}}},"additionalProperties":false},"group":{"type":"object","required":["trajectories","completed","completed_rate","partial","partial_rate","api_calls_total","tool_calls","tool_failures","usage"],"properties":{"trajectories":{"$ref":"#/$defs/count"},"completed":{"$ref":"#/$defs/count"},"completed_rate":{"$ref":"#/$defs/rate"},"partial":{"$ref":"#/$defs/count"},"partial_rate":{"$ref":"#/$defs/rate"},"api_calls_total":{"$ref":"#/$defs/count"},"tool_calls":{"$ref":"#/$defs/count"},"tool_failures":{"$ref":"#/$defs/count"},"usage":{"$ref":"#/$defs/usageTotals"}},"additionalProperties":false}}};
 const schema41 = {"type":"number","minimum":0,"maximum":100,"description":"Percent: Python's round(part / whole * 100, 2); 0 when the whole is 0."};
 const schema43 = {"type":"object","description":"Derived from the exact histogram: quantiles interpolate linearly between ranks (numpy's default, DuckDB's quantile_cont / median); null when there are no values.","required":["min","median","p90","max","total","histogram"],"properties":{"min":{"type":["integer","null"]},"median":{"type":["number","null"]},"p90":{"type":["number","null"]},"max":{"type":["integer","null"]},"total":{"type":"integer","minimum":0,"description":"Sum of all values."},"histogram":{"type":"object","description":"value -> number of trajectories with it, keys ascending.","propertyNames":{"pattern":"^(0|[1-9][0-9]*)$"},"additionalProperties":{"type":"integer","minimum":1}}},"additionalProperties":false};
+const schema46 = {"type":"integer","minimum":0};
 const pattern11 = new RegExp("^(0|[1-9][0-9]*)$", "u");
 const schema45 = {"type":"object","description":"Token sums over the trajectories that have metadata.usage.","required":["trajectories","prompt_tokens","completion_tokens","total_tokens"],"properties":{"trajectories":{"type":"integer","minimum":0,"description":"Trajectories that had metadata.usage."},"prompt_tokens":{"$ref":"#/$defs/count"},"completion_tokens":{"$ref":"#/$defs/count"},"total_tokens":{"$ref":"#/$defs/count"}},"additionalProperties":false};
-const schema46 = {"type":"integer","minimum":0};
 
 function validate27(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -3646,13 +3690,251 @@ else {
 var valid0 = true;
 }
 if(valid0){
+if(data.cost_usd !== undefined){
+let data51 = data.cost_usd;
+const _errs114 = errors;
+if(errors === _errs114){
+if(data51 && typeof data51 == "object" && !Array.isArray(data51)){
 let missing5;
-if(data.format !== undefined && (((((((((((((((data.trajectories === undefined) && (missing5 = "trajectories")) || ((data.completed === undefined) && (missing5 = "completed"))) || ((data.completed_rate === undefined) && (missing5 = "completed_rate"))) || ((data.partial === undefined) && (missing5 = "partial"))) || ((data.partial_rate === undefined) && (missing5 = "partial_rate"))) || ((data.tool_calls === undefined) && (missing5 = "tool_calls"))) || ((data.tool_failures === undefined) && (missing5 = "tool_failures"))) || ((data.discarded_no_reasoning === undefined) && (missing5 = "discarded_no_reasoning"))) || ((data.discarded === undefined) && (missing5 = "discarded"))) || ((data.turns === undefined) && (missing5 = "turns"))) || ((data.api_calls === undefined) && (missing5 = "api_calls"))) || ((data.usage === undefined) && (missing5 = "usage"))) || ((data.by_model === undefined) && (missing5 = "by_model"))) || ((data.by_toolset === undefined) && (missing5 = "by_toolset")))){
+if(((((data51.total === undefined) && (missing5 = "total")) || ((data51.trajectories === undefined) && (missing5 = "trajectories"))) || ((data51.per_trajectory === undefined) && (missing5 = "per_trajectory"))) || ((data51.by_model === undefined) && (missing5 = "by_model"))){
+validate26.errors = [{instancePath:instancePath+"/cost_usd",schemaPath:"#/properties/cost_usd/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'"}];
+return false;
+}
+else {
+const _errs116 = errors;
+for(const key10 in data51){
+if(!((((key10 === "total") || (key10 === "trajectories")) || (key10 === "per_trajectory")) || (key10 === "by_model"))){
+validate26.errors = [{instancePath:instancePath+"/cost_usd",schemaPath:"#/properties/cost_usd/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs116 === errors){
+if(data51.total !== undefined){
+let data52 = data51.total;
+const _errs117 = errors;
+if(errors === _errs117){
+if((typeof data52 == "number") && (isFinite(data52))){
+if(data52 < 0 || isNaN(data52)){
+validate26.errors = [{instancePath:instancePath+"/cost_usd/total",schemaPath:"#/properties/cost_usd/properties/total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+else {
+validate26.errors = [{instancePath:instancePath+"/cost_usd/total",schemaPath:"#/properties/cost_usd/properties/total/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+return false;
+}
+}
+var valid17 = _errs117 === errors;
+}
+else {
+var valid17 = true;
+}
+if(valid17){
+if(data51.trajectories !== undefined){
+let data53 = data51.trajectories;
+const _errs119 = errors;
+const _errs120 = errors;
+if(!(((typeof data53 == "number") && (!(data53 % 1) && !isNaN(data53))) && (isFinite(data53)))){
+validate26.errors = [{instancePath:instancePath+"/cost_usd/trajectories",schemaPath:"#/$defs/count/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs120){
+if((typeof data53 == "number") && (isFinite(data53))){
+if(data53 < 0 || isNaN(data53)){
+validate26.errors = [{instancePath:instancePath+"/cost_usd/trajectories",schemaPath:"#/$defs/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+var valid17 = _errs119 === errors;
+}
+else {
+var valid17 = true;
+}
+if(valid17){
+if(data51.per_trajectory !== undefined){
+let data54 = data51.per_trajectory;
+const _errs122 = errors;
+if(errors === _errs122){
+if((typeof data54 == "number") && (isFinite(data54))){
+if(data54 < 0 || isNaN(data54)){
+validate26.errors = [{instancePath:instancePath+"/cost_usd/per_trajectory",schemaPath:"#/properties/cost_usd/properties/per_trajectory/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+else {
+validate26.errors = [{instancePath:instancePath+"/cost_usd/per_trajectory",schemaPath:"#/properties/cost_usd/properties/per_trajectory/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+return false;
+}
+}
+var valid17 = _errs122 === errors;
+}
+else {
+var valid17 = true;
+}
+if(valid17){
+if(data51.by_model !== undefined){
+let data55 = data51.by_model;
+const _errs124 = errors;
+if(errors === _errs124){
+if(data55 && typeof data55 == "object" && !Array.isArray(data55)){
+for(const key11 in data55){
+let data56 = data55[key11];
+const _errs127 = errors;
+if(errors === _errs127){
+if(data56 && typeof data56 == "object" && !Array.isArray(data56)){
+let missing6;
+if((((data56.trajectories === undefined) && (missing6 = "trajectories")) || ((data56.total === undefined) && (missing6 = "total"))) || ((data56.per_trajectory === undefined) && (missing6 = "per_trajectory"))){
+validate26.errors = [{instancePath:instancePath+"/cost_usd/by_model/" + key11.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/cost_usd/properties/by_model/additionalProperties/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'"}];
+return false;
+}
+else {
+const _errs129 = errors;
+for(const key12 in data56){
+if(!(((key12 === "trajectories") || (key12 === "total")) || (key12 === "per_trajectory"))){
+validate26.errors = [{instancePath:instancePath+"/cost_usd/by_model/" + key11.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/cost_usd/properties/by_model/additionalProperties/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs129 === errors){
+if(data56.trajectories !== undefined){
+let data57 = data56.trajectories;
+const _errs130 = errors;
+const _errs131 = errors;
+if(!(((typeof data57 == "number") && (!(data57 % 1) && !isNaN(data57))) && (isFinite(data57)))){
+validate26.errors = [{instancePath:instancePath+"/cost_usd/by_model/" + key11.replace(/~/g, "~0").replace(/\//g, "~1")+"/trajectories",schemaPath:"#/$defs/count/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs131){
+if((typeof data57 == "number") && (isFinite(data57))){
+if(data57 < 0 || isNaN(data57)){
+validate26.errors = [{instancePath:instancePath+"/cost_usd/by_model/" + key11.replace(/~/g, "~0").replace(/\//g, "~1")+"/trajectories",schemaPath:"#/$defs/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+var valid20 = _errs130 === errors;
+}
+else {
+var valid20 = true;
+}
+if(valid20){
+if(data56.total !== undefined){
+let data58 = data56.total;
+const _errs133 = errors;
+if(errors === _errs133){
+if((typeof data58 == "number") && (isFinite(data58))){
+if(data58 < 0 || isNaN(data58)){
+validate26.errors = [{instancePath:instancePath+"/cost_usd/by_model/" + key11.replace(/~/g, "~0").replace(/\//g, "~1")+"/total",schemaPath:"#/properties/cost_usd/properties/by_model/additionalProperties/properties/total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+else {
+validate26.errors = [{instancePath:instancePath+"/cost_usd/by_model/" + key11.replace(/~/g, "~0").replace(/\//g, "~1")+"/total",schemaPath:"#/properties/cost_usd/properties/by_model/additionalProperties/properties/total/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+return false;
+}
+}
+var valid20 = _errs133 === errors;
+}
+else {
+var valid20 = true;
+}
+if(valid20){
+if(data56.per_trajectory !== undefined){
+let data59 = data56.per_trajectory;
+const _errs135 = errors;
+if(errors === _errs135){
+if((typeof data59 == "number") && (isFinite(data59))){
+if(data59 < 0 || isNaN(data59)){
+validate26.errors = [{instancePath:instancePath+"/cost_usd/by_model/" + key11.replace(/~/g, "~0").replace(/\//g, "~1")+"/per_trajectory",schemaPath:"#/properties/cost_usd/properties/by_model/additionalProperties/properties/per_trajectory/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+else {
+validate26.errors = [{instancePath:instancePath+"/cost_usd/by_model/" + key11.replace(/~/g, "~0").replace(/\//g, "~1")+"/per_trajectory",schemaPath:"#/properties/cost_usd/properties/by_model/additionalProperties/properties/per_trajectory/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+return false;
+}
+}
+var valid20 = _errs135 === errors;
+}
+else {
+var valid20 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate26.errors = [{instancePath:instancePath+"/cost_usd/by_model/" + key11.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/cost_usd/properties/by_model/additionalProperties/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid19 = _errs127 === errors;
+if(!valid19){
+break;
+}
+}
+}
+else {
+validate26.errors = [{instancePath:instancePath+"/cost_usd/by_model",schemaPath:"#/properties/cost_usd/properties/by_model/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid17 = _errs124 === errors;
+}
+else {
+var valid17 = true;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate26.errors = [{instancePath:instancePath+"/cost_usd",schemaPath:"#/properties/cost_usd/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs114 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.replayed_calls !== undefined){
+let data60 = data.replayed_calls;
+const _errs137 = errors;
+if(!(((typeof data60 == "number") && (!(data60 % 1) && !isNaN(data60))) && (isFinite(data60)))){
+validate26.errors = [{instancePath:instancePath+"/replayed_calls",schemaPath:"#/properties/replayed_calls/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs137){
+if((typeof data60 == "number") && (isFinite(data60))){
+if(data60 < 1 || isNaN(data60)){
+validate26.errors = [{instancePath:instancePath+"/replayed_calls",schemaPath:"#/properties/replayed_calls/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+var valid0 = _errs137 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+let missing7;
+if(data.format !== undefined && (((((((((((((((data.trajectories === undefined) && (missing7 = "trajectories")) || ((data.completed === undefined) && (missing7 = "completed"))) || ((data.completed_rate === undefined) && (missing7 = "completed_rate"))) || ((data.partial === undefined) && (missing7 = "partial"))) || ((data.partial_rate === undefined) && (missing7 = "partial_rate"))) || ((data.tool_calls === undefined) && (missing7 = "tool_calls"))) || ((data.tool_failures === undefined) && (missing7 = "tool_failures"))) || ((data.discarded_no_reasoning === undefined) && (missing7 = "discarded_no_reasoning"))) || ((data.discarded === undefined) && (missing7 = "discarded"))) || ((data.turns === undefined) && (missing7 = "turns"))) || ((data.api_calls === undefined) && (missing7 = "api_calls"))) || ((data.usage === undefined) && (missing7 = "usage"))) || ((data.by_model === undefined) && (missing7 = "by_model"))) || ((data.by_toolset === undefined) && (missing7 = "by_toolset")))){
 validate26.errors = [{instancePath,schemaPath:"#/dependentRequired",keyword:"dependentRequired",params:{property: "format",
-    missingProperty: missing5,
+    missingProperty: missing7,
     depsCount: 14,
     deps: "trajectories, completed, completed_rate, partial, partial_rate, tool_calls, tool_failures, discarded_no_reasoning, discarded, turns, api_calls, usage, by_model, by_toolset"},message:"must have properties trajectories, completed, completed_rate, partial, partial_rate, tool_calls, tool_failures, discarded_no_reasoning, discarded, turns, api_calls, usage, by_model, by_toolset when property format is present"}];
 return false;
+}
+}
 }
 }
 }
@@ -3692,7 +3974,7 @@ return errors === 0;
 validate26.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const reject = validate33;
-const schema58 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://hermes-datagen.local/schemas/reject.schema.json","title":"Reject","description":"One line of a --rejects file: an input line that could not be used, with its place and the reason.","type":"object","required":["line","source","reason","raw"],"properties":{"line":{"type":"integer","minimum":1,"description":"1-based line number in source."},"source":{"type":"string","description":"The input file name, or <stdin>."},"reason":{"type":"string"},"raw":{"type":"string","description":"The line as read (invalid UTF-8 decoded with U+FFFD); cut when longer than 64 KiB."},"truncated":{"type":"boolean","description":"Present and true when raw was cut."}},"additionalProperties":false};
+const schema60 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://hermes-datagen.local/schemas/reject.schema.json","title":"Reject","description":"One line of a --rejects file: an input line that could not be used, with its place and the reason.","type":"object","required":["line","source","reason","raw"],"properties":{"line":{"type":"integer","minimum":1,"description":"1-based line number in source."},"source":{"type":"string","description":"The input file name, or <stdin>."},"reason":{"type":"string"},"raw":{"type":"string","description":"The line as read (invalid UTF-8 decoded with U+FFFD); cut when longer than 64 KiB."},"truncated":{"type":"boolean","description":"Present and true when raw was cut."}},"additionalProperties":false};
 
 function validate33(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://hermes-datagen.local/schemas/reject.schema.json" */;
@@ -3808,7 +4090,7 @@ return errors === 0;
 validate33.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const failure = validate34;
-const schema59 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://hermes-datagen.local/schemas/failure.schema.json","title":"Failure","description":"A prompt that hermes-generate could not turn into a trajectory: one line of --rejects (stream mode) or of a run directory's failures.jsonl, with the prompt's place, id, the failure's class and the diagnosis. Every failed prompt has one, so the failed prompts can be listed and run again.","type":"object","required":["id","prompt_index","source","line","error_class","retryable","reason","failed_at"],"properties":{"id":{"type":"string","minLength":1,"description":"The record id the prompt's trajectory would have had."},"prompt_index":{"type":"integer","minimum":0},"sample":{"type":"integer","minimum":0,"description":"Run mode: which sample of the row."},"source":{"type":"string","description":"The input file name, or <stdin>."},"line":{"type":"integer","minimum":1,"description":"1-based line number of the prompt's row in source."},"error_class":{"type":"string","minLength":1,"description":"The failure's id: doctor's check id (see hermes-generate --help: unauthorized, rate-limited, ...), prompt-setup, prompt-timeout, input-stopped (still running --grace seconds after a bad input line), or internal (a bug)."},"retryable":{"type":"boolean","description":"true: it may pass on a later run as it is (exit 4); false: it needs a fix first (exit 1), or is a bug (exit 70)."},"reason":{"type":"string","description":"The diagnosis and what to do, the key redacted."},"failed_at":{"type":"string","description":"When it failed, ISO 8601 UTC."},"raw":{"type":"string","description":"The prompt's input line as read, so failed prompts can be run again as they are; for a sub-agent, its task as JSON ({prompt, toolsets})."},"parent_id":{"type":"string","minLength":1,"description":"Run mode, a sub-agent of delegate_task: the id of the record that delegated it (as its trajectory's metadata.parent_id would be). A --resume runs it again when its parent's record is written."},"depth":{"type":"integer","minimum":1,"description":"Run mode, a sub-agent: its depth in the chain (the root prompt is 0)."}},"additionalProperties":false};
+const schema61 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://hermes-datagen.local/schemas/failure.schema.json","title":"Failure","description":"A prompt that hermes-generate could not turn into a trajectory: one line of --rejects (stream mode) or of a run directory's failures.jsonl, with the prompt's place, id, the failure's class and the diagnosis. Every failed prompt has one, so the failed prompts can be listed and run again.","type":"object","required":["id","prompt_index","source","line","error_class","retryable","reason","failed_at"],"properties":{"id":{"type":"string","minLength":1,"description":"The record id the prompt's trajectory would have had."},"prompt_index":{"type":"integer","minimum":0},"sample":{"type":"integer","minimum":0,"description":"Run mode: which sample of the row."},"source":{"type":"string","description":"The input file name, or <stdin>."},"line":{"type":"integer","minimum":1,"description":"1-based line number of the prompt's row in source."},"error_class":{"type":"string","minLength":1,"description":"The failure's id: doctor's check id (see hermes-generate --help: unauthorized, rate-limited, ...), prompt-setup, prompt-timeout, input-stopped (still running --grace seconds after a bad input line), or internal (a bug)."},"retryable":{"type":"boolean","description":"true: it may pass on a later run as it is (exit 4); false: it needs a fix first (exit 1), or is a bug (exit 70)."},"reason":{"type":"string","description":"The diagnosis and what to do, the key redacted."},"failed_at":{"type":"string","description":"When it failed, ISO 8601 UTC."},"raw":{"type":"string","description":"The prompt's input line as read, so failed prompts can be run again as they are; for a sub-agent, its task as JSON ({prompt, toolsets})."},"parent_id":{"type":"string","minLength":1,"description":"Run mode, a sub-agent of delegate_task: the id of the record that delegated it (as its trajectory's metadata.parent_id would be). A --resume runs it again when its parent's record is written."},"depth":{"type":"integer","minimum":1,"description":"Run mode, a sub-agent: its depth in the chain (the root prompt is 0)."}},"additionalProperties":false};
 
 function validate34(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://hermes-datagen.local/schemas/failure.schema.json" */;
@@ -3831,7 +4113,7 @@ return false;
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func1.call(schema59.properties, key0))){
+if(!(func1.call(schema61.properties, key0))){
 validate34.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
@@ -4069,7 +4351,7 @@ return errors === 0;
 validate34.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const tool_registry = validate35;
-const schema60 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://hermes-datagen.local/schemas/tool-registry.schema.json","title":"ToolRegistry","description":"Valid tool names and their toolsets, the static toolsets, and the toolset distributions. The default registry ships with core; --tools-registry FILE replaces it.","type":"object","required":["tools"],"properties":{"tools":{"type":"object","description":"Tool name -> {toolset}. Every name here is valid; tool_stats are normalised over these names.","additionalProperties":{"type":"object","required":["toolset"],"properties":{"toolset":{"type":"string"},"renamed_to":{"type":"string","description":"The newer upstream name of a renamed tool."},"note":{"type":"string"}},"additionalProperties":false}},"toolsets":{"type":"object","description":"Static toolset name -> the tools it holds and the toolsets it includes.","additionalProperties":{"type":"object","required":["tools"],"properties":{"tools":{"type":"array","items":{"type":"string"}},"includes":{"type":"array","items":{"type":"string"}}},"additionalProperties":false}},"toolset_aliases":{"type":"object","description":"Legacy toolset name (e.g. web_tools) -> current name.","additionalProperties":{"type":"string"}},"distributions":{"type":"object","description":"Distribution name -> independent per-toolset inclusion probabilities in percent (not weights).","additionalProperties":{"type":"object","required":["toolsets"],"properties":{"description":{"type":"string"},"toolsets":{"type":"object","additionalProperties":{"type":"number","minimum":0,"maximum":100}}},"additionalProperties":false}}},"additionalProperties":false};
+const schema62 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://hermes-datagen.local/schemas/tool-registry.schema.json","title":"ToolRegistry","description":"Valid tool names and their toolsets, the static toolsets, and the toolset distributions. The default registry ships with core; --tools-registry FILE replaces it.","type":"object","required":["tools"],"properties":{"tools":{"type":"object","description":"Tool name -> {toolset}. Every name here is valid; tool_stats are normalised over these names.","additionalProperties":{"type":"object","required":["toolset"],"properties":{"toolset":{"type":"string"},"renamed_to":{"type":"string","description":"The newer upstream name of a renamed tool."},"note":{"type":"string"}},"additionalProperties":false}},"toolsets":{"type":"object","description":"Static toolset name -> the tools it holds and the toolsets it includes.","additionalProperties":{"type":"object","required":["tools"],"properties":{"tools":{"type":"array","items":{"type":"string"}},"includes":{"type":"array","items":{"type":"string"}}},"additionalProperties":false}},"toolset_aliases":{"type":"object","description":"Legacy toolset name (e.g. web_tools) -> current name.","additionalProperties":{"type":"string"}},"distributions":{"type":"object","description":"Distribution name -> independent per-toolset inclusion probabilities in percent (not weights).","additionalProperties":{"type":"object","required":["toolsets"],"properties":{"description":{"type":"string"},"toolsets":{"type":"object","additionalProperties":{"type":"number","minimum":0,"maximum":100}}},"additionalProperties":false}}},"additionalProperties":false};
 
 function validate35(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://hermes-datagen.local/schemas/tool-registry.schema.json" */;

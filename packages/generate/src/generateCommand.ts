@@ -4,8 +4,18 @@
 // runner per prompt.
 import { randomInt } from 'node:crypto';
 import { dirname, resolve } from 'node:path';
-import { loadToolRegistry, onForcedExit, UsageError, type RunContext, type StreamArgs, type ToolsRegistryArgs } from '@hermes-datagen/core';
+import {
+  loadPrices,
+  loadToolRegistry,
+  onForcedExit,
+  UsageError,
+  type PricesArgs,
+  type RunContext,
+  type StreamArgs,
+  type ToolsRegistryArgs,
+} from '@hermes-datagen/core';
 import { endpointIdentity, resolveEndpoint, type EndpointArgs } from '@hermes-datagen/core/endpoint';
+import type { CallAccounting } from './agentCalls.js';
 import type { ReasoningEffort } from './agentLoop.js';
 import { fitConcurrency, openFileLimit } from './fdBudget.js';
 import { generateStream } from './generateStream.js';
@@ -14,6 +24,7 @@ import { promptRunner } from './promptRunner.js';
 import { runBatch } from './run/batchRun.js';
 import { TOOLS_WITH_DELEGATION } from './run/delegation.js';
 import { modelClient } from './run/modelClient.js';
+import { RunBudget, spentBefore } from './run/runBudget.js';
 import { openRun, recordedFlags, runSettings, type RunArgs } from './run/runMode.js';
 import { dockerUnavailable } from './tools/docker.js';
 import { chooseSandbox, hostProgramsEnv, type SandboxMode } from './tools/sandbox.js';
@@ -35,7 +46,7 @@ export const MAX_TOOL_OUTPUT_BYTES = 100_000;
 /** Prompts at once in stream mode without -c. */
 export const DEFAULT_CONCURRENCY = 4;
 
-export interface GenerateArgs extends EndpointArgs, ToolsRegistryArgs, RunArgs {
+export interface GenerateArgs extends EndpointArgs, ToolsRegistryArgs, RunArgs, PricesArgs {
   maxTurns: number;
   reasoningEffort?: ReasoningEffort;
   toolsets?: string;
@@ -44,7 +55,8 @@ export interface GenerateArgs extends EndpointArgs, ToolsRegistryArgs, RunArgs {
   workspaceRoot?: string;
   cwdRoot?: string;
   keepWorkspaces: boolean;
-  toolEnv?: string[];
+  /** One name, or several when --tool-env is repeated. */
+  toolEnv?: string | string[];
   toolNetwork: boolean;
   toolMaxProcs: number;
   toolMemory: string;
@@ -63,7 +75,7 @@ export async function runGenerate(args: GenerateArgs & Pick<StreamArgs, 'files'>
   positiveInteger(args.toolCpuSeconds, '--tool-cpu-seconds');
   const memoryBytes = parseSize(args.toolMemory);
   if (memoryBytes === undefined) throw new UsageError(`--tool-memory must be a size such as 512m or 4g, got ${args.toolMemory}`);
-  const passedEnv = args.toolEnv ?? [];
+  const passedEnv = args.toolEnv === undefined ? [] : [args.toolEnv].flat();
   for (const name of passedEnv) if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new UsageError(`--tool-env takes a variable's name, got "${name}"`);
   if (!(args.toolTimeout > 0)) throw new UsageError(`--tool-timeout must be a number of seconds above 0, got ${String(args.toolTimeout)}`);
   if (!(args.requestTimeout > 0)) throw new UsageError(`--request-timeout must be a number of seconds above 0, got ${String(args.requestTimeout)}`);
@@ -71,6 +83,7 @@ export async function runGenerate(args: GenerateArgs & Pick<StreamArgs, 'files'>
   const { cwd, env } = ctx.io;
   const settings = runSettings(args);
 
+  const prices = loadPrices(args, cwd);
   const registry = loadToolRegistry(args.toolsRegistry, cwd);
   const toolsets = selectToolsets(registry, args);
   const delegation = args.runName !== undefined && args.maxDepth > 0;
@@ -93,6 +106,9 @@ export async function runGenerate(args: GenerateArgs & Pick<StreamArgs, 'files'>
   for (const warning of endpoint.warnings) ctx.log.warn(warning.message);
   const identity = endpointIdentity(endpoint);
   const endpointFacts = { host: identity.endpoint_host, model: identity.model, key_fingerprint: identity.key_fingerprint ?? null };
+  const fitted = fitConcurrency(settings?.concurrency ?? args.concurrency ?? DEFAULT_CONCURRENCY, openFileLimit());
+  if (fitted.warning !== undefined) ctx.log.warn(fitted.warning);
+  const { concurrency } = fitted;
   const run =
     args.runName === undefined
       ? undefined
@@ -102,10 +118,30 @@ export async function runGenerate(args: GenerateArgs & Pick<StreamArgs, 'files'>
           registry,
           seed: args.seed,
           settings: recordedFlags(args),
+          workspaceRoot: args.workspaceRoot === undefined ? workspaceRoot : undefined,
         });
-  const fitted = fitConcurrency(settings?.concurrency ?? args.concurrency ?? DEFAULT_CONCURRENCY, openFileLimit());
-  if (fitted.warning !== undefined) ctx.log.warn(fitted.warning);
-  const { concurrency } = fitted;
+  // What the run spends is followed when it is priced (the progress line's dollars) or has a budget.
+  const limited = settings !== undefined && (settings.budgetLimits.maxCostUsd !== undefined || settings.budgetLimits.maxTokens !== undefined);
+  const budget =
+    run === undefined || settings === undefined || (prices === undefined && !limited)
+      ? undefined
+      : new RunBudget(settings.budgetLimits, await spentBefore(run.dir));
+  if (settings?.budgetLimits.maxCostUsd !== undefined && prices === undefined) {
+    ctx.log.warn('--max-cost without --prices counts only the dollars a gateway reports itself (usage.cost): set --prices to count every call');
+  }
+  const unpriced = new Set<string>();
+  const accounting: CallAccounting | undefined =
+    prices === undefined && budget === undefined
+      ? undefined
+      : {
+          prices,
+          unpriced: (model) => {
+            if (unpriced.has(model)) return;
+            unpriced.add(model);
+            ctx.log.warn(`--prices has no price for model ${model}: records with its calls get no cost_usd`, undefined, 'no-price');
+          },
+          spent: budget === undefined ? undefined : (usd, tokens) => budget.spent(usd, tokens),
+        };
   const quota = new AbortController();
   const model = modelClient(endpoint, { concurrency, limits: settings, log: ctx.log, onExhausted: (reason) => quota.abort(reason) });
   const cwdRoot = resolve(cwd, args.cwdRoot ?? datasetDirectory(args.files));
@@ -141,6 +177,7 @@ export async function runGenerate(args: GenerateArgs & Pick<StreamArgs, 'files'>
     processes,
     cwd,
     batchNum: 0,
+    accounting,
   });
   try {
     if (run === undefined || settings === undefined)
@@ -150,6 +187,7 @@ export async function runGenerate(args: GenerateArgs & Pick<StreamArgs, 'files'>
       concurrency,
       run,
       runName: run.manifest.run_name,
+      forceResume: args.forceResume,
       discardNoReasoning: args.discardNoReasoning,
       distribution: toolsetSelectionName(toolsets),
       model: identity.model,
@@ -158,6 +196,8 @@ export async function runGenerate(args: GenerateArgs & Pick<StreamArgs, 'files'>
       checkpointIntervalMs: CHECKPOINT_INTERVAL_MS,
       quotaExhausted: quota.signal,
       limiter: model.limiter,
+      budget,
+      priced: prices !== undefined,
       delegation: args.maxDepth > 0 ? { maxDepth: args.maxDepth, checkToolsets: (toolsets) => void registry.toolsOf(toolsets) } : undefined,
     });
   } finally {

@@ -23,6 +23,7 @@ import {
 } from '@hermes-datagen/core';
 import { runBounded } from './boundedPool.js';
 import type { RequestTags } from './agentLoop.js';
+import type { JournalSession } from './agentCalls.js';
 import type { WaitTracker } from '@hermes-datagen/core/endpoint';
 import type { RunRecordFields } from './trajectory.js';
 import type { Delegate } from './tools/types.js';
@@ -47,6 +48,8 @@ export interface PromptJob {
   readonly requestTags?: RequestTags;
   /** Run mode: what the record's metadata says of its run, sample, row and parent. */
   readonly runFields?: RunRecordFields;
+  /** Run mode: this agent's part of the call journal (replies to replay on --resume, and where new ones go). */
+  readonly journal?: JournalSession;
   /** Run mode with --prompt-timeout: told of the model calls' waits, which the prompt's clock does not count. */
   readonly waits?: WaitTracker;
 }

@@ -1,7 +1,7 @@
 // hermes-generate: prompts JSONL in, Hermes trajectories JSONL out. Each prompt runs through the agent
 // loop against one OpenAI-compatible endpoint, with real tools in a workspace of its own; each
 // trajectory is written as soon as its prompt is done.
-import { defineCommand, main as runMain, toolsRegistryOption, type CliSpec } from '@hermes-datagen/core';
+import { defineCommand, main as runMain, pricesOption, toolsRegistryOption, type CliSpec } from '@hermes-datagen/core';
 import { ENDPOINT_ENV_HELP, endpointOptions } from '@hermes-datagen/core/endpoint';
 import { DEFAULT_MAX_TURNS, DEFAULT_REQUEST_TIMEOUT_S, REASONING_EFFORTS } from './agentLoop.js';
 import { doctorCommand } from './doctor/doctorCommand.js';
@@ -20,6 +20,7 @@ export const spec: CliSpec = {
   name: 'hermes-generate',
   summary: 'Run each prompt through an agent loop with real tools and write its Hermes trajectory (JSONL in, JSONL out).',
   env: ENDPOINT_ENV_HELP,
+  exitCodes: [0, 1, 2, 3, 4, 5, 70, 130],
   epilog: [
     'Input: one JSON object a line with "prompt" (required), and optionally "id", "cwd" (a directory copied into',
     'the prompt\'s workspace), "docker_image" / "image" (used with --sandbox docker), "env" (an object of',
@@ -47,7 +48,7 @@ export const spec: CliSpec = {
       describe: 'run every prompt and write its trajectory when it finishes',
       stream: true,
       options: (y) =>
-        runOptions(toolsRegistryOption(endpointOptions(y), TOOLS))
+        runOptions(pricesOption(toolsRegistryOption(endpointOptions(y), TOOLS), 'Cost (docs/cost.md):'))
           .option('concurrency', {
             alias: 'c',
             type: 'number',
@@ -97,9 +98,9 @@ export const spec: CliSpec = {
             describe: `where terminal commands and code run; ${SANDBOX_HELP}`,
             group: TOOLS,
           })
+          // Not array: an array option would take the dataset file after it for a name as well.
           .option('tool-env', {
             type: 'string',
-            array: true,
             describe:
               "pass this variable of hermes-generate's environment on to tool commands (repeatable); they get only PATH, HOME and TMPDIR (the workspace), a locale, TERM, TZ, these and the row's env, and never a value holding the key",
             group: TOOLS,

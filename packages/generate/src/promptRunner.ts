@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import { promptId, redact, type ApiKey, type PromptRow, type ToolDefinition, type ToolRegistry, type Trajectory } from '@hermes-datagen/core';
+import { AgentCalls, type CallAccounting } from './agentCalls.js';
 import { runAgent, type ChatClient, type ReasoningEffort } from './agentLoop.js';
 import type { PromptJob, PromptRunner } from './generateStream.js';
 import { AgentRunError, PromptSetupError, type FailureContext } from './promptFailure.js';
@@ -42,6 +43,8 @@ export interface PromptRunnerSettings {
   readonly cwd: string;
   /** 0 in stream mode. */
   readonly batchNum: number;
+  /** Prices and the budget: each agent's calls are counted (agentCalls.ts); none, the client is used as it is. */
+  readonly accounting?: CallAccounting | undefined;
 }
 
 export function promptRunner(settings: PromptRunnerSettings): PromptRunner {
@@ -58,6 +61,7 @@ export function promptRunner(settings: PromptRunnerSettings): PromptRunner {
     delegate,
     requestTags,
     runFields,
+    journal,
     waits,
   }: PromptJob): Promise<Trajectory> => {
     const started = performance.now();
@@ -68,6 +72,10 @@ export function promptRunner(settings: PromptRunnerSettings): PromptRunner {
     const workspace = tools.every((tool) => tool.workspaceFree === true)
       ? undefined
       : await settings.workspaces.create(row.cwd === undefined ? undefined : resolve(settings.cwd, row.cwd));
+    const calls =
+      settings.accounting === undefined && journal === undefined
+        ? undefined
+        : new AgentCalls(settings.client, settings.endpoint.model, settings.accounting ?? {}, journal);
     try {
       let env: Readonly<Record<string, string>> | undefined;
       const ctx: ToolContext = {
@@ -89,7 +97,7 @@ export function promptRunner(settings: PromptRunnerSettings): PromptRunner {
       const run = await runAgent({
         prompt: row.prompt,
         model: settings.endpoint.model,
-        client: settings.client,
+        client: calls?.client ?? settings.client,
         requestTags,
         tools: offered,
         knownToolNames,
@@ -118,6 +126,8 @@ export function promptRunner(settings: PromptRunnerSettings): PromptRunner {
         seed: settings.toolsets.seed,
         finishedAt: new Date(),
         runFields,
+        costUsd: calls?.costUsd,
+        replayedCalls: calls?.replayed,
       });
     } finally {
       if (!settings.keepWorkspaces) await workspace?.cleanup();

@@ -1,6 +1,15 @@
 // The trajectory record (schemas/trajectory.schema.json) of one agent run: upstream's keys in
 // upstream's order (docs/record-format.md#trajectories) after our `id`, and our additions inside metadata.
-import { extractToolStats, normaliseToolStats, toolErrorCounts, toShareGpt, type ToolDefinition, type ToolNames, type Trajectory } from '@hermes-datagen/core';
+import {
+  extractToolStats,
+  normaliseToolStats,
+  roundUsd,
+  toolErrorCounts,
+  toShareGpt,
+  type ToolDefinition,
+  type ToolNames,
+  type Trajectory,
+} from '@hermes-datagen/core';
 import type { AgentRun } from './agentLoop.js';
 
 export interface EndpointFacts {
@@ -34,6 +43,10 @@ export interface TrajectoryInput {
   readonly finishedAt: Date;
   /** Run mode only. */
   readonly runFields?: RunRecordFields | undefined;
+  /** The agent's own calls in USD, when every one was priced (--prices, or the gateway's figure). */
+  readonly costUsd?: number | undefined;
+  /** Calls answered from the run's call journal on --resume. */
+  readonly replayedCalls?: number | undefined;
 }
 
 export function buildTrajectory(input: TrajectoryInput): Trajectory {
@@ -61,6 +74,8 @@ export function buildTrajectory(input: TrajectoryInput): Trajectory {
       row_hash: input.runFields?.row_hash,
       parent_id: input.runFields?.parent_id,
       depth: input.runFields?.depth,
+      cost_usd: input.costUsd === undefined ? undefined : roundUsd(input.costUsd),
+      replayed_calls: input.replayedCalls === 0 ? undefined : input.replayedCalls,
     },
     completed: run.completed,
     partial: run.partial,
@@ -69,4 +84,27 @@ export function buildTrajectory(input: TrajectoryInput): Trajectory {
     tool_stats: normaliseToolStats(stats, input.registry),
     tool_error_counts: toolErrorCounts(stats, input.registry),
   };
+}
+
+/**
+ * A record's cost_usd includes its sub-agents': each record's own cost plus that of every record
+ * below it (by parent_id). A tree with a call that could not be priced leaves those above it without
+ * a cost: an unknown part makes the total unknown, never a smaller number.
+ */
+export function addSubAgentCosts(root: Trajectory, subAgents: readonly Trajectory[]): void {
+  const children = new Map<string, Trajectory[]>();
+  for (const sub of subAgents) {
+    const parent = sub.metadata.parent_id ?? '';
+    children.set(parent, [...(children.get(parent) ?? []), sub]);
+  }
+  const total = (record: Trajectory): number | undefined => {
+    let sum = record.metadata.cost_usd;
+    for (const child of children.get(record.id ?? '') ?? []) {
+      const part = total(child);
+      sum = sum === undefined || part === undefined ? undefined : sum + part;
+    }
+    record.metadata.cost_usd = sum === undefined ? undefined : roundUsd(sum);
+    return sum;
+  };
+  total(root);
 }

@@ -4,7 +4,7 @@
 // percent() as the summary (Python's rounding), and quantiles are DuckDB's quantile_cont, the same
 // interpolation as the summary's histograms.
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { niceWidth, type Bin } from '@hermes-datagen/core';
+import { costStatistics, niceWidth, type Bin } from '@hermes-datagen/core';
 import { queryRow, queryRows, type Row } from './duckdb/query.js';
 import { quoteIdentifier } from './duckdb/tables.js';
 import { percent } from '@hermes-datagen/core';
@@ -100,6 +100,22 @@ export async function querySummary(connection: DuckDBConnection): Promise<Statis
     by_model: byName(await queryGroups(connection, 'SELECT record, model AS key FROM trajectories')),
     // A trajectory counts once in each toolset it names, however often it names it.
     by_toolset: byName(await queryGroups(connection, 'SELECT DISTINCT record, unnest(toolsets_used) AS key FROM trajectories')),
+    ...(await queryCost(connection)),
+  };
+}
+
+/** cost_usd and replayed_calls as the stream summary has them: a sub-agent's cost is in its parent's. */
+async function queryCost(connection: DuckDBConnection): Promise<Pick<StatisticsSummary, 'cost_usd' | 'replayed_calls'>> {
+  const models = await queryRows(
+    connection,
+    'SELECT model, count(*) AS trajectories, sum(cost_usd) AS usd FROM trajectories WHERE cost_usd IS NOT NULL AND parent_id IS NULL GROUP BY model',
+  );
+  const replayed = num(await queryRow(connection, 'SELECT coalesce(sum(replayed_calls), 0) AS n FROM trajectories'), 'n');
+  return {
+    ...(models.length > 0
+      ? { cost_usd: costStatistics(new Map(models.map((row) => [str(row, 'model'), { trajectories: num(row, 'trajectories'), usd: num(row, 'usd') }]))) }
+      : {}),
+    ...(replayed > 0 ? { replayed_calls: replayed } : {}),
   };
 }
 

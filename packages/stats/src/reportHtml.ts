@@ -5,7 +5,7 @@
 // data-* attributes, so a test can read the rendered page back and compare.
 import { binHistogram, binLabel } from '@hermes-datagen/core';
 import type { ReportData } from './reportData.js';
-import { shortNumber } from '@hermes-datagen/core';
+import { NOT_PRICED, shortNumber } from '@hermes-datagen/core';
 import type { StatisticsSummary, SummaryDistribution } from '@hermes-datagen/core';
 import { columnChart, escapeXml, formatCount, grouped, horizontalBars, type Bar } from './svg.js';
 
@@ -99,11 +99,18 @@ function keyFigures(s: StatisticsSummary): string {
         `${formatCount(s.usage.prompt_tokens)} prompt · ${formatCount(s.usage.completion_tokens)} completion`,
       ),
     );
+  const cost = s.cost_usd;
+  cards.push(
+    cost === undefined
+      ? card('cost_usd', 'Cost', 'not priced', undefined, NOT_PRICED.replace(/^not priced /, ''))
+      : card('cost_usd', 'Cost', usd(cost.total), cost.total, `${usd(cost.per_trajectory)} per trajectory · ${grouped(cost.trajectories)} priced`),
+  );
   return `<section class="cards">${cards.join('')}</section>`;
 }
 
-function card(key: string, label: string, shown: string, value: number, detail: string): string {
-  return `<div class="card" data-key="${key}" data-value="${value}"><div class="card-label">${escapeXml(label)}</div><div class="card-value">${escapeXml(shown)}</div><div class="card-detail">${escapeXml(detail)}</div></div>`;
+/** A figure of the summary; `value` undefined: a card with nothing to count (it says what is missing). */
+function card(key: string, label: string, shown: string, value: number | undefined, detail: string): string {
+  return `<div class="card" data-key="${key}"${value === undefined ? '' : ` data-value="${value}"`}><div class="card-label">${escapeXml(label)}</div><div class="card-value">${escapeXml(shown)}</div><div class="card-detail">${escapeXml(detail)}</div></div>`;
 }
 
 function section(title: string, description: string, body: string, extra = ''): string {
@@ -279,3 +286,8 @@ svg .grid { stroke: var(--line); }
 .none { fill: var(--none); background: var(--none); }
 .bar-fill { fill: var(--accent); }
 `;
+
+/** Dollars as a person reads them: cents, or four places below a dollar. */
+function usd(value: number): string {
+  return `$${value >= 1 ? value.toFixed(2) : value.toFixed(4)}`;
+}

@@ -92,6 +92,12 @@ export function renderCompletion(reply: ScriptedReply, context: RenderContext): 
         logprobs: null,
       },
     ],
-    usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion },
+    usage: {
+      prompt_tokens: prompt,
+      completion_tokens: completion,
+      total_tokens: prompt + completion,
+      ...(reply.usage?.cached_tokens !== undefined ? { prompt_tokens_details: { cached_tokens: reply.usage.cached_tokens } } : {}),
+      ...(reply.usage?.cost !== undefined ? { cost: reply.usage.cost } : {}),
+    },
   };
 }

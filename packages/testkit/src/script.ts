@@ -32,6 +32,10 @@ export interface ScriptedToolCall {
 export interface ScriptedUsage {
   prompt_tokens: number;
   completion_tokens: number;
+  /** Of prompt_tokens, read from the prompt cache: sent as prompt_tokens_details.cached_tokens (OpenAI's form). */
+  cached_tokens?: number;
+  /** The gateway's own price of the call in USD, sent as usage.cost (OpenRouter's form). */
+  cost?: number;
 }
 
 export interface ScriptedReply {
@@ -243,11 +247,13 @@ class Reader {
       reply.finish_reason = this.oneOf(fields.finish_reason, `${path}/finish_reason`, FINISH_REASONS);
     }
     if (fields.usage !== undefined) {
-      const usage = this.object(fields.usage, `${path}/usage`, ['prompt_tokens', 'completion_tokens']);
+      const usage = this.object(fields.usage, `${path}/usage`, ['prompt_tokens', 'completion_tokens', 'cached_tokens', 'cost']);
       reply.usage = {
         prompt_tokens: this.integer(usage.prompt_tokens, `${path}/usage/prompt_tokens`, 0),
         completion_tokens: this.integer(usage.completion_tokens, `${path}/usage/completion_tokens`, 0),
       };
+      if (usage.cached_tokens !== undefined) reply.usage.cached_tokens = this.integer(usage.cached_tokens, `${path}/usage/cached_tokens`, 0);
+      if (usage.cost !== undefined) reply.usage.cost = this.number(usage.cost, `${path}/usage/cost`, 0);
     }
     return reply;
   }

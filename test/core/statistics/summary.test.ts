@@ -277,3 +277,40 @@ describe('summaryFromFile', () => {
     expect(() => summaryFromFile(broken, 'shard-1.json')).toThrow(/shard-1.json .*turns/);
   });
 });
+
+describe('cost and replayed calls', () => {
+  const priced = (model: string, cost: number | undefined, extra: Partial<Trajectory['metadata']> = {}): Trajectory =>
+    trajectory({ metadata: { ...meta(model), ...(cost === undefined ? {} : { cost_usd: cost }), ...extra } });
+
+  it('sums cost_usd per model over the records that are no sub-agent, and the replayed calls over all', () => {
+    const summary = emptySummary();
+    addTrajectory(summary, priced('a', 0.5, { replayed_calls: 2 }));
+    addTrajectory(summary, priced('a', 0.25));
+    // A sub-agent's cost is already in its parent's (0.5 above).
+    addTrajectory(summary, priced('a', 0.1, { parent_id: 'x', replayed_calls: 1 }));
+    addTrajectory(summary, priced('b', 1));
+    addTrajectory(summary, priced('b', undefined));
+    const file = finaliseSummary(summary);
+    expect(file.cost_usd).toEqual({
+      total: 1.75,
+      trajectories: 3,
+      per_trajectory: 0.583333333,
+      by_model: { a: { trajectories: 2, total: 0.75, per_trajectory: 0.375 }, b: { trajectories: 1, total: 1, per_trajectory: 1 } },
+    });
+    expect(file.replayed_calls).toBe(3);
+    expect(validator('statistics')(file)).toBeNull();
+    // Read back and merged, as hermes-stats merge does: the same totals.
+    const merged = finaliseSummary(mergeSummaries(summaryFromFile(file, 'a.json'), summaryFromFile(file, 'b.json')));
+    expect(merged.cost_usd?.total).toBe(3.5);
+    expect(merged.cost_usd?.by_model['b']?.trajectories).toBe(2);
+    expect(merged.replayed_calls).toBe(6);
+  });
+
+  it('writes no cost_usd and no replayed_calls when no record has them (never a made-up number)', () => {
+    const summary = emptySummary();
+    addTrajectory(summary, priced('a', undefined));
+    const file = finaliseSummary(summary);
+    expect(file).not.toHaveProperty('cost_usd');
+    expect(file).not.toHaveProperty('replayed_calls');
+  });
+});

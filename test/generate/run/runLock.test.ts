@@ -22,7 +22,7 @@ function writeLock(dir: string, holder: LockHolder): void {
 describe('the run lock', () => {
   it('holds host, pid and start time; a second taker is refused with a usage error naming the holder; free again once released', () => {
     const dir = tempDir();
-    const lock = RunLock.acquire(dir, new Date('2026-01-02T03:04:05Z'));
+    const lock = RunLock.acquire(dir, undefined, new Date('2026-01-02T03:04:05Z'));
     const holder = JSON.parse(readFileSync(join(dir, LOCK_FILE), 'utf8')) as LockHolder;
     expect(holder).toMatchObject({ host: hostname(), pid: process.pid, started_at: '2026-01-02T03:04:05.000Z' });
     let refusal: unknown;

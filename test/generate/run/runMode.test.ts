@@ -14,6 +14,8 @@ const args = (more: Partial<RunArgs> = {}): RunArgs => ({
   discardNoReasoning: true,
   quotaWait: 60,
   maxDepth: 1,
+  replay: true,
+  journal: true,
   ...more,
 });
 

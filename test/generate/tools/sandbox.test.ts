@@ -77,8 +77,9 @@ describe('namespace sandboxes', () => {
         const result = await run(isolation, `${peek()}; echo; ps -A -o comm=`);
         expect(result.output).not.toContain(CANARY);
         expect(result.output).toContain(`/proc/${holder.pid}/environ: No such file or directory`);
+        // The namespace's own first processes (bwrap's, or unshare's sh) and the command's.
         const commands = result.output.slice(result.output.lastIndexOf('\n\n') + 2).split('\n');
-        expect(commands.filter((name) => !['bwrap', 'bash', 'ps', 'cat'].includes(name))).toEqual([]);
+        expect(commands.filter((name) => !['bwrap', 'sh', 'bash', 'ps', 'cat'].includes(name))).toEqual([]);
       });
 
       it('runs in the workspace, with the system directories read-only', async () => {
@@ -266,6 +267,10 @@ describe('chooseSandbox', () => {
       host: { isolation: 'none' },
       warning: expect.stringContaining('install bubblewrap'),
     });
+    // Loud about the network too: tools could call the endpoint with the user's session.
+    expect(chooseSandbox('auto', { ...env, PATH: '/nonexistent' })).toMatchObject({
+      warning: expect.stringMatching(/127\.0\.0\.1 \(the model endpoint included/),
+    });
   });
 
   it('probes the interpreters when the first command starts, not when the sandbox is chosen', async () => {
@@ -298,7 +303,16 @@ describe('chooseSandbox', () => {
 
   it('a sandbox asked for by name that cannot run here is a message for a usage error', () => {
     expect(chooseSandbox('bwrap', { ...env, PATH: '/nonexistent' })).toMatch(/^--sandbox bwrap cannot run a command on this machine; install bubblewrap/);
-    expect(chooseSandbox('none', env)).toMatchObject({ host: { isolation: 'none' }, docker: false });
+    expect(chooseSandbox('none', env)).toMatchObject({
+      host: { isolation: 'none' },
+      docker: false,
+      warning: expect.stringMatching(/^--sandbox none: .*network/),
+    });
+    expect(chooseSandbox('bwrap', env, { policy: { ...DEFAULT_SANDBOX_POLICY, network: true } })).toMatchObject({
+      warning: expect.stringMatching(/^--tool-network: tool commands share this machine's network/),
+      description: expect.stringContaining("with this machine's network"),
+    });
+    expect(chooseSandbox('bwrap', env)).not.toHaveProperty('warning');
     expect(chooseSandbox('docker', env)).toMatchObject({ host: { isolation: 'none' }, docker: true });
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { registerSecret } from '@hermes-datagen/core';
+import { registerSecret } from '@hermes-datagen/core/internal/secrets.js';
 import { TOOL_PATH, toolEnv } from '@hermes-datagen/generate/internal/tools/toolEnv.js';
 
 describe('toolEnv', () => {
@@ -47,7 +47,7 @@ describe('toolEnv', () => {
     expect(env).toMatchObject({ PLAIN_SETTING: 'plain', PROJECT_MODE: 'test', TZ: 'UTC', PATH: TOOL_PATH });
     expect(env).not.toHaveProperty('NOT_SET');
     expect(env).not.toHaveProperty('DOCKER_HOST');
-    expect(toolEnv(parent, { docker: true })).toHaveProperty('DOCKER_HOST', parent.DOCKER_HOST);
+    expect(toolEnv(parent, { docker: true, workspace: '/tmp/ws' })).toMatchObject({ DOCKER_HOST: parent.DOCKER_HOST, HOME: parent.HOME });
   });
 
   it('drops any variable whose value holds a secret in any form, passed, named or given by the row', () => {

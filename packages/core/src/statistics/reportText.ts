@@ -22,6 +22,8 @@ export function renderReportText(summary: StatisticsSummary): string {
       `🔢 Tokens: ${total_tokens} total (${prompt_tokens} prompt, ${completion_tokens} completion) over ${summary.usage.trajectories} trajectories with usage`,
     );
   }
+  lines.push(costLine(summary));
+  if (summary.replayed_calls !== undefined) lines.push(`♻️  Replayed calls: ${summary.replayed_calls} (from the call journal on --resume, not bought again)`);
 
   lines.push('', '📈 Tool Usage Statistics:', LINE);
   const tools = Object.entries(summary.tool_statistics).sort(([, a], [, b]) => b.count - a.count);
@@ -98,3 +100,12 @@ function row(...cells: readonly (readonly [string, number])[]): string {
     .join(' ')
     .trimEnd();
 }
+
+/** The dollars, or where to get them: never a made-up number. */
+function costLine({ cost_usd: cost }: StatisticsSummary): string {
+  if (cost === undefined) return `💵 Cost: ${NOT_PRICED}`;
+  return `💵 Cost: $${cost.total} over ${cost.trajectories} priced trajectories ($${cost.per_trajectory} each; a sub-agent's in its parent's)`;
+}
+
+/** What the reports say when no record is priced. */
+export const NOT_PRICED = 'not priced (hermes-generate --prices FILE, or prices: in --config, gives each record metadata.cost_usd)';

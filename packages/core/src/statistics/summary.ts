@@ -12,6 +12,7 @@ import type { Tombstone, ToolStat, Trajectory } from '../model.js';
 import { conversationReasoningStats, type ReasoningStats } from '../reasoning.js';
 import { validator } from '../schemas.js';
 import { addToHistogram, distribution, histogramFrom, type ValueDistribution, type Histogram } from './percentiles.js';
+import { roundUsd } from '../prices.js';
 import { percent } from './rates.js';
 
 /** Marks a statistics.json written by hermes-stats, which carries what `merge` needs. */
@@ -60,6 +61,27 @@ export interface Summary {
   byModel: Map<string, GroupCounts>;
   /** Each entry of a record's toolsets_used counts that record once. */
   byToolset: Map<string, GroupCounts>;
+  /**
+   * metadata.cost_usd per model, over the records that carry one and are no sub-agent's (a record's
+   * cost includes its sub-agents', so theirs would count twice).
+   */
+  cost: Map<string, CostTotals>;
+  /** Model calls replayed from a run's call journal instead of bought again (metadata.replayed_calls). */
+  replayedCalls: number;
+}
+
+export interface CostTotals {
+  trajectories: number;
+  usd: number;
+}
+
+/** statistics.json's cost_usd: present only when some record was priced (never a made-up number). */
+export interface CostStatistics {
+  /** USD over the priced trajectories. */
+  total: number;
+  trajectories: number;
+  per_trajectory: number;
+  by_model: Record<string, { trajectories: number; total: number; per_trajectory: number }>;
 }
 
 // ---- The file (schemas/statistics.schema.json), as finaliseSummary writes it.
@@ -98,6 +120,8 @@ export interface StatisticsSummary {
   usage: UsageTotals;
   by_model: Record<string, GroupStatistics>;
   by_toolset: Record<string, GroupStatistics>;
+  cost_usd?: CostStatistics;
+  replayed_calls?: number;
 }
 
 const emptyUsage = (): UsageTotals => ({ trajectories: 0, prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 });
@@ -116,6 +140,8 @@ export function emptySummary(): Summary {
     apiCalls: new Map(),
     byModel: new Map(),
     byToolset: new Map(),
+    cost: new Map(),
+    replayedCalls: 0,
   };
 }
 
@@ -139,6 +165,10 @@ export function addTrajectory(summary: Summary, record: Trajectory, reasoning: R
   addReasoning(summary.reasoning, reasoning);
   addToHistogram(summary.turns, record.conversations.length);
   addToHistogram(summary.apiCalls, record.api_calls);
+
+  const { cost_usd: cost, replayed_calls: replayed } = record.metadata;
+  if (typeof cost === 'number' && record.metadata.parent_id === undefined) addCost(summary.cost, record.metadata.model, { trajectories: 1, usd: cost });
+  if (typeof replayed === 'number') summary.replayedCalls += replayed;
 
   const own = groupCountsOf(record, toolCalls, toolFailures);
   addGroup(summary.byModel, record.metadata.model, own);
@@ -164,6 +194,8 @@ export function mergeSummaries(a: Summary, b: Summary): Summary {
     for (const [value, n] of part.apiCalls) addToHistogram(merged.apiCalls, value, n);
     for (const [model, counts] of part.byModel) addGroup(merged.byModel, model, counts);
     for (const [toolset, counts] of part.byToolset) addGroup(merged.byToolset, toolset, counts);
+    for (const [model, cost] of part.cost) addCost(merged.cost, model, cost);
+    merged.replayedCalls += part.replayedCalls;
   }
   return merged;
 }
@@ -201,7 +233,34 @@ export function finaliseSummary(summary: Summary): StatisticsSummary {
     usage: { ...summary.usage },
     by_model: sortedRecord([...summary.byModel], groupStatistics),
     by_toolset: sortedRecord([...summary.byToolset], groupStatistics),
+    ...(summary.cost.size > 0 ? { cost_usd: costStatistics(summary.cost) } : {}),
+    ...(summary.replayedCalls > 0 ? { replayed_calls: summary.replayedCalls } : {}),
   };
+}
+
+/** statistics.json's cost_usd from the totals per model (also the report's, from SQL). */
+export function costStatistics(cost: ReadonlyMap<string, CostTotals>): CostStatistics {
+  const all: CostTotals = { trajectories: 0, usd: 0 };
+  for (const part of cost.values()) {
+    all.trajectories += part.trajectories;
+    all.usd += part.usd;
+  }
+  const perTrajectory = ({ trajectories, usd }: CostTotals): number => (trajectories === 0 ? 0 : roundUsd(usd / trajectories));
+  return {
+    total: roundUsd(all.usd),
+    trajectories: all.trajectories,
+    per_trajectory: perTrajectory(all),
+    by_model: sortedRecord([...cost], (part) => ({ trajectories: part.trajectories, total: roundUsd(part.usd), per_trajectory: perTrajectory(part) })),
+  };
+}
+
+function addCost(costs: Map<string, CostTotals>, model: string, part: CostTotals): void {
+  const sum = costs.get(model);
+  if (sum === undefined) costs.set(model, { ...part });
+  else {
+    sum.trajectories += part.trajectories;
+    sum.usd += part.usd;
+  }
 }
 
 /**
@@ -231,6 +290,8 @@ export function summaryFromFile(content: unknown, source: string): Summary {
   summary.apiCalls = histogramFrom(full.api_calls.histogram);
   for (const [model, group] of Object.entries(full.by_model)) addGroup(summary.byModel, model, group);
   for (const [toolset, group] of Object.entries(full.by_toolset)) addGroup(summary.byToolset, toolset, group);
+  for (const [model, part] of Object.entries(full.cost_usd?.by_model ?? {})) addCost(summary.cost, model, { trajectories: part.trajectories, usd: part.total });
+  summary.replayedCalls = full.replayed_calls ?? 0;
   return summary;
 }
 

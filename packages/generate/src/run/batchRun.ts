@@ -16,11 +16,13 @@ import type { RateLimiter } from '@hermes-datagen/core/endpoint';
 import { runBounded } from '../boundedPool.js';
 import type { PromptRunner } from '../generateStream.js';
 import type { DelegationSettings } from './delegation.js';
+import { CallJournal } from './callJournal.js';
 import { promptRuns } from './promptRuns.js';
 import { RecordCommits } from './recordCommits.js';
 import { RunBatches } from './runBatches.js';
 import type { RunDirectory } from './runDirectory.js';
 import { finishRun } from './runFinish.js';
+import type { RunBudget } from './runBudget.js';
 import { RunIntake } from './runIntake.js';
 import { openRunState } from './runState.js';
 import { RunStops } from './runStops.js';
@@ -30,6 +32,8 @@ import type { Shard } from './shard.js';
 export interface BatchRunOptions {
   readonly run: RunDirectory;
   readonly runName: string;
+  /** --force-resume: rows that changed since the run's records were made are warned about, not refused. */
+  readonly forceResume?: boolean | undefined;
   readonly samples: number;
   /** Only the first N valid rows of the dataset. */
   readonly maxSamples?: number | undefined;
@@ -53,6 +57,14 @@ export interface BatchRunOptions {
   readonly delegation?: Omit<DelegationSettings, 'runPrompt'> | undefined;
   /** The run's rate limiter, for the progress line's count of 429s. */
   readonly limiter?: RateLimiter | undefined;
+  /** --no-replay: a --resume asks for every call again instead of replaying the call journal. */
+  readonly replay: boolean;
+  /** --no-journal: no call journal is kept (nor replayed). */
+  readonly journal: boolean;
+  /** --max-cost / --max-tokens, with what the run spent before; also fed by every call (agentCalls.ts). */
+  readonly budget?: RunBudget | undefined;
+  /** Records are priced: the progress line shows the dollars. */
+  readonly priced?: boolean | undefined;
 }
 
 export async function runBatch(ctx: RunContext, options: BatchRunOptions): Promise<number> {
@@ -60,14 +72,37 @@ export async function runBatch(ctx: RunContext, options: BatchRunOptions): Promi
   const started = Date.now();
   const out = await ctx.openOutput();
   const state = await openRunState(run, options.runName, options, options.checkpointIntervalMs);
+  const journal = options.journal
+    ? await CallJournal.open(run.dir, (id) => state.checkpoint.get(id) !== undefined, { replay: options.replay, secret: options.secret, log: ctx.log })
+    : undefined;
+  if (journal !== undefined && journal.replayable > 0)
+    ctx.log.info(`call journal: ${journal.replayable} replies of unfinished prompts can be replayed instead of bought again`);
   const tally = new RunTally();
   const batches = new RunBatches(run.dir, (run.files.at(-1)?.num ?? -1) + 1, options.batchSize);
-  const intake = new RunIntake(ctx, state, options, batches, tally, run.checkpoint?.dataset?.valid_rows ?? 0);
+  const intake = new RunIntake(ctx, state, options, batches, tally, run.checkpoint?.dataset?.valid_rows ?? 0, options.forceResume, options.budget);
   const stops = new RunStops(ctx.signal, ctx.log, options.graceMs, options.quotaExhausted);
   // A record that cannot be written (a full disk) stops the intake, as a task that throws does.
-  const commits = new RecordCommits(ctx, out, state.checkpoint, batches, tally, options, (error) => stops.intake.abort(error));
-  const runOne = promptRuns(options, { ctx, stops, tally, failures: state.failures, commits });
-  ctx.progress.setDetail(() => tally.progress(stops.runningCount, options.limiter?.stats, (Date.now() - started) / 1000));
+  const commits = new RecordCommits(
+    ctx,
+    out,
+    state.checkpoint,
+    batches,
+    tally,
+    { ...options, journal },
+    (error) => stops.intake.abort(error),
+    () => {
+      ctx.log.error(
+        `stdout was closed by its reader (a | head?) after ${ctx.stats.get('trajectories_out')} records: no new prompt starts, the ones running are written to ${run.dir} only; the run ends resumably (exit ${ExitCode.retryable}), --resume continues`,
+      );
+      stops.intake.abort('stdout closed');
+    },
+  );
+  const runOne = promptRuns({ ...options, journal }, { ctx, stops, tally, failures: state.failures, commits });
+  const { budget } = options;
+  ctx.progress.setDetail(() => {
+    const line = tally.progress(stops.runningCount, options.limiter?.stats, (Date.now() - started) / 1000);
+    return budget === undefined ? line : `${line}${budget.progress(tally.skipped + tally.done, tally.records, options.priced === true)}`;
+  });
 
   let code: number = ExitCode.internal;
   try {
@@ -78,7 +113,7 @@ export async function runBatch(ctx: RunContext, options: BatchRunOptions): Promi
       stops.intake.signal,
     );
     await commits.settled();
-    code = stops.code() ?? tally.failureCode();
+    code = stops.code() ?? (commits.stdoutClosed ? ExitCode.retryable : intake.budgetReached !== undefined ? ExitCode.budgetReached : tally.failureCode());
   } catch (error) {
     code = error instanceof HermesError ? error.exitCode : ExitCode.internal;
     throw error;
@@ -87,6 +122,7 @@ export async function runBatch(ctx: RunContext, options: BatchRunOptions): Promi
     // Also after a failure: every finished record still gets written.
     await commits.settled().catch(() => undefined);
     await batches.closeAll();
+    await journal?.close();
     await finishRun(ctx, run, state, tally, commits, {
       runName: options.runName,
       distribution: options.distribution,

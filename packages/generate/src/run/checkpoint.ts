@@ -58,6 +58,13 @@ export class CheckpointState {
     return this.done.get(id);
   }
 
+  /** Row position -> the content hash of the row its records were made from (as read back: before this invocation wrote any). */
+  public rowHashesByIndex(): Map<number, string> {
+    const hashes = new Map<number, string>();
+    for (const entry of this.done.values()) if (entry.row_hash !== undefined) hashes.set(entry.prompt_index, entry.row_hash);
+    return hashes;
+  }
+
   /** What an earlier invocation found complete, if nothing has changed since. */
   public get complete(): CompleteRun | undefined {
     return this.completeRun;

@@ -14,6 +14,8 @@ import type { RecordCommits } from './recordCommits.js';
 import type { Job } from './runIntake.js';
 import type { RunStops } from './runStops.js';
 import type { RunTally } from './runTally.js';
+import { addSubAgentCosts } from '../trajectory.js';
+import type { CallJournal } from './callJournal.js';
 import { traceTags } from './trace.js';
 
 export interface PromptRunOptions {
@@ -24,6 +26,8 @@ export interface PromptRunOptions {
   readonly promptTimeoutMs?: number | undefined;
   /** delegate_task: offered to prompts whose toolsets include `delegation`. */
   readonly delegation?: Omit<DelegationSettings, 'runPrompt'> | undefined;
+  /** The run's call journal: each agent (sub-agents too) replays and records its replies there. */
+  readonly journal?: CallJournal | undefined;
 }
 
 export interface PromptRunParts {
@@ -37,8 +41,13 @@ export interface PromptRunParts {
 /** The task of the run's bounded pool: one job from start to its commit (or its failure line). */
 export function promptRuns(options: PromptRunOptions, { ctx, stops, tally, failures, commits }: PromptRunParts): (job: Job) => Promise<void> {
   // Each agent's requests carry its run, record and trace id (trace.ts).
+  const { journal } = options;
   const traced: PromptRunner = (job) =>
-    options.runPrompt({ ...job, requestTags: traceTags({ runName: options.runName, recordId: job.recordId ?? '', traceId: job.traceId ?? '' }) });
+    options.runPrompt({
+      ...job,
+      requestTags: traceTags({ runName: options.runName, recordId: job.recordId ?? '', traceId: job.traceId ?? '' }),
+      ...(journal !== undefined && job.recordId !== undefined ? { journal: journal.session(job.recordId) } : {}),
+    });
   const delegation = options.delegation === undefined ? undefined : { ...options.delegation, runPrompt: traced };
 
   const recordFailure = async (job: Job, failure: PromptFailure): Promise<void> => {
@@ -114,6 +123,7 @@ export function promptRuns(options: PromptRunOptions, { ctx, stops, tally, failu
       stops.finished(prompt);
     }
     if (!trajectory) return commits.skip(job);
+    if (subAgents.length > 0) addSubAgentCosts(trajectory, subAgents);
     // Before the root's record: a kill between the two leaves failure lines without it, which are
     // dropped (the root runs again whole), never a written root whose failed sub-agents are forgotten.
     if (failedSubAgents.length > 0) await recordSubAgentFailures(job, failedSubAgents);

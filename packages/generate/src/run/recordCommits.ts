@@ -4,6 +4,7 @@
 // The prompt's slot is free for the next prompt meanwhile: the records waiting for their fsync are
 // bounded in bytes (pendingWork.ts), and a write that fails (a full disk) stops the intake.
 import {
+  BrokenPipe,
   addTombstone,
   addTrajectory,
   conversationReasoningStats,
@@ -15,6 +16,7 @@ import {
   type Tombstone,
   type Trajectory,
 } from '@hermes-datagen/core';
+import type { CallJournal } from './callJournal.js';
 import type { CheckpointState } from './checkpoint.js';
 import { PendingWork } from './pendingWork.js';
 import type { RunBatches } from './runBatches.js';
@@ -47,6 +49,8 @@ const WAITING_RECORD_BYTES = 64 * 1024 * 1024;
 export interface CommitOptions {
   readonly discardNoReasoning: boolean;
   readonly secret: ApiKey;
+  /** A committed record's journaled replies are needed no more. */
+  readonly journal?: CallJournal | undefined;
 }
 
 export class RecordCommits {
@@ -58,6 +62,8 @@ export class RecordCommits {
   public readonly fresh: FreshRecords;
   private readonly freshFiles = new Set<string>();
   public exact = true;
+  /** stdout's reader went away: records go to the run directory only. */
+  public stdoutClosed = false;
   private readonly writes: PendingWork;
   // Each record goes out when it is done, not when the writer's buffer fills; the records of one
   // group commit come out of one fsync together and share one flush.
@@ -71,6 +77,7 @@ export class RecordCommits {
     private readonly tally: RunTally,
     private readonly options: CommitOptions,
     onFailure: (error: unknown) => void,
+    private readonly onStdoutClosed: () => void = () => undefined,
   ) {
     this.writes = new PendingWork(WAITING_RECORD_BYTES, onFailure);
     this.fresh = { files: this.freshFiles, summary: emptySummary() };
@@ -148,6 +155,7 @@ export class RecordCommits {
       file.file.name,
       bytes,
     );
+    for (const id of ids) this.options.journal?.committed(id);
     tally.written += subAgents;
     tally.subAgents += subAgents;
     if (discarded) {
@@ -160,11 +168,27 @@ export class RecordCommits {
     for (let i = 0; i < streamed; i += 1) {
       ctx.stats.add('trajectories_out');
       ctx.stats.add('api_calls', apiCalls[i]!);
-      await this.out.writeLine(lines[i]!);
     }
-    await this.flushSoon();
+    if (!this.stdoutClosed) await this.stream(lines, streamed);
     await this.checkpoint.maybeWrite();
     ctx.progress.tick(0);
+  }
+
+  /**
+   * The record's lines on stdout. A reader that went away (`| head`) ends the run resumably: the
+   * records already committed are in the run directory whatever stdout took, the ones still to
+   * come are committed there too, and no new prompt starts (onStdoutClosed).
+   */
+  private async stream(lines: readonly string[], count: number): Promise<void> {
+    try {
+      for (let i = 0; i < count; i += 1) await this.out.writeLine(lines[i]!);
+      await this.flushSoon();
+    } catch (error) {
+      if (!(error instanceof BrokenPipe)) throw error;
+      if (this.stdoutClosed) return;
+      this.stdoutClosed = true;
+      this.onStdoutClosed();
+    }
   }
 
   private flushSoon(): Promise<void> {

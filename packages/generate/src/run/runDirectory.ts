@@ -10,6 +10,7 @@ import { mkdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { UsageError, validator, type Checkpoint, type CheckpointEntry, type Logger } from '@hermes-datagen/core';
 import { CHECKPOINT_FILE } from './checkpoint.js';
+import { removeDeadWorkspaces, removeLeftovers } from './runLeftovers.js';
 import { RunLock } from './runLock.js';
 import { listBatchFiles, readBatchFile, repairTornTail, type BatchFile, type BatchLine, type TailCut } from './batchFiles.js';
 import {
@@ -38,6 +39,8 @@ export interface OpenRunOptions {
   readonly seed?: number | undefined;
   /** This invocation's flags, recorded in the manifest. */
   readonly settings: Readonly<Record<string, unknown>>;
+  /** The workspace root this invocation made for itself (the default one), named in its lock. */
+  readonly workspaceRoot?: string | undefined;
 }
 
 export interface RunDirectory {
@@ -72,8 +75,11 @@ export async function openRunDirectory(options: OpenRunOptions, log: Logger): Pr
     throw new UsageError(`the run directory ${dir} exists already: add --resume to continue that run, or choose another --run-name`);
   }
   await mkdir(dir, { recursive: true });
-  const lock = RunLock.acquire(dir);
+  const lock = RunLock.acquire(dir, options.workspaceRoot);
   try {
+    if (exists) await removeLeftovers(dir, log);
+    const dead = lock.takenOver;
+    if (dead?.workspaces !== undefined) await removeDeadWorkspaces(dead.workspaces, dead.pid, log);
     return await openLocked(dir, lock, options, exists, log);
   } catch (error) {
     lock.release();

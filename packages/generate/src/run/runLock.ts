@@ -24,6 +24,8 @@ export interface LockHolder {
   readonly started_at: string;
   /** The process's start in clock ticks since boot (/proc/PID/stat), where the system has it: tells a reused pid apart. */
   readonly process_start?: string | undefined;
+  /** The workspace root the invocation made for itself, removed by the one that takes over its stale lock. */
+  readonly workspaces?: string | undefined;
 }
 
 export class RunLock {
@@ -38,24 +40,39 @@ export class RunLock {
     process.on('exit', this.onExit);
   }
 
+  /** A stale lock this one took over: its dead holder, whose leftovers the caller may remove. */
+  public takenOver: LockHolder | undefined;
+
   /** Takes the lock of `dir`, or throws a UsageError naming its holder. */
-  public static acquire(dir: string, now: Date = new Date()): RunLock {
+  public static acquire(dir: string, workspaces?: string, now: Date = new Date()): RunLock {
     const path = join(dir, LOCK_FILE);
-    const me: LockHolder = { host: hostname(), pid: process.pid, started_at: now.toISOString(), process_start: processStart(process.pid) };
+    const me: LockHolder = {
+      host: hostname(),
+      pid: process.pid,
+      started_at: now.toISOString(),
+      process_start: processStart(process.pid),
+      ...(workspaces === undefined ? {} : { workspaces }),
+    };
     const text = `${JSON.stringify(me)}\n`;
     const temp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
     writeFileSync(temp, text, { flag: 'wx' });
+    let stale: LockHolder | undefined;
     try {
       // Twice at most: a stale lock is moved aside once, then the link is tried again.
       for (let attempt = 0; ; attempt += 1) {
         try {
           linkSync(temp, path);
-          return new RunLock(path, text);
+          const lock = new RunLock(path, text);
+          lock.takenOver = stale;
+          return lock;
         } catch (error) {
           if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
         }
         const holder = readHolder(path);
-        if (attempt === 0 && holder !== 'gone' && isStale(holder) && breakStale(path, holder)) continue;
+        if (attempt === 0 && holder !== 'gone' && isStale(holder) && breakStale(path, holder)) {
+          stale = holder;
+          continue;
+        }
         if (attempt === 0 && holder === 'gone') continue;
         throw new UsageError(refusal(dir, holder === 'gone' ? undefined : holder));
       }

@@ -9,10 +9,12 @@ import { DEFAULT_QUOTA_WAIT_S } from '@hermes-datagen/core/endpoint';
 import type { DatasetIdentity, EndpointIdentity } from './manifest.js';
 import { datasetHash } from './manifest.js';
 import { openRunDirectory, type RunDirectory } from './runDirectory.js';
+import type { BudgetLimits } from './runBudget.js';
 import { parseShard, type Shard } from './shard.js';
 
 const RUN = 'Run directory (--run-name):';
 const RATE = 'Rate limits (with --run-name; one limiter for every agent of the process, finding the quota by itself):';
+const COST = 'Cost (docs/cost.md):';
 
 export interface RunArgs {
   runName?: string | undefined;
@@ -34,6 +36,10 @@ export interface RunArgs {
   tpm?: number | undefined;
   quotaWait: number;
   maxDepth: number;
+  replay: boolean;
+  journal: boolean;
+  maxCost?: number | undefined;
+  maxTokens?: number | undefined;
 }
 
 export function runOptions<T>(y: Argv<T>) {
@@ -129,6 +135,33 @@ export function runOptions<T>(y: Argv<T>) {
       describe: "delegate_task (toolset delegation): how deep sub-agents may go; 1 lets the prompt's agent delegate and its sub-agents not",
       group: RUN,
     })
+    .option('replay', {
+      type: 'boolean',
+      default: true,
+      describe:
+        "on --resume, a prompt that had started replays the model replies the run's call journal holds for it, while its requests match them (--no-replay asks for every call again)",
+      group: RUN,
+    })
+    .option('journal', {
+      type: 'boolean',
+      default: true,
+      describe:
+        'keep the call journal (<run>/journal/: the replies of running prompts, for --resume); --no-journal keeps none, and a resumed prompt starts again from its first call',
+      group: RUN,
+    })
+    .option('max-cost', {
+      alias: 'max_cost',
+      type: 'number',
+      describe:
+        "USD the whole run may spend, across resumes (needs --prices or a gateway's usage.cost): once reached no new prompt starts, running ones finish, exit 5",
+      group: COST,
+    })
+    .option('max-tokens', {
+      alias: 'max_tokens',
+      type: 'number',
+      describe: 'prompt + completion tokens the whole run may use, across resumes: once reached no new prompt starts, running ones finish, exit 5',
+      group: COST,
+    })
     .option('discard-no-reasoning', {
       type: 'boolean',
       default: true,
@@ -149,6 +182,9 @@ export interface RunSettings {
   readonly rpm?: number | undefined;
   readonly tpm?: number | undefined;
   readonly quotaWaitMs: number;
+  readonly replay: boolean;
+  readonly journal: boolean;
+  readonly budgetLimits: BudgetLimits;
 }
 
 /** The settings of run mode; without --run-name, a flag that only run mode reads is a usage error, never ignored. */
@@ -166,6 +202,10 @@ export function runSettings(args: RunArgs): RunSettings | undefined {
         ['--prompt-timeout', args.promptTimeout !== undefined],
         ['--rpm', args.rpm !== undefined],
         ['--tpm', args.tpm !== undefined],
+        ['--no-replay', !args.replay],
+        ['--no-journal', !args.journal],
+        ['--max-cost', args.maxCost !== undefined],
+        ['--max-tokens', args.maxTokens !== undefined],
       ] as const
     )
       .filter(([, set]) => set)
@@ -184,6 +224,8 @@ export function runSettings(args: RunArgs): RunSettings | undefined {
   for (const [value, flag] of [
     [args.rpm, '--rpm'],
     [args.tpm, '--tpm'],
+    [args.maxCost, '--max-cost'],
+    [args.maxTokens, '--max-tokens'],
   ] as const) {
     if (value !== undefined && !(value > 0 && Number.isFinite(value))) throw new UsageError(`${flag} must be a number above 0, got ${String(value)}`);
   }
@@ -198,6 +240,9 @@ export function runSettings(args: RunArgs): RunSettings | undefined {
     rpm: args.rpm,
     tpm: args.tpm,
     quotaWaitMs: args.quotaWait * 1000,
+    replay: args.replay,
+    journal: args.journal,
+    budgetLimits: { maxCostUsd: args.maxCost, maxTokens: args.maxTokens },
   };
 }
 
@@ -208,6 +253,8 @@ export interface RunIdentity {
   readonly seed?: number | undefined;
   /** The flags, for the manifest. */
   readonly settings: Readonly<Record<string, unknown>>;
+  /** The workspace root the invocation made for itself, if it did (no --workspace-root). */
+  readonly workspaceRoot?: string | undefined;
 }
 
 export async function openRun(args: RunArgs & { runName: string }, ctx: RunContext, identity: RunIdentity): Promise<RunDirectory> {
@@ -228,6 +275,7 @@ export async function openRun(args: RunArgs & { runName: string }, ctx: RunConte
       shard: args.shard === undefined ? null : args.shard.trim(),
       seed: identity.seed,
       settings: identity.settings,
+      workspaceRoot: identity.workspaceRoot,
     },
     ctx.log,
   );

@@ -30,9 +30,14 @@ export class RunTally {
     return this.failedTotal;
   }
 
+  /** Prompts of this invocation that ended: written, discarded or failed. */
+  public get done(): number {
+    return this.written - this.subAgents + this.tombstones + this.failedTotal - this.failedSubAgents;
+  }
+
   /** The progress line's detail: prompts done of those to run, running, the limiter's requests in flight, its limit and 429s a minute, and an ETA. */
   public progress(running: number, limits: { inFlight: number; limit: number; refusalsPerMinute: number } | undefined, seconds: number): string {
-    const done = this.written - this.subAgents + this.tombstones + this.failedTotal - this.failedSubAgents;
+    const { done } = this;
     const left = this.records - this.skipped - done;
     const eta = done > 0 && left > 0 ? `, ETA ${Math.round((left * seconds) / done)}s` : '';
     const rate = limits === undefined ? '' : `, ${limits.inFlight} in flight of ${limits.limit} allowed, ${limits.refusalsPerMinute} 429s/min`;

@@ -10,8 +10,11 @@ import { killAllGroups, type HelperReply, type HelperRequest } from './processHe
 const running = new Map<number, AbortController>();
 const groups = new Set<number>();
 
+// Once hermes-generate is gone (killed), a reply has nowhere to go: it is dropped, and the
+// 'disconnect' below ends this process. The callback keeps a failed send (EPIPE) from becoming an
+// 'error' event, whose stack trace would land on the terminal hermes-generate left behind.
 const send = (reply: HelperReply): void => {
-  process.send?.(reply);
+  if (process.connected) process.send?.(reply, undefined, undefined, () => undefined);
 };
 
 process.on('message', (request: HelperRequest) => {

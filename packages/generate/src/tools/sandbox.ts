@@ -300,7 +300,9 @@ function unshareArgs(shown: SandboxFilesystem, path: string, policy: SandboxPoli
     ...shown.system.map((dir) => `${fstabPath(dir)} ${fstabPath(dir)} none rbind,ro 0 0`),
     // /dev/null: the private directory's empty file lies under /tmp, covered by now.
     ...shown.hidden.map((file) => `/dev/null ${fstabPath(file)} none bind,ro 0 0`),
-    ...etcSecrets.map((entry) => (isDirectory(entry) ? `${TMPFS_SOURCE} ${fstabPath(entry)} tmpfs ro,mode=755 0 0` : `/dev/null ${fstabPath(entry)} none bind,ro 0 0`)),
+    ...etcSecrets.map((entry) =>
+      isDirectory(entry) ? `${TMPFS_SOURCE} ${fstabPath(entry)} tmpfs ro,mode=755 0 0` : `/dev/null ${fstabPath(entry)} none bind,ro 0 0`,
+    ),
     // The host's /dev/shm is shared memory of every user's programs: the tool gets its own.
     `${TMPFS_SOURCE} /dev/shm tmpfs mode=1777,nosuid,nodev 0 0`,
   ].join('\n')}\n`;

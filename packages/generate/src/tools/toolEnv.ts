@@ -44,7 +44,9 @@ export function toolEnv(parent: Readonly<Record<string, string | undefined>>, op
     env[name] = value;
   };
   take('PATH', TOOL_PATH);
-  if (options.workspace !== undefined && options.workspace !== '') {
+  // The docker CLI is the user's own client, not the tool (which gets no variable of it): it finds its config in the user's HOME.
+  if (options.docker) take('HOME', parent['HOME']);
+  else if (options.workspace !== undefined && options.workspace !== '') {
     take('HOME', options.workspace);
     take('TMPDIR', options.workspace);
   }

@@ -139,6 +139,8 @@ class TableRows {
       .text(typeof metadata.trace_id === 'string' ? metadata.trace_id : null)
       .text(typeof metadata.parent_id === 'string' ? metadata.parent_id : null)
       .int(typeof metadata.depth === 'number' ? metadata.depth : null)
+      .double(typeof metadata.cost_usd === 'number' ? metadata.cost_usd : null)
+      .int(typeof metadata.replayed_calls === 'number' ? metadata.replayed_calls : null)
       .text(JSON.stringify(metadata))
       .end();
     for (const [index, turn] of t.conversations.entries()) this.turn(record, t.conversations, turn, index);

@@ -72,6 +72,13 @@ export const TABLES: readonly TableSpec[] = [
         type: 'INTEGER',
         describe: "metadata.depth: 1 for a sub-agent of the prompt's agent, 2 for one of its sub-agents...; NULL for a prompt's own record",
       },
+      {
+        name: 'cost_usd',
+        type: 'DOUBLE',
+        describe:
+          "metadata.cost_usd: USD of the record's model calls, its sub-agents' included (NULL when not priced; sum over parent_id IS NULL for a run's total)",
+      },
+      { name: 'replayed_calls', type: 'INTEGER', describe: "metadata.replayed_calls: calls replayed from the run's call journal on --resume (NULL: none)" },
       { name: 'metadata', type: 'JSON', describe: "the whole metadata object (metadata->>'$.key' reads any key)" },
     ],
   },

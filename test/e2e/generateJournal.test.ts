@@ -1,0 +1,204 @@
+// The call journal end to end: a run killed with SIGKILL and resumed buys again at most the replies
+// that were on the wire at each kill (the endpoint counts what it was asked), and a resumed prompt
+// whose tool output changed stops replaying at the divergence and goes on live.
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Trajectory } from '@hermes-datagen/core';
+import { startScriptedEndpoint, type ScriptedEndpoint } from '@hermes-datagen/testkit';
+import { binPath, jsonl, parseJsonl, tempDir } from '../util/cli.js';
+import { expectNoSecret, TEST_MODEL } from '../util/generate.js';
+import { TEST_API_KEY } from '../util/secrets.js';
+import { PROCESS_TEST_TIMEOUT_MS } from '../util/until.js';
+
+let endpoint: ScriptedEndpoint | undefined;
+afterEach(async () => {
+  await endpoint?.close();
+  endpoint = undefined;
+});
+
+interface Invocation {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** One invocation of the run; `killWhen` SIGKILLs it once it holds. */
+function invoke(url: string, dir: string, args: readonly string[], killWhen?: () => boolean): Promise<Invocation> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      [
+        binPath('generate', 'hermes-generate'),
+        'prompts.jsonl',
+        '--base-url',
+        url,
+        '--model',
+        TEST_MODEL,
+        '--run-name',
+        'journal',
+        '--workspace-root',
+        join(dir, 'workspaces'),
+        ...args,
+      ],
+      { cwd: dir, env: { PATH: process.env['PATH'] ?? '', HERMES_API_KEY: TEST_API_KEY, SHLVL: '1' }, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    const poll =
+      killWhen === undefined
+        ? undefined
+        : setInterval(() => {
+            if (!killWhen()) return;
+            clearInterval(poll);
+            child.kill('SIGKILL');
+          }, 5);
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      clearInterval(poll);
+      resolve({ code, signal, stdout, stderr });
+    });
+  });
+}
+
+const chatRequests = (server: ScriptedEndpoint): number => server.requests.filter((r) => r.path.endsWith('/chat/completions')).length;
+
+function runRecords(dir: string): Trajectory[] {
+  const run = join(dir, 'data', 'journal');
+  return readdirSync(run)
+    .filter((name) => /^batch_\d+\.jsonl$/.test(name))
+    .flatMap((name) => parseJsonl(readFileSync(join(run, name), 'utf8')) as Trajectory[]);
+}
+
+function journalLines(dir: string): number {
+  const journal = join(dir, 'data', 'journal', 'journal');
+  if (!existsSync(journal)) return 0;
+  return readdirSync(journal).reduce((n, name) => n + readFileSync(join(journal, name), 'utf8').split('\n').filter(Boolean).length, 0);
+}
+
+describe('the call journal', () => {
+  it(
+    'a run killed twice and resumed buys again at most the calls on the wire at each kill',
+    async () => {
+      const server = await startScriptedEndpoint({ latencyMs: 60 });
+      endpoint = server;
+      const dir = tempDir('hermes-journal-');
+      // The rule-based policy plans several file-tool calls for each of these prompts.
+      const prompts = Array.from({ length: 16 }, (_, i) => ({ id: `p${i}`, prompt: `Write a python script that prints ${i} and check it (task ${i})` }));
+      writeFileSync(join(dir, 'prompts.jsonl'), jsonl(prompts));
+      const concurrency = 4;
+      const args = ['--toolsets', 'file', '--max-concurrency', String(concurrency), '--batch-size', '2'];
+
+      // Kills land mid-trajectory: after 25 and then 25 more requests reached the endpoint.
+      const first = await invoke(server.url, dir, args, () => chatRequests(server) >= 25);
+      expect(first.signal).toBe('SIGKILL');
+      expect(journalLines(dir)).toBeGreaterThan(0);
+      const second = await invoke(server.url, dir, [...args, '--resume'], () => chatRequests(server) >= 50);
+      expect(second.signal).toBe('SIGKILL');
+      const last = await invoke(server.url, dir, [...args, '--resume']);
+      expect(last.code, last.stderr).toBe(0);
+
+      const records = runRecords(dir);
+      expect(new Set(records.map((r) => r.id)).size).toBe(prompts.length);
+      expect(records).toHaveLength(prompts.length);
+      const callsInTrajectories = records.reduce((n, r) => n + r.api_calls, 0);
+      const answered = chatRequests(server);
+      // At most one reply per prompt slot was on the wire at each kill; everything else was journaled.
+      expect(answered).toBeLessThanOrEqual(callsInTrajectories + concurrency * 2);
+      const replayed = records.reduce((n, r) => n + (r.metadata.replayed_calls ?? 0), 0);
+      expect(replayed).toBeGreaterThan(0);
+      const statistics = JSON.parse(readFileSync(join(dir, 'data', 'journal', 'statistics.json'), 'utf8')) as { replayed_calls?: number };
+      expect(statistics.replayed_calls).toBe(replayed);
+      // The finished run's journal holds nothing: every record is committed.
+      expect(journalLines(dir)).toBe(0);
+      for (const run of [first, second, last]) expectNoSecret(dir, run);
+    },
+    PROCESS_TEST_TIMEOUT_MS * 2,
+  );
+
+  /**
+   * A prompt reads data.txt twice, then answers. The first invocation is killed while its third
+   * call waits (two replies journaled); before the resume, data.txt is left as it was or changed.
+   */
+  async function resumedAfterKill(change: boolean): Promise<{ answeredOnResume: number; record: Trajectory }> {
+    const read = { name: 'read_file', arguments: { path: 'data.txt' } };
+    const server = await startScriptedEndpoint({
+      script: {
+        sequences: [
+          {
+            match: { contains: 'data.txt' },
+            replies: [
+              { reasoning: 'Read it.', tool_calls: [read] },
+              { reasoning: 'Read it again.', tool_calls: [read] },
+              { reasoning: 'Done.', content: 'The file is read.' },
+            ],
+          },
+        ],
+        faults: [{ kind: 'slow', when: { step: 2 }, delay_ms: 1500 }],
+      },
+    });
+    endpoint = server;
+    const dir = tempDir('hermes-journal-diverge-');
+    mkdirSync(join(dir, 'input'));
+    writeFileSync(join(dir, 'input', 'data.txt'), 'first version\n');
+    writeFileSync(join(dir, 'prompts.jsonl'), jsonl([{ id: 'reader', prompt: 'Look at data.txt', cwd: 'input' }]));
+    const args = ['--toolsets', 'file'];
+    const killed = await invoke(server.url, dir, args, () => chatRequests(server) >= 3 && journalLines(dir) >= 2);
+    expect(killed.signal).toBe('SIGKILL');
+    if (change) writeFileSync(join(dir, 'input', 'data.txt'), 'second version\n');
+    const before = chatRequests(server);
+    const resumed = await invoke(server.url, dir, [...args, '--resume']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const [record] = parseJsonl(resumed.stdout) as Trajectory[];
+    if (record === undefined) throw new Error(`no record: ${resumed.stderr}`);
+    return { answeredOnResume: chatRequests(server) - before, record };
+  }
+
+  it(
+    'a resumed prompt replays its journaled replies while its requests match',
+    async () => {
+      const { answeredOnResume, record } = await resumedAfterKill(false);
+      expect(record.metadata.replayed_calls).toBe(2);
+      expect(answeredOnResume).toBe(1);
+      expect(record.api_calls).toBe(3);
+    },
+    PROCESS_TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'a tool whose output changed ends the replay there: the prompt goes on live with the new output',
+    async () => {
+      const { answeredOnResume, record } = await resumedAfterKill(true);
+      // The first request is the prompt alone and replays; the second carries the new file and does not.
+      expect(record.metadata.replayed_calls).toBe(1);
+      expect(answeredOnResume).toBe(2);
+      expect(JSON.stringify(record.conversations)).toContain('second version');
+      expect(JSON.stringify(record.conversations)).not.toContain('first version');
+    },
+    PROCESS_TEST_TIMEOUT_MS,
+  );
+
+  it(
+    '--no-replay asks for every call again',
+    async () => {
+      const server = await startScriptedEndpoint({ latencyMs: 100 });
+      endpoint = server;
+      const dir = tempDir('hermes-journal-noreplay-');
+      writeFileSync(join(dir, 'prompts.jsonl'), jsonl([{ id: 'one', prompt: 'Write a python script that prints 1 and check it' }]));
+      const args = ['--toolsets', 'file'];
+      const killed = await invoke(server.url, dir, args, () => journalLines(dir) >= 2);
+      expect(killed.signal).toBe('SIGKILL');
+      const before = chatRequests(server);
+      const resumed = await invoke(server.url, dir, [...args, '--resume', '--no-replay']);
+      expect(resumed.code, resumed.stderr).toBe(0);
+      const [record] = parseJsonl(resumed.stdout) as Trajectory[];
+      expect(record?.metadata.replayed_calls).toBeUndefined();
+      expect(chatRequests(server) - before).toBe(record?.api_calls);
+    },
+    PROCESS_TEST_TIMEOUT_MS,
+  );
+});
