@@ -93,11 +93,13 @@ describe('the call journal', () => {
       const concurrency = 4;
       const args = ['--toolsets', 'file', '--max-concurrency', String(concurrency), '--batch-size', '2'];
 
-      // Kills land mid-trajectory: after 25 and then 25 more requests reached the endpoint.
-      const first = await invoke(server.url, dir, args, () => chatRequests(server) >= 25);
+      // Kills land mid-trajectory, at random points: after 10-40 requests reached the endpoint, then 10-40 more.
+      const firstKill = 10 + Math.floor(Math.random() * 31);
+      const secondKill = firstKill + 10 + Math.floor(Math.random() * 31);
+      const first = await invoke(server.url, dir, args, () => chatRequests(server) >= firstKill);
       expect(first.signal).toBe('SIGKILL');
       expect(journalLines(dir)).toBeGreaterThan(0);
-      const second = await invoke(server.url, dir, [...args, '--resume'], () => chatRequests(server) >= 50);
+      const second = await invoke(server.url, dir, [...args, '--resume'], () => chatRequests(server) >= secondKill);
       expect(second.signal).toBe('SIGKILL');
       const last = await invoke(server.url, dir, [...args, '--resume']);
       expect(last.code, last.stderr).toBe(0);
@@ -178,6 +180,52 @@ describe('the call journal', () => {
       expect(answeredOnResume).toBe(2);
       expect(JSON.stringify(record.conversations)).toContain('second version');
       expect(JSON.stringify(record.conversations)).not.toContain('first version');
+    },
+    PROCESS_TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'a sub-agent replays its own journaled replies, under its own record id, as its parent does',
+    async () => {
+      const server = await startScriptedEndpoint({
+        script: {
+          sequences: [
+            {
+              match: { contains: 'split' },
+              replies: [
+                { reasoning: 'One part.', tool_calls: [{ name: 'delegate_task', arguments: { tasks: [{ prompt: 'sub part' }] } }] },
+                { reasoning: 'Done.', content: 'combined' },
+              ],
+            },
+            {
+              match: { contains: 'sub part' },
+              replies: [
+                { reasoning: 'Plan it.', tool_calls: [{ name: 'todo', arguments: { todos: [{ id: '1', content: 'the part', status: 'completed' }] } }] },
+                { reasoning: 'Mine.', content: 'sub answer' },
+              ],
+            },
+          ],
+          // The sub-agent's second call waits: the kill comes while it does.
+          faults: [{ kind: 'slow', when: { prompt: { contains: 'sub part' }, step: 1 }, delay_ms: 1500 }],
+        },
+      });
+      endpoint = server;
+      const dir = tempDir('hermes-journal-sub-');
+      writeFileSync(join(dir, 'prompts.jsonl'), jsonl([{ id: 'root', prompt: 'split this' }]));
+      const args = ['--toolsets', 'delegation,todo'];
+      // The root's first reply and the sub-agent's first reply are journaled; the sub-agent's second is on the wire.
+      const killed = await invoke(server.url, dir, args, () => chatRequests(server) >= 3 && journalLines(dir) >= 2);
+      expect(killed.signal).toBe('SIGKILL');
+      const before = chatRequests(server);
+      const resumed = await invoke(server.url, dir, [...args, '--resume']);
+      expect(resumed.code, resumed.stderr).toBe(0);
+      const records = parseJsonl(resumed.stdout) as Trajectory[];
+      const root = records.find((r) => r.id === 'root');
+      const sub = records.find((r) => r.metadata.parent_id === 'root');
+      expect(root?.metadata.replayed_calls).toBe(1);
+      expect(sub?.metadata.replayed_calls).toBe(1);
+      // Asked again: the sub-agent's second call and the root's second; nothing that was journaled.
+      expect(chatRequests(server) - before).toBe(2);
     },
     PROCESS_TEST_TIMEOUT_MS,
   );
