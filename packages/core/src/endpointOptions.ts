@@ -46,7 +46,9 @@ export function endpointOptions<T>(y: Argv<T>) {
     })
     .option('header', {
       type: 'string',
+      // One value per --header: a plain array option would take the dataset file after it as a header.
       array: true,
+      nargs: 1,
       describe:
         "'Name: value' sent on every model request, e.g. 'x-portkey-provider: openai' (repeatable; over the provider's headers: in --config); the value of a secret one (a name with a part key, token, secret, auth…: x-api-key, x-portkey-virtual-key) is redacted like the key",
       group: ENDPOINT_GROUP,

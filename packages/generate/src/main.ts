@@ -83,9 +83,11 @@ export const spec: CliSpec = {
             describe: `where terminal commands and code run; ${SANDBOX_HELP}`,
             group: TOOLS,
           })
-          // Not array: an array option would take the dataset file after it for a name as well.
+          // One value per --tool-env (nargs 1): a plain array option would take the dataset file after it as well.
           .option('tool-env', {
             type: 'string',
+            array: true,
+            nargs: 1,
             describe:
               "pass this variable of hermes-generate's environment on to tool commands (repeatable); they get only PATH, HOME and TMPDIR (the workspace), a locale, TERM, TZ, these and the row's env, and never a value holding the key",
             group: TOOLS,
