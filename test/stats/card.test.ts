@@ -284,7 +284,7 @@ describe('hermes-stats card: bad input', () => {
 
   it('refuses a bad --rows-per-file and a missing --license before reading (exit 2)', async () => {
     const dir = setUp();
-    const bad = await card(dir, ['--rows-per-file', '0', 'run1']);
+    const bad = await runInProcess(spec, ['card', '--out', 'ds', '--license', 'cc-by-4.0', '--rows-per-file', '0', 'run1'], { cwd: dir });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--rows-per-file must be a whole number of at least 1/);
     const noLicense = await runInProcess(spec, ['card', '--out', 'ds', 'run1'], { cwd: dir });
