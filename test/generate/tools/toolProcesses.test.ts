@@ -72,7 +72,9 @@ describe('ToolProcesses', () => {
   });
 
   it('waits out a spawn that finds no file descriptor left (EMFILE) and runs it once others have ended: every call gets its result', async () => {
-    // A real process under `ulimit -n 40`, asking for 100 commands at once: most cannot get pipes at first.
+    // A real process under `ulimit -n 64`, asking for 100 commands at once: most cannot get pipes at first.
+    // (Node and the tool helper hold about 37 descriptors before the first command: under 40, no
+    // command could ever start, and the calls would wait for ever, as documented.)
     const script = [
       `import { terminalTool } from ${JSON.stringify(join(REPO_ROOT, 'packages/generate/dist/tools/terminal.js'))};`,
       `import { ToolProcesses } from ${JSON.stringify(join(REPO_ROOT, 'packages/generate/dist/tools/toolProcesses.js'))};`,
@@ -80,7 +82,11 @@ describe('ToolProcesses', () => {
       `const results = await Promise.all(Array.from({ length: 100 }, () => terminalTool.run({ command: 'echo ok' }, ctx)));`,
       `process.stdout.write(JSON.stringify(results));`,
     ].join('\n');
-    const child = spawnSync('/bin/bash', ['-c', 'ulimit -n 40 && exec "$0" --input-type=module -e "$1"', process.execPath, script], { encoding: 'utf8' });
+    // The timeout is a guard against a hang, not a measure: the calls wait as long as descriptors are short.
+    const child = spawnSync('/bin/bash', ['-c', 'ulimit -n 64 && exec "$0" --input-type=module -e "$1"', process.execPath, script], {
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
     expect(child.stderr).toBe('');
     expect(child.status).toBe(0);
     const results = JSON.parse(child.stdout) as CommandResult[];
