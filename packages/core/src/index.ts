@@ -75,7 +75,6 @@ export {
   ExitCode,
   HermesError,
   InputError,
-  OutputError,
   RetryableError,
   UsageError,
   formatPlace,
