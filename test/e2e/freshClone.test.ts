@@ -115,7 +115,7 @@ describe('a fresh clone (the committed tree) needs nothing installed by hand', (
 
     const test = await step(clone, env, 'node', 'test/run.mjs', 'test/stats/html.test.ts');
     expectOk(test, "the clone's test/run.mjs test/stats/html.test.ts");
-    expect(test.output).toMatch(/\n2 passed, 0 failed\n/);
+    expect(test.output).toMatch(/\n[1-9][0-9]* passed, 0 failed\n/);
 
     // What setup, the demo and the tests wrote is all ignored by git, and nothing of theirs still runs.
     expect((await step(clone, env, 'git', 'status', '--porcelain')).output).toBe('');
