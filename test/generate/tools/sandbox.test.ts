@@ -219,7 +219,7 @@ describe('namespace sandboxes: network, limits, users and devices', () => {
           const result = await run(
             sandboxed(isolation),
             `id -u; cat /etc/shadow ${etcCanary}; cat /dev/shm/*; echo written > mine.txt && cat mine.txt; ` +
-              'echo "== etc"; ls -A /etc; echo "== dev"; ls -A /dev; echo "== shm"; ls -A /dev/shm; echo "== passwd"; cat /etc/passwd; echo "== end"',
+              'echo "== etc"; ls -A /etc; echo "== dev"; ls -A /dev; echo "== shm"; ls -A /dev/shm; echo "== passwd"; cat /etc/passwd; echo "== sys"; grep " /sys " /proc/self/mountinfo | cut -d " " -f 6; echo "== end"',
           );
           const lines = result.output.split('\n');
           const section = (name: string): string[] => {
@@ -246,6 +246,8 @@ describe('namespace sandboxes: network, limits, users and devices', () => {
           // /dev: exactly the sandbox's own nodes and links, not the host's disks, consoles or its shared memory.
           expect(section('dev').sort()).toEqual([...DEV_NODES, ...DEV_LINKS.map((link) => link.name), 'pts', 'shm'].sort());
           expect(section('shm')).toEqual([]);
+          // /sys: the host's, read-only.
+          expect(section('sys')).toEqual([expect.stringMatching(/^ro,/)]);
         } finally {
           rmSync('/dev/shm/hermes-host-shm-canary', { force: true });
           rmSync(etcCanary, { force: true });

@@ -255,6 +255,8 @@ function unshareArgs(shown: SandboxFilesystem, path: string, policy: SandboxPoli
     ...openPrefixes,
     // --no-mtab: the first mounts come before /run is covered, and nothing of them belongs in the host's /run/mount.
     `${mount} --no-mtab -a -T ${shellQuote(file)}`,
+    // /sys as bwrap shows it, read-only (mount -a takes a bind of /sys onto itself as done already).
+    `${mount} --no-mtab -o remount,bind,ro /sys`,
     ...bindPrefixes,
     `${mount} -c --bind -o X-mount.mkdir . "$1"`,
     // A new network namespace starts with its loopback down; without ip(8) it stays so (no network at all).
