@@ -45,9 +45,10 @@ export type HostIsolation = 'none' | 'bwrap' | 'unshare';
 
 export const SANDBOX_HELP =
   'auto (default): bwrap when it works here, else unshare, else none; bwrap/unshare: own PID and mount namespace ' +
-  '(no other process visible; only the system directories read-only, the workspace, and empty /tmp, /home, /root, /run ' +
-  "and $HOME: no file of yours, no other workspace, not the --env-file or --config); docker: the row's docker_image " +
-  'without network; none: plain host processes that can read all your files';
+  '(no other process visible; only the system directories read-only, an /etc of only what programs need, a private /dev, ' +
+  'the workspace, and empty /tmp, /home, /root, /run and $HOME: no file of yours, no other workspace, not the --env-file ' +
+  "or --config; no network, bounded resources); docker: the row's docker_image without network; none: plain host processes " +
+  'that can read all your files';
 
 /**
  * The uid and gid tool processes run as when hermes-generate runs as root (nobody's, on Debian): a
