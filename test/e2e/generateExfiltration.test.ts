@@ -78,8 +78,12 @@ describe('hermes-generate against an agent that tries to exfiltrate', () => {
     rmSync(ETC_CANARY_FILE, { force: true });
   });
 
-  /** One run of the attack; what it wrote (stdout, stderr, every file but the home's) and the attacker's tool results. */
-  async function exfiltrate(sandbox: string, runMode: boolean) {
+  /**
+   * One run of the attack; what it wrote (stdout, stderr, every file but the home's) and the attacker's
+   * tool results. `unconfined`: the tools will run as plain processes (none, or auto given a PATH
+   * without bwrap and unshare).
+   */
+  async function exfiltrate(sandbox: string, runMode: boolean, unconfined = sandbox === 'none', path?: string) {
     const dir = tempDir('hermes-exfil-');
     const home = join(dir, 'home');
     const data = join(dir, 'data');
@@ -90,7 +94,7 @@ describe('hermes-generate against an agent that tries to exfiltrate', () => {
     if (ROOT) writeFileSync(ETC_CANARY_FILE, ETC_CANARY);
     const port = await freePort();
     // Unconfined, the fork bomb and the 3 GiB would land on this machine: those two are left out there.
-    const replies = attacks(port, home).filter((_reply, index) => sandbox !== 'none' || (index !== 4 && index !== 5));
+    const replies = attacks(port, home).filter((_reply, index) => !unconfined || (index !== 4 && index !== 5));
     endpoint = await startScriptedEndpoint({
       port,
       apiKey: TEST_API_KEY,
@@ -103,7 +107,7 @@ describe('hermes-generate against an agent that tries to exfiltrate', () => {
       endpoint.url,
       '',
       [join(data, 'prompts.jsonl'), '--toolsets', 'terminal', '--sandbox', sandbox, '--rejects', 'rejects.jsonl', '--on-error', 'skip', '-c', '1', ...outputs],
-      { env: { LC_ADV_TOKEN: LC_CANARY, BUILD_NOTE: PASSWORD, HOME: home }, dir, skipSecretScan: sandbox === 'none' },
+      { env: { LC_ADV_TOKEN: LC_CANARY, BUILD_NOTE: PASSWORD, HOME: home, ...(path === undefined ? {} : { PATH: path }) }, dir, skipSecretScan: unconfined },
     );
     // Everything written: stdout, stderr, and every file under the run's directory (records,
     // rejects, stats, the run directory's checkpoint, run.json and failures, workspaces).
@@ -169,10 +173,22 @@ describe('hermes-generate against an agent that tries to exfiltrate', () => {
   }
 
   it('under --sandbox none, documented as unprotected, the same agent finds the secrets a sandbox hides (the check can fail); the key is still redacted', async () => {
-    const { written, results } = await exfiltrate('none', false);
+    const { run, written, results } = await exfiltrate('none', false);
+    expect(run.stderr).toMatch(/warning.*--sandbox none: tool commands share this machine's network/);
     const found = findSecretForms(written, SECRETS).join('\n');
     for (const secret of [LC_CANARY, PASSWORD, HOME_CANARY, ...(ROOT ? [ETC_CANARY] : [])]) expect(found).toContain(secret.slice(0, 8));
     expect(found).not.toContain(TEST_API_KEY.slice(0, 8));
+    expect(results[2]?.output).toContain('[api key ');
+  });
+
+  it('under --sandbox auto where neither bwrap nor unshare can run: a loud warning at start, and still no form of the key written', async () => {
+    // A PATH where hermes-generate finds neither wrapper (the tools' PATH is their own, fixed one).
+    const { run, written, results } = await exfiltrate('auto', false, true, tempDir('hermes-no-sandbox-'));
+    expect(run.stderr).toMatch(/\(--sandbox auto found neither bwrap nor unshare working\)/);
+    expect(run.stderr).toMatch(/warning.*no namespace sandbox works here .*127\.0\.0\.1 \(the model endpoint included/);
+    expect(findSecretForms(written, [TEST_API_KEY])).toEqual([]);
+    expect(keyForms(TEST_API_KEY).filter((form) => written.includes(form))).toEqual([]);
+    // Unconfined, the tool did find the key in hermes-generate's environment: redaction is what kept it out.
     expect(results[2]?.output).toContain('[api key ');
   });
 });
