@@ -360,10 +360,11 @@ describe('sandboxFilesystem', () => {
       const shown = sandboxFilesystem({
         env: { PATH: '/usr/bin', HOME: home },
         // /etc/hostname is no entry of the sandbox's /etc, so there is nothing to hide; /etc/ssl/certs is one.
-        hide: ['/usr/share/hermes.env', '/etc/hostname', '/etc/ssl/certs/hermes.env', join(home, '.env')],
+        // The time zone's file shows twice: in /usr, and as /etc/localtime, which leads to it.
+        hide: ['/usr/share/hermes.env', '/etc/hostname', '/etc/ssl/certs/hermes.env', realpathSync('/etc/localtime'), join(home, '.env')],
         workspaceRoot: '/usr/hermes-workspaces',
       });
-      expect(shown.hidden).toEqual(['/usr/share/hermes.env', '/etc/ssl/certs/hermes.env']);
+      expect(shown.hidden).toEqual(['/usr/share/hermes.env', '/etc/ssl/certs/hermes.env', realpathSync('/etc/localtime'), '/etc/localtime']);
       expect(shown.empty).toEqual(expect.arrayContaining(['/tmp', home, '/usr/hermes-workspaces']));
       expect(shown.system).toContain('/usr');
       expect(shown.system).not.toContain('/home');

@@ -11,7 +11,7 @@
 // tool call only adds its workspace.
 import { spawnSync } from 'node:child_process';
 import { lstatSync, readdirSync, readlinkSync, realpathSync, statSync } from 'node:fs';
-import { delimiter, dirname, join, resolve, sep } from 'node:path';
+import { delimiter, dirname, join, relative, resolve, sep } from 'node:path';
 
 /** Top-level system entries shown read-only (when they exist): directories bound, links recreated. */
 export const SYSTEM_PATHS: readonly string[] = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32', '/opt'];
@@ -126,8 +126,7 @@ export function sandboxFilesystem(options: SandboxFilesystemOptions): SandboxFil
     else if (stats?.isDirectory()) system.push(path);
   }
   const etc = etcEntries(root);
-  const visible = (path: string): boolean =>
-    [...system, ...links.map((link) => link.path), ...etc.map((entry) => entry.path)].some((dir) => isInside(path, dir));
+  const visible = (path: string): boolean => [...system, ...links.map((link) => link.path)].some((dir) => isInside(path, dir));
   const interpreters = options.findInterpreters === false ? [] : interpreterPrefixes(options.env).filter((prefix) => !visible(prefix));
 
   // A HOME that does not exist (nobody's /nonexistent) stays missing, as on the host.
@@ -135,7 +134,12 @@ export function sandboxFilesystem(options: SandboxFilesystemOptions): SandboxFil
   const homes = home && statOrUndefined(home)?.isDirectory() ? [realOrResolved(home)] : [];
   const empty = [...PRIVATE_DIRS.filter((dir) => lstatOrUndefined(join(root, dir))?.isDirectory()), ...homes];
   if (options.workspaceRoot !== undefined && visible(resolve(options.workspaceRoot))) empty.push(resolve(options.workspaceRoot));
-  const hidden = (options.hide ?? []).map((file) => realOrResolved(file)).filter((file) => visible(file) || interpreters.some((dir) => isInside(file, dir)));
+  // Where a file shows in the sandbox: at its own path in a shown directory, and in /etc wherever an entry leads to it.
+  const shownAt = (file: string): string[] => [
+    ...(visible(file) || interpreters.some((dir) => isInside(file, dir)) ? [file] : []),
+    ...etc.filter((entry) => isInside(file, entry.source)).map((entry) => join(entry.path, relative(entry.source, file))),
+  ];
+  const hidden = (options.hide ?? []).flatMap((file) => shownAt(realOrResolved(file)));
   return { system, interpreters, etc, links, empty: unique(empty).sort((a, b) => a.length - b.length), hidden: unique(hidden) };
 }
 
