@@ -125,6 +125,8 @@ export class BatchApi {
   private readonly files = new Map<string, StoredFile>();
   /** In creation order. */
   private readonly batches = new Map<string, StoredBatch>();
+  /** Per batch in progress: ends its wait, so a cancel takes effect without waiting out the delay. */
+  private readonly wakers = new Map<string, () => void>();
   private readonly limits: BatchLimits;
   private readonly delayMs: number;
   private filesMade = 0;
@@ -334,6 +336,7 @@ export class BatchApi {
     if (batch.status !== 'cancelling') {
       batch.status = 'cancelling';
       batch.cancelling_at = nowS();
+      this.wakers.get(batch.id)?.();
     }
     sendJson(response, 200, batch);
   }
@@ -342,13 +345,14 @@ export class BatchApi {
   private async run(batch: StoredBatch, content: Buffer, nth: number): Promise<void> {
     // The create answer goes out while the batch is validating.
     await this.parts.wait(0);
-    if (cancelRequested(batch)) return this.finish(batch, 'cancelled', []);
     const checked = checkBatchInput(content, batch.endpoint, this.limits);
     const occurrences = checked.customIds.map((customId) => {
       const before = this.stats.submissions.get(customId) ?? 0;
       this.stats.submissions.set(customId, before + 1);
       return before;
     });
+    const cancelledLines = (): OutputLine[] => checked.requests.map((request) => notRun(batch, request, 'batch_cancelled'));
+    if (cancelRequested(batch)) return this.finish(batch, 'cancelled', cancelledLines());
     if (checked.errors.length > 0) {
       batch.status = 'failed';
       batch.failed_at = nowS();
@@ -359,22 +363,21 @@ export class BatchApi {
     batch.status = 'in_progress';
     batch.in_progress_at = nowS();
     batch.request_counts.total = checked.requests.length;
-    await this.parts.wait(this.delayMs);
-    if (cancelRequested(batch))
-      return this.finish(
-        batch,
-        'cancelled',
-        checked.requests.map((request) => notRun(batch, request, 'batch_cancelled')),
-      );
-    // With no duplicates in a valid file, the occurrences line up with its requests.
-    const lines = checked.requests.map((request, index) => this.lineFor(batch, request, occurrences[index] ?? 0));
-    if (!this.expires(nth)) return this.finish(batch, 'completed', lines);
+    const cancelled = new Promise<void>((resolve) => this.wakers.set(batch.id, resolve));
+    try {
+      await Promise.race([this.parts.wait(this.delayMs), cancelled]);
+    } finally {
+      this.wakers.delete(batch.id);
+    }
+    if (cancelRequested(batch)) return this.finish(batch, 'cancelled', cancelledLines());
     // An expired batch answered the first half of its requests in time; the rest never ran.
-    const answered = Math.floor(lines.length / 2);
-    return this.finish(batch, 'expired', [
-      ...lines.slice(0, answered),
-      ...checked.requests.slice(answered).map((request) => notRun(batch, request, 'batch_expired')),
-    ]);
+    const expired = this.expires(nth);
+    const answered = expired ? Math.floor(checked.requests.length / 2) : checked.requests.length;
+    // With no duplicates in a valid file, the occurrences line up with its requests.
+    const lines = checked.requests.map((request, index) =>
+      index < answered ? this.lineFor(batch, request, occurrences[index] ?? 0) : notRun(batch, request, 'batch_expired'),
+    );
+    return this.finish(batch, expired ? 'expired' : 'completed', lines);
   }
 
   private expires(nth: number): boolean {
