@@ -163,6 +163,15 @@ describe('a batch', () => {
     expect(
       (output.get('rec-1:turn-0') as { response: { body: { choices: [{ message: { tool_calls: unknown[] } }] } } }).response.body.choices[0].message.tool_calls,
     ).toHaveLength(1);
+    const usages = [...output.values()].map((line) => (line as { response: { body: { usage: OpenAI.CompletionUsage } } }).response.body.usage);
+    expect(done.usage).toEqual({
+      input_tokens: usages[0]!.prompt_tokens + usages[1]!.prompt_tokens,
+      input_tokens_details: { cached_tokens: 0 },
+      output_tokens: usages[0]!.completion_tokens + usages[1]!.completion_tokens,
+      output_tokens_details: { reasoning_tokens: 0 },
+      total_tokens: usages[0]!.total_tokens + usages[1]!.total_tokens,
+    });
+    expect(done.usage?.total_tokens).toBeGreaterThan(0);
     expect(target.stats).toMatchObject({ requests: 0, answered: 0, refused: 0 });
     expect(target.stats.batch).toMatchObject({ filesUploaded: 1, batchesCreated: 1, requestsAnswered: 2 });
     expect([...target.stats.batch.submissions]).toEqual([

@@ -81,7 +81,17 @@ interface StoredBatch {
   cancelling_at: number | null;
   cancelled_at: number | null;
   request_counts: { total: number; completed: number; failed: number };
+  /** The tokens of the lines answered, summed from their completions' usage (the SDK's BatchUsage). */
+  usage: BatchUsage;
   metadata: Record<string, string> | null;
+}
+
+interface BatchUsage {
+  input_tokens: number;
+  input_tokens_details: { cached_tokens: number };
+  output_tokens: number;
+  output_tokens_details: { reasoning_tokens: number };
+  total_tokens: number;
 }
 
 /** A line of an output or error file. */
@@ -296,6 +306,7 @@ export class BatchApi {
       cancelling_at: null,
       cancelled_at: null,
       request_counts: { total: 0, completed: 0, failed: 0 },
+      usage: { input_tokens: 0, input_tokens_details: { cached_tokens: 0 }, output_tokens: 0, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 0 },
       metadata: (metadata as Record<string, string> | null | undefined) ?? null,
     };
     this.batches.set(batch.id, batch);
@@ -403,6 +414,7 @@ export class BatchApi {
     if (succeeded.length > 0) batch.output_file_id = this.storeFile(`${batch.id}_output.jsonl`, 'batch_output', jsonl(succeeded)).id;
     if (failed.length > 0) batch.error_file_id = this.storeFile(`${batch.id}_error.jsonl`, 'batch_output', jsonl(failed)).id;
     batch.request_counts.completed = succeeded.length;
+    for (const line of succeeded) addUsage(batch.usage, line.response?.body);
     batch.request_counts.failed = failed.length;
     batch.status = status;
     if (status === 'completed') batch.completed_at = now;
@@ -415,6 +427,15 @@ export class BatchApi {
       this.stats.batchesCancelled += 1;
     }
   }
+}
+
+function addUsage(total: BatchUsage, completion: unknown): void {
+  const usage = isObject(completion) && isObject(completion.usage) ? completion.usage : {};
+  const count = (value: unknown): number => (typeof value === 'number' ? value : 0);
+  total.input_tokens += count(usage.prompt_tokens);
+  total.input_tokens_details.cached_tokens += count(isObject(usage.prompt_tokens_details) ? usage.prompt_tokens_details.cached_tokens : 0);
+  total.output_tokens += count(usage.completion_tokens);
+  total.total_tokens += count(usage.total_tokens);
 }
 
 /** A function, not a comparison in place: a cancel arrives while run() awaits, which narrowing cannot see. */
