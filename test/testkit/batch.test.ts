@@ -91,6 +91,9 @@ describe('files', () => {
     expect(typeof created.created_at).toBe('number');
     expect(await client.files.retrieve(created.id)).toEqual(created);
     expect(await (await client.files.content(created.id)).text()).toBe(text);
+    const listed: string[] = [];
+    for await (const file of client.files.list()) listed.push(file.id);
+    expect(listed).toEqual([created.id]);
     expect(await client.files.delete(created.id)).toEqual({ id: created.id, object: 'file', deleted: true });
     await expect(client.files.retrieve(created.id)).rejects.toMatchObject({ status: 404 });
     expect(target.stats.batch.filesUploaded).toBe(1);

@@ -408,8 +408,9 @@ export class BatchApi {
   private finish(batch: StoredBatch, status: 'completed' | 'expired' | 'cancelled', lines: OutputLine[]): void {
     const now = nowS();
     batch.finalizing_at = now;
-    const succeeded = lines.filter((line) => line.response !== null && line.response.status_code < 400);
-    const failed = lines.filter((line) => !succeeded.includes(line));
+    const answeredOk = (line: OutputLine): boolean => line.response !== null && line.response.status_code < 400;
+    const succeeded = lines.filter(answeredOk);
+    const failed = lines.filter((line) => !answeredOk(line));
     const jsonl = (entries: OutputLine[]): Buffer => Buffer.from(entries.map((entry) => `${JSON.stringify(entry)}\n`).join(''));
     if (succeeded.length > 0) batch.output_file_id = this.storeFile(`${batch.id}_output.jsonl`, 'batch_output', jsonl(succeeded)).id;
     if (failed.length > 0) batch.error_file_id = this.storeFile(`${batch.id}_error.jsonl`, 'batch_output', jsonl(failed)).id;
