@@ -119,9 +119,15 @@ describe('a fresh clone (the committed tree) needs nothing installed by hand', (
     const test = await step(clone, env, 'node', 'test/run.mjs', ...tests);
     expectOk(test, `the clone's test/run.mjs ${tests.join(' ')}`);
     expect(test.output).toMatch(/\n[1-9][0-9]* passed, 0 failed\n/);
-    // Each file ran, whole: its results are in the runner's JSON report.
-    const report = JSON.parse(readFileSync(join(clone, '.vitest.json'), 'utf8')) as { testResults: { name: string; status: string }[] };
+    // Each file ran, whole, none of its tests skipped: the runner's JSON report says so.
+    const report = JSON.parse(readFileSync(join(clone, '.vitest.json'), 'utf8')) as {
+      testResults: { name: string; status: string; assertionResults: { status: string }[] }[];
+    };
     expect(report.testResults.map((r) => [r.name.slice(clone.length + 1), r.status]).sort()).toEqual(tests.map((file) => [file, 'passed']).sort());
+    for (const r of report.testResults) {
+      expect(r.assertionResults.length, r.name).toBeGreaterThan(0);
+      expect(new Set(r.assertionResults.map((a) => a.status)), r.name).toEqual(new Set(['passed']));
+    }
 
     // What setup, the demo and the tests wrote is all ignored by git, and nothing of theirs still runs.
     expect((await step(clone, env, 'git', 'status', '--porcelain')).output).toBe('');
