@@ -79,6 +79,8 @@ export function promptRunner(settings: PromptRunnerSettings): PromptRunner {
       settings.accounting === undefined && journal === undefined
         ? undefined
         : new AgentCalls(settings.client, settings.endpoint.model, settings.accounting ?? {}, journal);
+    // All the prompt's tool processes, across its calls, share one cgroup's limits; made on first use.
+    const cgroup = settings.processes.promptCgroup();
     try {
       let env: Readonly<Record<string, string>> | undefined;
       const ctx: ToolContext = {
@@ -90,6 +92,7 @@ export function promptRunner(settings: PromptRunnerSettings): PromptRunner {
           return env;
         },
         processes: settings.processes,
+        ...(cgroup === undefined ? {} : { cgroup }),
         timeoutMs: settings.toolTimeoutMs,
         maxOutputBytes: settings.maxToolOutputBytes,
         signal,
@@ -134,6 +137,8 @@ export function promptRunner(settings: PromptRunnerSettings): PromptRunner {
         replayedCalls: calls?.replayed,
       });
     } finally {
+      // Processes a call left running (a setsid daemon) end with the prompt, before its workspace goes.
+      await cgroup?.close();
       if (!settings.keepWorkspaces) await workspace?.cleanup();
     }
   };
