@@ -10,6 +10,7 @@ import { DEFAULT_CONCURRENCY, runGenerate } from './generateCommand.js';
 import { GENERATION, requestOptions, TOOLS } from './requestOptions.js';
 import { listDistributionsCommand } from './run/listDistributions.js';
 import { runOptions } from './run/runMode.js';
+import { detectCgroups, limitsMechanism } from './tools/promptCgroups.js';
 import { SANDBOX_HELP, SANDBOX_MODES } from './tools/sandbox.js';
 import { DEFAULT_TOOL_LIMITS, formatSize } from './tools/toolLimits.js';
 import { defaultToolConcurrency } from './tools/toolProcesses.js';
@@ -103,7 +104,9 @@ export const spec: CliSpec = {
             type: 'boolean',
             default: true,
             describe:
-              "bound each prompt's tool processes together with a cgroup of its own (--tool-max-procs, --tool-memory) where this machine has writable cgroups (v2 with pids and memory delegated, or v1 pids and memory), under every --sandbox but docker; the start line says which is in force. --no-tool-cgroups, or none usable: rlimits per process (bwrap, unshare)",
+              "bound each prompt's tool processes together with a cgroup of its own (--tool-max-procs, --tool-memory) where this machine has writable cgroups " +
+              '(v2 with pids and memory delegated, or v1 pids and memory), under every --sandbox but docker; the start line says which is in force ' +
+              `(on this machine: ${limitsMechanism(detectCgroups())}). --no-tool-cgroups, or none usable: rlimits per process (bwrap, unshare)`,
             group: TOOLS,
           })
           .option('tool-max-procs', {
