@@ -38,6 +38,7 @@ export const FAILURE_KINDS = {
   timeout: { exit: 4, what: 'no answer in time (--request-timeout; doctor: --timeout)' },
   'prompt-timeout': { exit: 4, what: 'the prompt ran past its time limit' },
   'input-stopped': { exit: 4, what: 'the prompt still ran --grace seconds after the input stopped at a bad line' },
+  'batch-failed': { exit: 4, what: 'the batch API failed a request in each of its batches (--batch-retries), or it fit in none' },
   'connection-refused': { exit: 4, what: 'nothing listens at the address' },
   'connection-reset': { exit: 4, what: 'the connection was reset or closed mid-request' },
   'network-error': { exit: 4, what: 'another network failure' },

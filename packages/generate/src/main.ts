@@ -4,6 +4,7 @@
 import { defineCommand, main as runMain, pricesOption, type CliSpec } from '@hermes-datagen/core';
 import { ENDPOINT_ENV_HELP, endpointOptions } from '@hermes-datagen/core/endpoint';
 import { DEFAULT_MAX_TURNS, DEFAULT_REQUEST_TIMEOUT_S } from './agentLoop.js';
+import { batchApiOptions } from './batchApi/batchApiOptions.js';
 import { doctorCommand } from './doctor/doctorCommand.js';
 import { failureKindsHelp } from './failureKinds.js';
 import { DEFAULT_CONCURRENCY, runGenerate } from './generateCommand.js';
@@ -46,7 +47,7 @@ export const spec: CliSpec = {
       describe: 'run every prompt and write its trajectory when it finishes',
       stream: true,
       options: (y) =>
-        runOptions(pricesOption(requestOptions(endpointOptions(y)), 'Cost (docs/cost.md):'))
+        batchApiOptions(runOptions(pricesOption(requestOptions(endpointOptions(y)), 'Cost (docs/cost.md):')))
           .option('concurrency', {
             alias: 'c',
             type: 'number',

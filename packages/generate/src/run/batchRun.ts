@@ -65,6 +65,8 @@ export interface BatchRunOptions {
   readonly budget?: RunBudget | undefined;
   /** Records are priced: the progress line shows the dollars. */
   readonly priced?: boolean | undefined;
+  /** More for the progress line (--batch-api: its rounds and batches). */
+  readonly progressDetail?: (() => string) | undefined;
 }
 
 export async function runBatch(ctx: RunContext, options: BatchRunOptions): Promise<number> {
@@ -101,7 +103,8 @@ export async function runBatch(ctx: RunContext, options: BatchRunOptions): Promi
   const { budget } = options;
   ctx.progress.setDetail(() => {
     const line = tally.progress(stops.runningCount, options.limiter?.stats, (Date.now() - started) / 1000);
-    return budget === undefined ? line : `${line}${budget.progress(tally.skipped + tally.done, tally.records, options.priced === true)}`;
+    const spent = budget === undefined ? '' : budget.progress(tally.skipped + tally.done, tally.records, options.priced === true);
+    return `${line}${spent}${options.progressDetail?.() ?? ''}`;
   });
 
   let code: number = ExitCode.internal;
