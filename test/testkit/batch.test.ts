@@ -1,9 +1,14 @@
 // The batch API of hermes-testkit, read by the official openai client: files.create/retrieve/content/delete and
 // batches.create/retrieve/cancel/list, so the wire format is what the SDK reads.
+import { PassThrough, Readable } from 'node:stream';
 import OpenAI, { toFile } from 'openai';
 import type { Batch } from 'openai/resources/batches';
 import { describe, expect, it } from 'vitest';
-import type { ScriptedEndpoint, Script } from '@hermes-datagen/testkit';
+import { ExitCode } from '@hermes-datagen/core';
+import { runCli } from '@hermes-datagen/core/internal/cli.js';
+import { startScriptedEndpoint, type ScriptedEndpoint, type Script } from '@hermes-datagen/testkit';
+import { spec } from '@hermes-datagen/testkit/internal/main.js';
+import { REPO_ROOT, runInProcess } from '../util/cli.js';
 import { clientFor, endpoint, offer, user } from './endpoint.js';
 
 const script: Script = {
@@ -37,6 +42,11 @@ async function upload(client: OpenAI, text: string): Promise<string> {
 
 async function submit(client: OpenAI, text: string): Promise<Batch> {
   return client.batches.create({ input_file_id: await upload(client, text), endpoint: '/v1/chat/completions', completion_window: '24h' });
+}
+
+/** Polls, as a client does, until the condition holds (the test's timeout bounds it). */
+async function until(condition: () => Promise<boolean>): Promise<void> {
+  while (!(await condition())) await new Promise((resolve) => setTimeout(resolve, 5));
 }
 
 /** Polls as a client does, until the batch is in a terminal state (the test's timeout bounds it). */
@@ -81,6 +91,9 @@ describe('files', () => {
     expect(typeof created.created_at).toBe('number');
     expect(await client.files.retrieve(created.id)).toEqual(created);
     expect(await (await client.files.content(created.id)).text()).toBe(text);
+    const listed: string[] = [];
+    for await (const file of client.files.list()) listed.push(file.id);
+    expect(listed).toEqual([created.id]);
     expect(await client.files.delete(created.id)).toEqual({ id: created.id, object: 'file', deleted: true });
     await expect(client.files.retrieve(created.id)).rejects.toMatchObject({ status: 404 });
     expect(target.stats.batch.filesUploaded).toBe(1);
@@ -153,6 +166,15 @@ describe('a batch', () => {
     expect(
       (output.get('rec-1:turn-0') as { response: { body: { choices: [{ message: { tool_calls: unknown[] } }] } } }).response.body.choices[0].message.tool_calls,
     ).toHaveLength(1);
+    const usages = [...output.values()].map((line) => (line as { response: { body: { usage: OpenAI.CompletionUsage } } }).response.body.usage);
+    expect(done.usage).toEqual({
+      input_tokens: usages[0]!.prompt_tokens + usages[1]!.prompt_tokens,
+      input_tokens_details: { cached_tokens: 0 },
+      output_tokens: usages[0]!.completion_tokens + usages[1]!.completion_tokens,
+      output_tokens_details: { reasoning_tokens: 0 },
+      total_tokens: usages[0]!.total_tokens + usages[1]!.total_tokens,
+    });
+    expect(done.usage?.total_tokens).toBeGreaterThan(0);
     expect(target.stats).toMatchObject({ requests: 0, answered: 0, refused: 0 });
     expect(target.stats.batch).toMatchObject({ filesUploaded: 1, batchesCreated: 1, requestsAnswered: 2 });
     expect([...target.stats.batch.submissions]).toEqual([
@@ -269,7 +291,8 @@ describe('a batch that cannot run', () => {
 
 describe('cancelling', () => {
   it('goes through cancelling to cancelled, and every line says it was not run', async () => {
-    const target = await endpoint({ batch: { delayMs: 200 } });
+    // A delay no test outlives: the cancel, not the delay, ends the batch.
+    const target = await endpoint({ batch: { delayMs: 3_600_000 } });
     const client = clientFor(target);
     const created = await submit(client, jsonl([requestLine('a', 'x'), requestLine('b', 'y')]));
     const cancelling = await client.batches.cancel(created.id);
@@ -340,5 +363,94 @@ describe('the configured failures', () => {
     expect(one.again).not.toEqual(one.first);
     expect(one.submissions).toBe(2);
     expect((await failedIds(2)).first).not.toEqual(one.first);
+  });
+});
+
+describe('the rules of the synchronous route', () => {
+  it("apply to a batch's lines: a fault's HTTP error goes to the error file, a reply fault into the completion", async () => {
+    const faulty: Script = {
+      faults: [
+        { kind: 'server_error', when: { prompt: { contains: 'break' } } },
+        { kind: 'hallucinated_tool', when: { prompt: { contains: 'invent' } }, tool_name: 'made_up' },
+        { kind: 'timeout', when: { prompt: { contains: 'hang' } } },
+      ],
+    };
+    const target = await endpoint({ script: faulty });
+    const client = clientFor(target);
+    const done = await settled(
+      client,
+      (
+        await submit(
+          client,
+          jsonl([requestLine('ok', 'hello'), requestLine('broken', 'break it'), requestLine('invented', 'invent a tool'), requestLine('hung', 'hang')]),
+        )
+      ).id,
+    );
+    expect(done.request_counts).toEqual({ total: 4, completed: 2, failed: 2 });
+    const output = byCustomId(await linesOf(client, done.output_file_id));
+    expect(output.get('invented')).toMatchObject({
+      response: { status_code: 200, body: { choices: [{ message: { tool_calls: [{ function: { name: 'made_up' } }] } }] } },
+    });
+    const errors = byCustomId(await linesOf(client, done.error_file_id));
+    expect(errors.get('broken')).toMatchObject({ response: { status_code: 500, body: { error: { type: 'server_error' } } }, error: null });
+    expect(errors.get('hung')).toMatchObject({ response: null, error: { code: 'request_timeout' } });
+    expect(target.stats.requests).toBe(0);
+  });
+});
+
+describe('closing', () => {
+  it('ends a batch still in progress: close() resolves, and nothing answers after it', async () => {
+    const target = await startScriptedEndpoint({ batch: { delayMs: 3_600_000 } });
+    const client = clientFor(target);
+    const created = await submit(client, jsonl([requestLine('a', 'x')]));
+    await until(async () => (await client.batches.retrieve(created.id)).status === 'in_progress');
+    await target.close();
+    expect(target.stats.batch).toMatchObject({ batchesCreated: 1, requestsAnswered: 0 });
+  });
+});
+
+describe('hermes-testkit serve', () => {
+  it('takes the batch flags, serves /testkit/stats, and logs the batch counts when stopped', async () => {
+    const stdout = new PassThrough();
+    const stderr = new PassThrough();
+    let errors = '';
+    stderr.on('data', (chunk) => (errors += String(chunk)));
+    const stop = new AbortController();
+    const running = runCli(spec, ['serve', '--batch-delay-ms', '0', '--batch-expire-nth', '2', '--batch-max-requests', '3'], {
+      stdout,
+      stderr,
+      stdin: Readable.from([]),
+      env: {},
+      cwd: REPO_ROOT,
+      signal: stop.signal,
+    });
+    const url = await new Promise<string>((resolve) => stdout.once('data', (chunk) => resolve(String(chunk).trim())));
+    const client = new OpenAI({ baseURL: url, apiKey: 'k', maxRetries: 0 });
+    const lines = [requestLine('a', 'x'), requestLine('b', 'y')];
+    expect((await settled(client, (await submit(client, jsonl(lines))).id)).status).toBe('completed');
+    expect((await settled(client, (await submit(client, jsonl(lines))).id)).status).toBe('expired');
+    const tooMany = await settled(client, (await submit(client, jsonl([...lines, requestLine('c', 'z'), requestLine('d', 'w')]))).id);
+    expect(tooMany.errors?.data).toMatchObject([{ code: 'request_limit_exceeded' }]);
+    const stats = (await (await fetch(`${url}/testkit/stats`)).json()) as { requests: number; batch: Record<string, unknown> };
+    expect(stats.requests).toBe(0);
+    expect(stats.batch).toMatchObject({ filesUploaded: 3, batchesCreated: 3, batchesExpired: 1, batchesFailed: 1, submissions: { a: 3, b: 3, c: 1, d: 1 } });
+    stop.abort('SIGTERM');
+    expect(await running).toBe(ExitCode.terminated);
+    expect(errors).toContain('stats: {"requests":0,"answered":0,"refused":0}');
+    expect(errors).toMatch(/batch stats: \{"filesUploaded":3,"batchesCreated":3,.*"customIds":4,"resubmitted":\["a","b"\]\}/);
+  });
+
+  it.each([
+    [['--batch-delay-ms', '-1'], /--batch-delay-ms must be a number of milliseconds from 0 up/],
+    [['--batch-fail-share', '1.5'], /--batch-fail-share must be a share from 0 to 1/],
+    [['--batch-expire-share', '-0.1'], /--batch-expire-share must be a share from 0 to 1/],
+    [['--batch-expire-nth', '0'], /--batch-expire-nth must be a batch number from 1 up/],
+    [['--batch-max-requests', '0'], /--batch-max-requests must be a whole number above 0/],
+    [['--batch-max-bytes', '1.5'], /--batch-max-bytes must be a whole number above 0/],
+  ])('refuses %j with a usage error', async (flags, message) => {
+    const bad = await runInProcess(spec, ['serve', ...flags]);
+    expect(bad.code).toBe(ExitCode.usage);
+    expect(bad.stderr).toMatch(message);
+    expect(bad.stdout).toBe('');
   });
 });

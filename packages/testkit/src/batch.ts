@@ -81,7 +81,17 @@ interface StoredBatch {
   cancelling_at: number | null;
   cancelled_at: number | null;
   request_counts: { total: number; completed: number; failed: number };
+  /** The tokens of the lines answered, summed from their completions' usage (the SDK's BatchUsage). */
+  usage: BatchUsage;
   metadata: Record<string, string> | null;
+}
+
+interface BatchUsage {
+  input_tokens: number;
+  input_tokens_details: { cached_tokens: number };
+  output_tokens: number;
+  output_tokens_details: { reasoning_tokens: number };
+  total_tokens: number;
 }
 
 /** A line of an output or error file. */
@@ -125,6 +135,8 @@ export class BatchApi {
   private readonly files = new Map<string, StoredFile>();
   /** In creation order. */
   private readonly batches = new Map<string, StoredBatch>();
+  /** Per batch in progress: ends its wait, so a cancel takes effect without waiting out the delay. */
+  private readonly wakers = new Map<string, () => void>();
   private readonly limits: BatchLimits;
   private readonly delayMs: number;
   private filesMade = 0;
@@ -294,6 +306,7 @@ export class BatchApi {
       cancelling_at: null,
       cancelled_at: null,
       request_counts: { total: 0, completed: 0, failed: 0 },
+      usage: { input_tokens: 0, input_tokens_details: { cached_tokens: 0 }, output_tokens: 0, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 0 },
       metadata: (metadata as Record<string, string> | null | undefined) ?? null,
     };
     this.batches.set(batch.id, batch);
@@ -334,6 +347,7 @@ export class BatchApi {
     if (batch.status !== 'cancelling') {
       batch.status = 'cancelling';
       batch.cancelling_at = nowS();
+      this.wakers.get(batch.id)?.();
     }
     sendJson(response, 200, batch);
   }
@@ -342,13 +356,14 @@ export class BatchApi {
   private async run(batch: StoredBatch, content: Buffer, nth: number): Promise<void> {
     // The create answer goes out while the batch is validating.
     await this.parts.wait(0);
-    if (cancelRequested(batch)) return this.finish(batch, 'cancelled', []);
     const checked = checkBatchInput(content, batch.endpoint, this.limits);
     const occurrences = checked.customIds.map((customId) => {
       const before = this.stats.submissions.get(customId) ?? 0;
       this.stats.submissions.set(customId, before + 1);
       return before;
     });
+    const cancelledLines = (): OutputLine[] => checked.requests.map((request) => notRun(batch, request, 'batch_cancelled'));
+    if (cancelRequested(batch)) return this.finish(batch, 'cancelled', cancelledLines());
     if (checked.errors.length > 0) {
       batch.status = 'failed';
       batch.failed_at = nowS();
@@ -359,22 +374,21 @@ export class BatchApi {
     batch.status = 'in_progress';
     batch.in_progress_at = nowS();
     batch.request_counts.total = checked.requests.length;
-    await this.parts.wait(this.delayMs);
-    if (cancelRequested(batch))
-      return this.finish(
-        batch,
-        'cancelled',
-        checked.requests.map((request) => notRun(batch, request, 'batch_cancelled')),
-      );
-    // With no duplicates in a valid file, the occurrences line up with its requests.
-    const lines = checked.requests.map((request, index) => this.lineFor(batch, request, occurrences[index] ?? 0));
-    if (!this.expires(nth)) return this.finish(batch, 'completed', lines);
+    const cancelled = new Promise<void>((resolve) => this.wakers.set(batch.id, resolve));
+    try {
+      await Promise.race([this.parts.wait(this.delayMs), cancelled]);
+    } finally {
+      this.wakers.delete(batch.id);
+    }
+    if (cancelRequested(batch)) return this.finish(batch, 'cancelled', cancelledLines());
     // An expired batch answered the first half of its requests in time; the rest never ran.
-    const answered = Math.floor(lines.length / 2);
-    return this.finish(batch, 'expired', [
-      ...lines.slice(0, answered),
-      ...checked.requests.slice(answered).map((request) => notRun(batch, request, 'batch_expired')),
-    ]);
+    const expired = this.expires(nth);
+    const answered = expired ? Math.floor(checked.requests.length / 2) : checked.requests.length;
+    // With no duplicates in a valid file, the occurrences line up with its requests.
+    const lines = checked.requests.map((request, index) =>
+      index < answered ? this.lineFor(batch, request, occurrences[index] ?? 0) : notRun(batch, request, 'batch_expired'),
+    );
+    return this.finish(batch, expired ? 'expired' : 'completed', lines);
   }
 
   private expires(nth: number): boolean {
@@ -394,12 +408,14 @@ export class BatchApi {
   private finish(batch: StoredBatch, status: 'completed' | 'expired' | 'cancelled', lines: OutputLine[]): void {
     const now = nowS();
     batch.finalizing_at = now;
-    const succeeded = lines.filter((line) => line.response !== null && line.response.status_code < 400);
-    const failed = lines.filter((line) => !succeeded.includes(line));
+    const answeredOk = (line: OutputLine): boolean => line.response !== null && line.response.status_code < 400;
+    const succeeded = lines.filter(answeredOk);
+    const failed = lines.filter((line) => !answeredOk(line));
     const jsonl = (entries: OutputLine[]): Buffer => Buffer.from(entries.map((entry) => `${JSON.stringify(entry)}\n`).join(''));
     if (succeeded.length > 0) batch.output_file_id = this.storeFile(`${batch.id}_output.jsonl`, 'batch_output', jsonl(succeeded)).id;
     if (failed.length > 0) batch.error_file_id = this.storeFile(`${batch.id}_error.jsonl`, 'batch_output', jsonl(failed)).id;
     batch.request_counts.completed = succeeded.length;
+    for (const line of succeeded) addUsage(batch.usage, line.response?.body);
     batch.request_counts.failed = failed.length;
     batch.status = status;
     if (status === 'completed') batch.completed_at = now;
@@ -412,6 +428,15 @@ export class BatchApi {
       this.stats.batchesCancelled += 1;
     }
   }
+}
+
+function addUsage(total: BatchUsage, completion: unknown): void {
+  const usage = isObject(completion) && isObject(completion.usage) ? completion.usage : {};
+  const count = (value: unknown): number => (typeof value === 'number' ? value : 0);
+  total.input_tokens += count(usage.prompt_tokens);
+  total.input_tokens_details.cached_tokens += count(isObject(usage.prompt_tokens_details) ? usage.prompt_tokens_details.cached_tokens : 0);
+  total.output_tokens += count(usage.completion_tokens);
+  total.total_tokens += count(usage.total_tokens);
 }
 
 /** A function, not a comparison in place: a cancel arrives while run() awaits, which narrowing cannot see. */

@@ -90,6 +90,14 @@ function keyMatches(header: string | undefined, apiKey: string): boolean {
   return timingSafeEqual(Buffer.from(sha256Hex(header), 'hex'), Buffer.from(sha256Hex(`Bearer ${apiKey}`), 'hex'));
 }
 
+/** The stats as JSON: `submissions` as an object of custom_id to count. */
+export function statsSnapshot(stats: EndpointStats): Omit<EndpointStats, 'batch'> & {
+  batch: Omit<BatchStats, 'submissions'> & { submissions: Record<string, number> };
+} {
+  const { submissions, ...batch } = stats.batch;
+  return { requests: stats.requests, answered: stats.answered, refused: stats.refused, batch: { ...batch, submissions: Object.fromEntries(submissions) } };
+}
+
 function notFound(response: ServerResponse, route: string): void {
   sendError(response, 404, { message: `Not found: ${route}`, type: 'invalid_request_error', code: 'not_found' });
 }
@@ -187,6 +195,9 @@ export async function startScriptedEndpoint(options: ScriptedEndpointOptions = {
       if (unauthorized(incoming, response)) return;
       const data = (script.models ?? [DEFAULT_MODEL]).map((id) => ({ id, object: 'model', created: 0, owned_by: 'hermes-testkit' }));
       sendJson(response, 200, { object: 'list', data });
+    } else if (route === `GET ${basePath}/testkit/stats`) {
+      if (unauthorized(incoming, response)) return;
+      sendJson(response, 200, statsSnapshot(stats));
     } else if (inBase && /^\/(files|batches)(\/|$)/.test(url.pathname.slice(basePath.length))) {
       if (unauthorized(incoming, response)) return;
       const below = `${incoming.method} ${url.pathname.slice(basePath.length)}`;
