@@ -205,8 +205,18 @@ describe('hermes-generate --batch-api', () => {
         '20',
         '--batch-retries',
         '8',
+        '--progress',
       ]);
       expect(run.code, run.stderr).toBe(0);
+      // The progress line follows the rounds and the batches, not only finished prompts.
+      expect(run.stderr).toMatch(/\| batch API: round [1-9]\d*, 1 (validating|in_progress|finalizing|completed|expired) in flight, \d+\/\d+ requests answered/);
+      const last = /batch API: round \d+, no batch in flight, (\d+)\/(\d+) requests answered, (\d+) failed/.exec(
+        run.stderr.split('\n').findLast((line) => line.includes('batch API')) ?? '',
+      );
+      expect(last, 'the last progress line').not.toBeNull();
+      // Every request sent was answered or failed (and then sent again under another custom_id).
+      expect(Number(last![1]) + Number(last![3])).toBe(Number(last![2]));
+      expect(Number(last![2])).toBe(server.stats.batch.submissions.size);
       expect(server.stats.batch.batchesExpired).toBeGreaterThanOrEqual(1);
       expectEachSubmittedOnce(server);
       const again = [...server.stats.batch.submissions.keys()].filter((id) => /@t\d+r\d+$/.test(id));

@@ -29,6 +29,7 @@ export const FAILURE_KINDS = {
   'context-length': { exit: 1, what: "the prompt is longer than the model's context (that prompt only)" },
   'content-filter': { exit: 1, what: "the provider's content filter refused the prompt (that prompt only)" },
   'http-error': { exit: 1, what: 'any other 4xx: the request is refused as it is' },
+  'no-batch-api': { exit: 1, what: 'the endpoint serves no batch API (/files, /batches) for --batch-api' },
   dns: { exit: 1, what: 'the host name does not resolve' },
   tls: { exit: 1, what: 'the TLS certificate is refused' },
   'prompt-setup': { exit: 1, what: 'the row cannot run as it is (its cwd, its docker image)' },

@@ -167,6 +167,7 @@ export async function runGenerate(args: GenerateArgs & Pick<StreamArgs, 'files'>
           retries: batchApi.retries,
           runName: run.manifest.run_name,
           log: ctx.log,
+          onChange: () => ctx.progress.tick(0),
         });
   const model = rounds
     ? { client: rounds.client, limiter: undefined }

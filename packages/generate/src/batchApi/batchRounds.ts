@@ -50,6 +50,8 @@ export interface BatchRoundsOptions {
   /** Put in each batch's metadata, so the provider's console shows whose it is. */
   readonly runName: string;
   readonly log: Logger;
+  /** Told when a round goes out or a batch changes status: the progress line is redrawn (calls finish seldom). */
+  readonly onChange?: (() => void) | undefined;
 }
 
 interface Call {
@@ -75,6 +77,7 @@ export interface BatchProgress {
   /** Batches polled now, by status. */
   readonly inFlight: ReadonlyMap<string, number>;
   readonly answered: number;
+  readonly failed: number;
   readonly submitted: number;
   /** completed_at - created_at of the last batch that completed, by the provider's clock (seconds). */
   readonly providerSeconds: number | undefined;
@@ -97,6 +100,8 @@ export class BatchRounds {
   private readonly work = new Set<Promise<void>>();
   private rounds = 0;
   private answered = 0;
+  /** Requests sent in a batch whose entry failed, expired or was cancelled (each sent again, or its prompt failed). */
+  private failedEntries = 0;
   private submitted = 0;
   private providerSeconds: number | undefined;
 
@@ -107,15 +112,22 @@ export class BatchRounds {
   public get progress(): BatchProgress {
     const inFlight = new Map<string, number>();
     for (const status of this.polled.values()) inFlight.set(status, (inFlight.get(status) ?? 0) + 1);
-    return { rounds: this.rounds, inFlight, answered: this.answered, submitted: this.submitted, providerSeconds: this.providerSeconds };
+    return {
+      rounds: this.rounds,
+      inFlight,
+      answered: this.answered,
+      failed: this.failedEntries,
+      submitted: this.submitted,
+      providerSeconds: this.providerSeconds,
+    };
   }
 
   /** The progress line's part: rounds, batches in flight by status, requests answered of those sent, the provider's time. */
   public progressLine(): string {
-    const { rounds, inFlight, answered, submitted, providerSeconds } = this.progress;
+    const { rounds, inFlight, answered, failed, submitted, providerSeconds } = this.progress;
     const states = [...inFlight].map(([status, count]) => `${count} ${status}`).join(', ');
     const provider = providerSeconds === undefined ? '' : `, provider ${providerSeconds} s a batch`;
-    return ` | batch API: round ${rounds}, ${inFlight.size === 0 ? 'no batch' : states} in flight, ${answered}/${submitted} requests answered${provider}`;
+    return ` | batch API: round ${rounds}, ${inFlight.size === 0 ? 'no batch' : states} in flight, ${answered}/${submitted} requests answered${failed === 0 ? '' : `, ${failed} failed`}${provider}`;
   }
 
   /**
@@ -231,6 +243,7 @@ export class BatchRounds {
     this.queue = [];
     if (calls.length === 0 || this.stopped.signal.aborted) return;
     this.rounds += 1;
+    this.options.onChange?.();
     const { chunks, oversized } = splitBatches(
       calls.map((call) => ({ customId: call.customId, body: call.body, call })),
       this.options.limits,
@@ -283,6 +296,7 @@ export class BatchRounds {
     } catch (error) {
       this.polled.delete(upload);
       if (this.stopped.signal.aborted) return;
+      this.failedEntries += this.callsOf(upload).length;
       // Refused as it is: no batch was made of the file. Anything else: the next invocation looks it up.
       if (
         error instanceof APIError &&
@@ -338,6 +352,7 @@ export class BatchRounds {
           continue;
         }
         this.polled.set(upload, batch.status);
+        this.options.onChange?.();
         if (FINAL_STATUSES.has(batch.status)) return await this.finish(upload, batch);
       }
     } catch (error) {
@@ -399,6 +414,7 @@ export class BatchRounds {
       call.lastError = why;
       again.push(call);
     }
+    this.failedEntries += again.length;
     this.sendAgain(again);
     // The agents take their replies (and journal them) before the batch is marked done with; a batch
     // with replies nobody took yet stays open, for the invocation whose prompt comes to take it.
