@@ -136,6 +136,8 @@ describe('a batch', () => {
     const first = requestLine('rec-1:turn-0', 'Please list the files here');
     const other = requestLine('rec-2:turn-0', 'What is 2 + 2?');
     const created = await submit(client, jsonl([first, other]));
+    // Counted by the time the client has the batch: a test may read them right after a run is killed.
+    expect([...target.stats.batch.submissions.keys()]).toEqual(['rec-1:turn-0', 'rec-2:turn-0']);
     expect(created).toMatchObject({
       object: 'batch',
       endpoint: '/v1/chat/completions',

@@ -6,7 +6,7 @@ import type { ServerResponse } from 'node:http';
 import type { ChatAnswer, ChatAnswerer } from './answer.js';
 import { sha256Hex, unitDraw } from './fingerprint.js';
 import { sendError, sendJson, type ApiError } from './http.js';
-import { checkBatchInput, OPENAI_BATCH_LIMITS, type BatchError, type BatchLimits, type BatchLine } from './batchInput.js';
+import { checkBatchInput, OPENAI_BATCH_LIMITS, type BatchError, type BatchLimits, type BatchLine, type CheckedInput } from './batchInput.js';
 
 export interface BatchOptions {
   /** How long a batch stays `in_progress` before its lines are answered. Default 50 ms. */
@@ -310,8 +310,15 @@ export class BatchApi {
       metadata: (metadata as Record<string, string> | null | undefined) ?? null,
     };
     this.batches.set(batch.id, batch);
+    // The file is read as the batch is made, so the submissions are counted by the time the client has its answer.
+    const checked = checkBatchInput(file.content, batch.endpoint, this.limits);
+    const occurrences = checked.customIds.map((customId) => {
+      const before = this.stats.submissions.get(customId) ?? 0;
+      this.stats.submissions.set(customId, before + 1);
+      return before;
+    });
     sendJson(response, 200, batch);
-    this.run(batch, file.content, nth).catch(() => {
+    this.run(batch, checked, occurrences, nth).catch(() => {
       // Only the server's close stops a batch on its way: nothing is left to answer.
     });
   }
@@ -353,15 +360,10 @@ export class BatchApi {
   }
 
   /** validating, then in_progress for the delay, then the lines answered (or expired, or cancelled). */
-  private async run(batch: StoredBatch, content: Buffer, nth: number): Promise<void> {
+  /** `occurrences`: how often each of the file's custom_ids came before it. */
+  private async run(batch: StoredBatch, checked: CheckedInput, occurrences: readonly number[], nth: number): Promise<void> {
     // The create answer goes out while the batch is validating.
     await this.parts.wait(0);
-    const checked = checkBatchInput(content, batch.endpoint, this.limits);
-    const occurrences = checked.customIds.map((customId) => {
-      const before = this.stats.submissions.get(customId) ?? 0;
-      this.stats.submissions.set(customId, before + 1);
-      return before;
-    });
     const cancelledLines = (): OutputLine[] => checked.requests.map((request) => notRun(batch, request, 'batch_cancelled'));
     if (cancelRequested(batch)) return this.finish(batch, 'cancelled', cancelledLines());
     if (checked.errors.length > 0) {
