@@ -142,6 +142,10 @@ export const spec: CliSpec = {
         ['$0 prompts.jsonl --config hermes.yaml --model taotoken/gpt-5 --reasoning-effort high', 'a provider from the config file'],
         ['$0 prompts.jsonl --run-name rl_coding_20250612 --batch-size 10 --num-workers 4 > /dev/null', 'a resumable run in data/rl_coding_20250612/'],
         ['$0 prompts.jsonl --run-name rl_coding_20250612 --resume', 'continue it after a crash or Ctrl-C: finished records are never run again'],
+        [
+          '$0 prompts.jsonl --run-name cheap_v1 --batch-api --prices prices.yaml',
+          "every model call through the provider's batch API, at its batch price (docs/batch-api.md)",
+        ],
       ],
       run: (args, ctx) => runGenerate(args, ctx),
     }),
