@@ -220,8 +220,9 @@ export class BatchRounds {
 
   private abandon(call: Call, error: unknown): void {
     if (call.settled) return;
+    // Left in the queue, if it is there: a round takes only calls not settled (filtering here would cost
+    // the whole queue for each of thousands of prompts stopped at once).
     call.settled = true;
-    this.queue = this.queue.filter((queued) => queued !== call);
     if (this.waiting.get(call.customId) === call) this.waiting.delete(call.customId);
     call.reject(error);
   }
