@@ -38,7 +38,7 @@ export function batchApiOptions<T>(y: Argv<T>) {
     .option('batch-poll-ms', {
       type: 'number',
       default: DEFAULT_BATCH_POLL_MS,
-      describe: 'milliseconds before a batch is first polled; each later poll waits half as long again, up to ten times this',
+      describe: "milliseconds before a batch is first polled; later polls come every tenth of the batch's age, at least this and at most ten times this apart",
       group: BATCH,
     })
     .option('batch-retries', {

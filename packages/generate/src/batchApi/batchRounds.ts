@@ -5,7 +5,8 @@
 // or busy with tools for longer), or GATHER_MAX_MS after its first call, or when it holds a batch's
 // worth of requests. A round's requests are written as input files within the API's limits
 // (batchInput.ts), each uploaded, recorded in the ledger, created as a batch, recorded again, and
-// only then polled (every --batch-poll-ms, the interval growing by half each poll up to ten times it).
+// only then polled: first after --batch-poll-ms, then every tenth of the batch's age (so a batch is seen
+// done at most 10% late), at least --batch-poll-ms and at most ten times it apart.
 // A batch that ends brings its output and error files: each reply goes to its call; a failed entry, or
 // one the batch never answered (expired, cancelled, failed), is sent again in the next round under a
 // new custom_id, up to --batch-retries times, then its prompt fails as `batch-failed`.
@@ -28,8 +29,10 @@ import { customId } from './customId.js';
 export const GATHER_QUIET_MS = 200;
 /** ...or this long after its first call, whichever is first. */
 export const GATHER_MAX_MS = 5_000;
-/** The poll interval grows up to this many times --batch-poll-ms. */
+/** The poll interval grows up to this many times --batch-poll-ms... */
 const POLL_GROWTH_CAP = 10;
+/** ...as this share of the batch's age. */
+const POLL_AGE_SHARE = 0.1;
 
 /** A call's request failed in every batch it was sent in (--batch-retries + 1 times), or could go in none. */
 export class BatchRequestFailed extends Error {
@@ -348,12 +351,13 @@ export class BatchRounds {
     const { api, pollMs, log } = this.options;
     const id = upload.batch!;
     this.polled.set(upload, this.polled.get(upload) ?? 'polling');
+    const since = Date.now();
     let interval = pollMs;
     let warned = false;
     try {
       for (;;) {
         await pause(interval, this.stopped.signal);
-        interval = Math.min(interval * 1.5, pollMs * POLL_GROWTH_CAP);
+        interval = Math.min(pollMs * POLL_GROWTH_CAP, Math.max(pollMs, (Date.now() - since) * POLL_AGE_SHARE));
         if (this.callsOf(upload).length === 0) return; // nobody waits for it any more (their prompts stopped)
         let batch: BatchObject;
         try {
