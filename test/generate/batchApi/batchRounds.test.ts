@@ -1,12 +1,13 @@
 // BatchRounds against the testkit's batch API in this process: one call's way through a round (gathered,
-// uploaded, created, polled, answered) as the progress line shows it, a call aborted before its round
-// went out is never submitted, and a call without its record id and turn is refused.
+// uploaded, created, polled, answered) as the progress line shows it, a round sent while an earlier
+// batch still runs, a round split into input files at the byte limit, a call aborted before its round
+// went out never submitted, and a call without its record id and turn refused.
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApiKey, Logger } from '@hermes-datagen/core';
 import { startScriptedEndpoint, type ScriptedEndpoint } from '@hermes-datagen/testkit';
 import { BatchApi } from '@hermes-datagen/generate/internal/batchApi/batchApiClient.js';
-import { OPENAI_BATCH_LIMITS } from '@hermes-datagen/generate/internal/batchApi/batchInput.js';
+import { inputLine, OPENAI_BATCH_LIMITS } from '@hermes-datagen/generate/internal/batchApi/batchInput.js';
 import { BatchLedger } from '@hermes-datagen/generate/internal/batchApi/batchLedger.js';
 import { BatchRounds } from '@hermes-datagen/generate/internal/batchApi/batchRounds.js';
 import { tempDir } from '../../util/cli.js';
@@ -21,12 +22,12 @@ afterEach(async () => {
 const log = new Logger('test', new PassThrough(), { color: false });
 const body = { model: 'test-model', messages: [{ role: 'user' as const, content: 'say hello' }] };
 
-async function rounds(delayMs: number): Promise<{ rounds: BatchRounds; server: ScriptedEndpoint }> {
-  const server = await startScriptedEndpoint({ batch: { delayMs } });
+async function rounds(delayMs: number, limits = OPENAI_BATCH_LIMITS): Promise<{ rounds: BatchRounds; server: ScriptedEndpoint }> {
+  const server = await startScriptedEndpoint({ batch: { delayMs, ...limits } });
   endpoint = server;
   const ledger = await BatchLedger.open(tempDir('hermes-rounds-'), () => false, log);
   const api = new BatchApi({ baseUrl: server.url, apiKey: new ApiKey('sk-rounds-test-key'), headers: [], proxy: undefined });
-  return { rounds: new BatchRounds({ api, ledger, limits: OPENAI_BATCH_LIMITS, pollMs: 10, retries: 1, runName: 'unit', log }), server };
+  return { rounds: new BatchRounds({ api, ledger, limits, pollMs: 10, retries: 1, runName: 'unit', log }), server };
 }
 
 describe('BatchRounds', () => {
@@ -43,6 +44,36 @@ describe('BatchRounds', () => {
     expect(batch.progressLine()).toMatch(/^ \| batch API: round 1, no batch in flight, 1\/1 requests answered, provider \d+ s a batch$/);
     expect([...server.stats.batch.submissions]).toEqual([['p1@t0', 1]]);
     expect(server.stats.requests).toBe(0);
+    await batch.close(false);
+  });
+
+  it('sends a round while an earlier batch is still running: each call is answered by its own', async () => {
+    // The first batch takes long enough for the second round to go out meanwhile (200 ms of quiet).
+    const { rounds: batch, server } = await rounds(3000);
+    let firstAnswered = false;
+    const first = batch.client.chat.completions.create(body, { call: { id: 'early', turn: 0 } }).then((reply) => {
+      firstAnswered = true;
+      return reply;
+    });
+    await until(() => batch.progress.inFlight.get('in_progress') === 1);
+    const second = batch.client.chat.completions.create(body, { call: { id: 'late', turn: 0 } });
+    await until(() => server.stats.batch.batchesCreated === 2);
+    expect(firstAnswered).toBe(false);
+    expect(batch.progress.rounds).toBe(2);
+    await Promise.all([first, second]);
+    expect([...server.stats.batch.submissions.keys()].sort()).toEqual(['early@t0', 'late@t0']);
+    await batch.close(false);
+  });
+
+  it("splits a round into input files within the API's byte limit, and every call is answered", async () => {
+    const line = Buffer.byteLength(inputLine({ customId: 'p0@t0', body }));
+    // Two requests a file.
+    const { rounds: batch, server } = await rounds(10, { maxRequests: OPENAI_BATCH_LIMITS.maxRequests, maxBytes: Math.floor(line * 2.5) });
+    const replies = await Promise.all(Array.from({ length: 5 }, (_, i) => batch.client.chat.completions.create(body, { call: { id: `p${i}`, turn: 0 } })));
+    expect(replies).toHaveLength(5);
+    expect(batch.progress.rounds).toBe(1);
+    expect(server.stats.batch.batchesCreated).toBe(3);
+    expect(server.stats.batch.batchesFailed).toBe(0);
     await batch.close(false);
   });
 
