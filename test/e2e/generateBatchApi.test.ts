@@ -23,8 +23,8 @@ afterEach(async () => {
   endpoint = undefined;
 });
 
-async function serve(batch: BatchOptions, script?: Script): Promise<ScriptedEndpoint> {
-  endpoint = await startScriptedEndpoint({ batch, ...(script === undefined ? {} : { script }) });
+async function serve(batch: BatchOptions, script?: Script, apiKey?: string): Promise<ScriptedEndpoint> {
+  endpoint = await startScriptedEndpoint({ batch, ...(script === undefined ? {} : { script }), ...(apiKey === undefined ? {} : { apiKey }) });
   return endpoint;
 }
 
@@ -318,6 +318,18 @@ describe('hermes-generate --batch-api', () => {
     },
     PROCESS_TEST_TIMEOUT_MS,
   );
+
+  it('names a refusal of the batch API as doctor names it: a refused key fails its prompts as unauthorized (exit 1)', async () => {
+    const server = await serve({}, undefined, 'sk-another-key-the-run-does-not-have');
+    const dir = tempDir('hermes-batch-api-401-');
+    writeFileSync(join(dir, 'prompts.jsonl'), jsonl([{ id: 'a', prompt: 'say hello' }]));
+    const run = await invoke(server.url, dir, ['prompts.jsonl', '--run-name', 'r', '--batch-api', '--batch-poll-ms', '10']);
+    expect(run.code, run.stderr).toBe(1);
+    const contents = expectRunInvariants(join(dir, 'data', 'r'));
+    expect(contents.failures.map((f) => [f.id, f.error_class])).toEqual([['a', 'unauthorized']]);
+    expect(server.stats.batch.filesUploaded + server.stats.batch.batchesCreated).toBe(0);
+    expectNoSecret(dir, run);
+  });
 
   it('is a usage error (exit 2) outside run mode, and its flags are without it', async () => {
     const server = await serve({});
