@@ -27,6 +27,7 @@ import { terminalTool } from '@hermes-datagen/generate/internal/tools/terminal.j
 import { toolEnv } from '@hermes-datagen/generate/internal/tools/toolEnv.js';
 import { ToolProcesses } from '@hermes-datagen/generate/internal/tools/toolProcesses.js';
 import type { CommandResult, ToolContext } from '@hermes-datagen/generate/internal/tools/types.js';
+import { REPO_ROOT, runCommand } from '../../util/cli.js';
 import { testWorkspace, type TestWorkspace } from './context.js';
 
 const CANARY = 'canary-7d1e0b5a93c2f846';
@@ -299,6 +300,19 @@ describe('chooseSandbox', () => {
       await ws.cleanup();
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it('root of a user namespace that maps no other user (unshare -r, a rootless container): auto falls back to none, never a crash', async () => {
+    // A process of its own in such a namespace: there chown to the sandbox user fails with EINVAL.
+    const script = `import { chooseSandbox } from ${JSON.stringify(join(REPO_ROOT, 'packages/generate/dist/tools/sandbox.js'))};
+const auto = chooseSandbox('auto', { PATH: process.env.PATH });
+console.log(JSON.stringify({ auto: auto.description, bwrap: chooseSandbox('bwrap', { PATH: process.env.PATH }) }));`;
+    const res = await runCommand('unshare', ['-r', process.execPath, '--input-type=module', '-e', script]);
+    expect(res.code, res.stderr).toBe(0);
+    expect(JSON.parse(res.stdout)).toEqual({
+      auto: 'tool commands run as plain host processes (--sandbox auto found neither bwrap nor unshare working)',
+      bwrap: expect.stringMatching(/^--sandbox bwrap cannot run a command on this machine/),
+    });
   });
 
   it('a sandbox asked for by name that cannot run here is a message for a usage error', () => {

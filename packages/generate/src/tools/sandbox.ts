@@ -417,6 +417,10 @@ export function isolationWorks(sandbox: HostSandbox, env: Readonly<Record<string
     const probe = sandbox.command('/bin/sh', ['-c', 'exit 0'], cwd);
     const result = spawnSync(probe.file, probe.args, { cwd, env: sandbox.env(env), stdio: 'ignore', timeout: 10_000 });
     return result.error === undefined && result.status === 0;
+  } catch {
+    // The workspace cannot be given to the sandbox user: root of a user namespace that maps no other
+    // user (unshare -r, a rootless container) gets EINVAL from chown. No command could run there.
+    return false;
   } finally {
     rmSync(cwd, { recursive: true, force: true });
   }
