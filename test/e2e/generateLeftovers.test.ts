@@ -2,13 +2,12 @@
 // invocation of the same run (its own root under the temp directory), the temp files of interrupted
 // atomic writes in the run directory (a kill during a checkpoint or the merge), and batch files a kill
 // left empty.
-import { spawn } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startScriptedEndpoint, type Script, type ScriptedEndpoint } from '@hermes-datagen/testkit';
-import { binPath, jsonl, tempDir, writeFiles } from '../util/cli.js';
-import { TEST_MODEL } from '../util/generate.js';
+import { jsonl, tempDir, writeFiles } from '../util/cli.js';
+import { startGenerate, TEST_MODEL, type StartedGenerate } from '../util/generate.js';
 import { expectRunInvariants } from '../util/runDirectory.js';
 import { TEST_API_KEY } from '../util/secrets.js';
 import { PROCESS_TEST_TIMEOUT_MS, until } from '../util/until.js';
@@ -29,20 +28,9 @@ function script(hold: boolean): Script {
 }
 
 /** hermes-generate on the run with its default workspace root, under `tmp` (TMPDIR). */
-function start(url: string, dir: string, tmp: string) {
-  const child = spawn(
-    process.execPath,
-    [binPath('generate', 'hermes-generate'), 'prompts.jsonl', '--base-url', url, '--model', TEST_MODEL, '--run-name', 'r', '--resume', '--toolsets', 'file'],
-    { cwd: dir, env: { PATH: process.env['PATH'] ?? '', HERMES_API_KEY: TEST_API_KEY, TMPDIR: tmp }, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  let stderr = '';
-  child.stderr?.on('data', (c: Buffer) => (stderr += c.toString()));
-  child.stdout?.resume();
-  const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }>((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', (code, signal) => resolve({ code, signal, stderr }));
-  });
-  return { child, ended };
+function start(url: string, dir: string, tmp: string): StartedGenerate {
+  const run = ['prompts.jsonl', '--base-url', url, '--model', TEST_MODEL, '--run-name', 'r', '--resume', '--toolsets', 'file'];
+  return startGenerate(dir, run, { env: { TMPDIR: tmp } });
 }
 
 describe('hermes-generate --resume removes the leftovers of killed invocations', () => {
