@@ -12,6 +12,7 @@ import { startScriptedEndpoint, type ScriptedEndpoint } from '@hermes-datagen/te
 import { jsonl, tempDir, writeFiles } from '../util/cli.js';
 import { startGenerate, TEST_MODEL, type EndedGenerate, type StartedGenerate } from '../util/generate.js';
 import { expectRunInvariants } from '../util/runDirectory.js';
+import { shardOf } from '@hermes-datagen/generate/internal/run/shard.js';
 import { TEST_API_KEY } from '../util/secrets.js';
 import { PROCESS_TEST_TIMEOUT_MS, until } from '../util/until.js';
 
@@ -23,11 +24,11 @@ afterEach(async () => {
 
 const PROMPTS = [...Array.from({ length: 30 }, (_, i) => ({ prompt: `task ${i}` })), { prompt: 'the [slow] one' }];
 
-function start(url: string, dir: string): StartedGenerate {
+function start(url: string, dir: string, extra: readonly string[] = []): StartedGenerate {
   return startGenerate(dir, [
     'prompts.jsonl',
     ...['--base-url', url, '--model', TEST_MODEL, '--run-name', 'r', '--resume', '--toolsets', 'todo', '--grace', '0'],
-    ...['--workspace-root', join(dir, 'workspaces')],
+    ...['--workspace-root', join(dir, 'workspaces'), ...extra],
   ]);
 }
 
@@ -94,6 +95,32 @@ describe('hermes-generate: one invocation per run directory', () => {
       expectRefused(second, first.child);
       expect(first.child.exitCode).toBeNull();
       await finishAndCheck(dir, first);
+    },
+    PROCESS_TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'two shards given one run name at once: one runs its shard, the other is refused, and no record of the refused shard is written',
+    async () => {
+      endpoint = await scriptedEndpoint(true);
+      const dir = tempDir('hermes-lock-');
+      // A held prompt in each shard, so whichever shard wins is still running when the other tries.
+      const candidates = Array.from({ length: 20 }, (_, i) => `held-${i}`);
+      const held = [0, 1].map((shard) => candidates.find((id) => shardOf(id, 2) === shard)!);
+      const rows = [...Array.from({ length: 20 }, (_, i) => ({ id: `row-${i}`, prompt: `task ${i}` })), ...held.map((id) => ({ id, prompt: `${id} [slow]` }))];
+      writeFiles(dir, { 'prompts.jsonl': jsonl(rows) });
+      const shards = [start(endpoint.url, dir, ['--shard', '0/2']), start(endpoint.url, dir, ['--shard', '1/2'])];
+      const refused = await Promise.race(shards.map(async (shard, i) => ({ i, ...(await shard.ended) })));
+      const holder = shards[1 - refused.i]!;
+      expectRefused(refused, holder.child);
+      holder.child.kill('SIGTERM');
+      expect((await holder.ended).code).toBe(143);
+      const run = expectRunInvariants(join(dir, 'data', 'r'));
+      const ids = run.records.map((record) => record['id'] as string);
+      expect(ids.length).toBeGreaterThan(0);
+      for (const id of ids) expect(shardOf(id, 2), `${id} is of the shard that ran`).toBe(1 - refused.i);
+      expect(run.manifest.invocations).toHaveLength(1);
+      expect(run.manifest['shard']).toBe(`${1 - refused.i}/2`);
     },
     PROCESS_TEST_TIMEOUT_MS,
   );
