@@ -35,7 +35,7 @@ function start(url: string, dir: string, tmp: string): StartedGenerate {
 
 describe('hermes-generate --resume removes the leftovers of killed invocations', () => {
   it(
-    "removes a dead invocation's workspaces, the temp files of interrupted writes and empty batch files",
+    "removes a dead invocation's workspaces and sandbox directories, the temp files of interrupted writes and empty batch files",
     async () => {
       endpoint = await startScriptedEndpoint({ apiKey: TEST_API_KEY, script: script(true) });
       const dir = tempDir('hermes-leftovers-');
@@ -56,6 +56,9 @@ describe('hermes-generate --resume removes the leftovers of killed invocations',
         [`.trajectories.jsonl.tmp-${first.child.pid}-d4e5f6`]: 'x'.repeat(4096),
         'batch_7.jsonl': '',
       });
+      // And the kill left its sandbox directory in the temp directory (only an exit removes it).
+      const sandboxDirs = (): string[] => readdirSync(tmp).filter((name) => name.startsWith(`hermes-sandbox-${first.child.pid}-`));
+      expect(sandboxDirs()).toHaveLength(1);
 
       const port = Number(new URL(endpoint.url).port);
       await endpoint.close();
@@ -65,6 +68,8 @@ describe('hermes-generate --resume removes the leftovers of killed invocations',
       expect(second.stderr).toMatch(/removed 2 temp files of interrupted writes \(0\.0 MB\) and 1 empty batch file a kill left/);
       expect(second.stderr).toMatch(new RegExp(`removed the workspaces of the dead invocation ${first.child.pid} of this run`));
       expect(existsSync(root)).toBe(false);
+      expect(second.stderr).toContain(`removed 1 sandbox temp directory of hermes-generate processes that are gone (${tmp})`);
+      expect(sandboxDirs()).toEqual([]);
       expect(readdirSync(runDir).filter((name) => name.includes('.tmp-') || name === 'batch_7.jsonl')).toEqual([]);
       expect(
         expectRunInvariants(runDir)

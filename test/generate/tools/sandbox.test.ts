@@ -2,8 +2,8 @@
 // environment; of the filesystem only the system directories (read-only), its workspace and empty
 // private /tmp and homes, so no file of the user; and whatever it leaves running, even out of its
 // process group, ends with it.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -17,6 +17,7 @@ import {
   hostProgramsEnv,
   hostSandbox,
   isolationWorks,
+  removeDeadSandboxDirs,
   type HostIsolation,
   type HostSandbox,
   type SandboxPolicy,
@@ -328,6 +329,39 @@ console.log(JSON.stringify({ auto: auto.description, bwrap: chooseSandbox('bwrap
     });
     expect(chooseSandbox('bwrap', env)).not.toHaveProperty('warning');
     expect(chooseSandbox('docker', env)).toMatchObject({ host: { isolation: 'none' }, docker: true });
+  });
+});
+
+describe('removeDeadSandboxDirs', () => {
+  it('removes the sandbox directories a killed process left, and nothing of a process that runs or of anyone else', () => {
+    const tmp = mkdtempSync(join(tmpdir(), 'hermes-tmp-'));
+    try {
+      // A pid that ran and is gone (spawnSync has reaped it).
+      const dead = spawnSync('true').pid;
+      const names = [
+        `hermes-sandbox-${dead}-a1B2c3`,
+        `hermes-sandbox-probe-${dead}-d4E5f6`,
+        `hermes-sandbox-${process.pid}-g7H8i9`,
+        // Not named as the sandbox names its directories (another program's, or an older run's).
+        'hermes-sandbox-0FGTMI',
+        `hermes-sandbox-${dead}-toolong1`,
+        `other-${dead}-a1B2c3`,
+      ];
+      for (const name of names) mkdirSync(join(tmp, name));
+      writeFileSync(join(tmp, names[0]!, 'empty'), '');
+      // A file of that name is no directory of the sandbox.
+      writeFileSync(join(tmp, `hermes-sandbox-${dead}-j1K2l3`), '');
+      expect(removeDeadSandboxDirs(tmp)).toBe(2);
+      expect(readdirSync(tmp).sort()).toEqual([...names.slice(2), `hermes-sandbox-${dead}-j1K2l3`].sort());
+      // The names are the sandbox's own: the directory of this process's sandbox (made by its first command) is one.
+      hostSandbox('unshare', sandboxFilesystem({ env: toolEnv(process.env) })).command('/bin/true', [], tmp);
+      const own = readdirSync(tmpdir()).filter((name) => name.startsWith(`hermes-sandbox-${process.pid}-`));
+      expect(own).toHaveLength(1);
+      removeDeadSandboxDirs();
+      expect(existsSync(join(tmpdir(), own[0]!))).toBe(true);
+    } finally {
+      rmSync(tmp, { recursive: true, force: true });
+    }
   });
 });
 
