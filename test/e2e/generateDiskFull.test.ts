@@ -3,7 +3,8 @@
 // its batch files, checkpoint, journal, merge or run.json. Each is an output failure (exit 74) naming
 // the file that could not be written, never exit 70 "a bug"; every record it streamed is on disk, the
 // batch files hold whole lines only, no temp file is left, and once the file system is given room a
-// --resume finishes the run with each record exactly once.
+// --resume finishes the run with each record exactly once. A limit of file size (ulimit -f) gives the
+// same for EFBIG.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -34,57 +35,75 @@ interface DiskFullRun {
   readonly runDir: string;
 }
 
-/**
- * Runs the 200 prompts with the output root on a tmpfs of `size` (filled to the brim first with
- * `filled`), copies what the run directory holds, gives the file system 64 MB and resumes.
- */
-async function runOnFullDisk(size: string, filled = false): Promise<DiskFullRun> {
+/** The scratch directory with the prompts, and the command line of the run in it (output root `full`). */
+async function prepare(): Promise<{ dir: string; generate: string[] }> {
   const server = await startScriptedEndpoint({ apiKey: TEST_API_KEY });
   endpoint = server;
   const dir = tempDir('hermes-disk-full-');
   writeFiles(dir, { 'prompts.jsonl': jsonl(prompts) });
   const generate = [
-    process.execPath,
-    binPath('generate', 'hermes-generate'),
-    'prompts.jsonl',
-    '--base-url',
-    server.url,
-    '--model',
-    TEST_MODEL,
-    '--run-name',
-    'r',
-    '--output-root',
-    'full',
-    '--toolsets',
-    'todo',
+    ...[process.execPath, binPath('generate', 'hermes-generate'), 'prompts.jsonl', '--base-url', server.url, '--model', TEST_MODEL],
+    ...['--run-name', 'r', '--output-root', 'full', '--toolsets', 'todo', '--workspace-root', join(dir, 'workspaces')],
     // A namespace of unshare -r maps no user but root: the sandbox's own user cannot be set up in it.
-    '--sandbox',
-    'none',
-    '--workspace-root',
-    join(dir, 'workspaces'),
+    ...['--sandbox', 'none'],
   ];
-  // Exit 99 when the file system cannot be mounted: the test fails loudly rather than skip.
-  const script = `mkdir -p full && mount -t tmpfs -o size=${size} tmpfs full || exit 99
-${filled ? 'head -c 64m /dev/zero > full/pad 2>/dev/null' : ''}
-"$@" > full.out 2> full.err
-echo $? > full.code
-ls -A full/r > left.txt 2>/dev/null
-rm -f full/pad
-mount -o remount,size=64m full || exit 98
-"$@" --resume > resumed.out 2> resumed.err
-echo $? > resumed.code
-cp -a full/r after`;
-  const shell = await runCommand('unshare', ['-rm', '/bin/sh', '-c', script, ...generate], {
+  return { dir, generate };
+}
+
+/**
+ * Runs `script` (sh, the run's command line as "$@") in the scratch directory; it leaves the two
+ * invocations' streams and codes in full.* and resumed.*, the listing of the stopped run in left.txt
+ * and a copy of the resumed run in after/.
+ */
+async function runScript(dir: string, generate: string[], script: string, wrapper: string[]): Promise<DiskFullRun> {
+  const shell = await runCommand(wrapper[0]!, [...wrapper.slice(1), '/bin/sh', '-c', script, ...generate], {
     cwd: dir,
     env: { HERMES_API_KEY: TEST_API_KEY },
   });
-  expect(shell.code, `the tmpfs could not be mounted or resized (unshare -rm, mount -t tmpfs): ${shell.stderr}`).toBe(0);
+  expect(shell.code, `the file system could not be set up (unshare -rm, mount -t tmpfs, ulimit -f): ${shell.stderr}`).toBe(0);
   const read = (name: string): string => readFileSync(join(dir, name), 'utf8');
   const result = (name: string) => ({ code: Number(read(`${name}.code`)), stdout: read(`${name}.out`), stderr: read(`${name}.err`) });
   const run = { full: result('full'), left: read('left.txt').split('\n').filter(Boolean), resumed: result('resumed'), runDir: join(dir, 'after') };
   expectNoSecret(dir, run.full);
   expectNoSecret(dir, run.resumed);
   return run;
+}
+
+/** What follows the stopped invocation: its listing, room again, the resume and its copy. */
+const RESUME = `ls -A full/r > left.txt 2>/dev/null
+rm -f full/pad
+mount -o remount,size=64m full 2>/dev/null || [ -z "$TMPFS" ] || exit 98
+"$@" --resume > resumed.out 2> resumed.err
+echo $? > resumed.code
+cp -a full/r after`;
+
+/**
+ * The 200 prompts with the output root on a tmpfs of `size` (filled to the brim first with
+ * `filled`); then the file system gets 64 MB and the run is resumed.
+ */
+async function runOnFullDisk(size: string, filled = false): Promise<DiskFullRun> {
+  const { dir, generate } = await prepare();
+  // Exit 99 when the file system cannot be mounted: the test fails loudly rather than skip.
+  const script = `TMPFS=1; mkdir -p full && mount -t tmpfs -o size=${size} tmpfs full || exit 99
+${filled ? 'head -c 64m /dev/zero > full/pad 2>/dev/null' : ''}
+"$@" > full.out 2> full.err
+echo $? > full.code
+${RESUME}`;
+  return runScript(dir, generate, script, ['unshare', '-rm']);
+}
+
+/**
+ * The same under a limit of file size (`ulimit -f`, in 512-byte blocks: a write past it fails with
+ * EFBIG, node ignoring SIGXFSZ); stdout goes through a pipe, so only the run's own files meet it.
+ * The resume runs without the limit.
+ */
+async function runUnderFileSizeLimit(blocks: number): Promise<DiskFullRun> {
+  const { dir, generate } = await prepare();
+  const script = `mkdir -p full
+( trap '' XFSZ; ulimit -f ${blocks} || exit 99; "$@"; echo $? > full.code ) 2> full.err | cat > full.out
+[ -s full.code ] || exit 99
+${RESUME}`;
+  return runScript(dir, generate, script, ['env']);
 }
 
 /** What every disk-full stop must leave: nothing half-done, and a resume that makes the run whole. */
@@ -146,6 +165,21 @@ describe('hermes-generate --run-name on a full disk: an output failure (exit 74)
       expect(run.left).toEqual([]);
       // The first invocation could not record itself: the resume is the run's first.
       expectResumedWhole(run, 1);
+    },
+    PROCESS_TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'a file larger than the file system takes (ulimit -f: EFBIG) at the merge: exit 74 naming trajectories.jsonl; --resume merges',
+    async () => {
+      const run = await runUnderFileSizeLimit(1000);
+      expect(run.full.code, run.full.stderr).toBe(74);
+      expect(run.full.stderr).toMatch(
+        /cannot write \S*\/full\/r\/trajectories\.jsonl: file too large for the file system \(EFBIG\); every record written before it/,
+      );
+      expect(run.full.stderr).not.toMatch(/internal error|a bug/);
+      expect(parseJsonl(run.full.stdout)).toHaveLength(prompts.length);
+      expectResumedWhole(run);
     },
     PROCESS_TEST_TIMEOUT_MS,
   );
