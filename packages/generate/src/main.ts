@@ -22,7 +22,7 @@ export const spec: CliSpec = {
   epilog: [
     'Input: one JSON object a line with "prompt" (required), and optionally "id", "cwd" (a directory copied into',
     'the prompt\'s workspace), "docker_image" / "image" (used with --sandbox docker), "env" (an object of',
-    "variables for the row's tool processes, which otherwise get only PATH, HOME, LANG, LC_*, TERM and TZ).",
+    "variables for the row's tool processes, which otherwise get only PATH, HOME, TMPDIR, LANG, LC_ALL, LC_CTYPE, TERM, TZ and --tool-env names).",
     'Output: one trajectory a line (schemas/trajectory.schema.json), in the order prompts finish; "id" and',
     '"prompt_index" say which prompt. Ids key every record downstream, so (in stream mode) a row whose id an earlier row',
     'has is a bad input line naming both lines (exit 3 under --on-error fail; skipped into --rejects under skip).',
