@@ -3,6 +3,7 @@
 // processes, the tool environment (an allow-list), the workspace root, then generateStream with a
 // runner per prompt.
 import { randomInt } from 'node:crypto';
+import { tmpdir } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import {
   loadPrices,
@@ -33,7 +34,7 @@ import { modelClient } from './run/modelClient.js';
 import { RunBudget, spentBefore } from './run/runBudget.js';
 import { openRun, recordedFlags, runSettings, type RunArgs } from './run/runMode.js';
 import { dockerUnavailable } from './tools/docker.js';
-import { chooseSandbox, hostProgramsEnv, type SandboxMode } from './tools/sandbox.js';
+import { chooseSandbox, hostProgramsEnv, removeDeadSandboxDirs, type SandboxMode } from './tools/sandbox.js';
 import { parseSize } from './tools/toolLimits.js';
 import { toolEnv } from './tools/toolEnv.js';
 import { IMPLEMENTED_TOOLS } from './tools/toolRunner.js';
@@ -105,6 +106,9 @@ export async function runGenerate(args: GenerateArgs & Pick<StreamArgs, 'files'>
   // The files that hold the key are hidden from tools wherever the sandbox would show them.
   const secretFiles = [args.envFile, args.config].filter((file): file is string => file !== undefined).map((file) => resolve(cwd, file));
   const policy = { network: args.toolNetwork, limits: { maxProcs: args.toolMaxProcs, memoryBytes, cpuSeconds: args.toolCpuSeconds } };
+  // What killed invocations left in the temp directory: a SIGKILL skips the exit that removes them.
+  const swept = removeDeadSandboxDirs();
+  if (swept > 0) ctx.log.info(`removed ${swept} sandbox temp director${swept === 1 ? 'y' : 'ies'} of hermes-generate processes that are gone (${tmpdir()})`);
   const sandbox = chooseSandbox(args.sandbox, hostProgramsEnv(env), { hide: secretFiles, workspaceRoot, policy });
   if (typeof sandbox === 'string') throw new UsageError(sandbox);
   if (sandbox.warning !== undefined) ctx.log.warn(sandbox.warning);
