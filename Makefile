@@ -32,7 +32,7 @@ lint: $(NODE_MODULES_STAMP)
 # Every benchmark script runs; the target fails when any reports a missed target. bench/RESULTS.md
 # is written last, so that it holds the generate figures of this same run.
 bench: setup
-	node bench/run.mjs; stream=$$?; node bench/to-atropos.mjs; atropos=$$?; node bench/generate.mjs; generate=$$?; node bench/generate-tools.mjs; tools=$$?; node bench/generate-run.mjs; run=$$?; node bench/generate-quota.mjs; quota=$$?; node bench/results-md.mjs >/dev/null; exit $$((stream || atropos || generate || tools || run || quota))
+	node bench/run.mjs; stream=$$?; node bench/to-atropos.mjs; atropos=$$?; node bench/generate.mjs; generate=$$?; node bench/generate-tools.mjs; tools=$$?; node bench/generate-run.mjs; run=$$?; node bench/generate-quota.mjs; quota=$$?; node bench/generate-batch.mjs; batch=$$?; node bench/results-md.mjs >/dev/null; exit $$((stream || atropos || generate || tools || run || quota || batch))
 
 demo: setup
 	bash fixtures/demo/run-demo.sh

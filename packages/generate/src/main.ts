@@ -4,6 +4,7 @@
 import { defineCommand, main as runMain, pricesOption, type CliSpec } from '@hermes-datagen/core';
 import { ENDPOINT_ENV_HELP, endpointOptions } from '@hermes-datagen/core/endpoint';
 import { DEFAULT_MAX_TURNS, DEFAULT_REQUEST_TIMEOUT_S } from './agentLoop.js';
+import { batchApiOptions } from './batchApi/batchApiOptions.js';
 import { doctorCommand } from './doctor/doctorCommand.js';
 import { failureKindsHelp } from './failureKinds.js';
 import { DEFAULT_CONCURRENCY, runGenerate } from './generateCommand.js';
@@ -47,7 +48,7 @@ export const spec: CliSpec = {
       describe: 'run every prompt and write its trajectory when it finishes',
       stream: true,
       options: (y) =>
-        runOptions(pricesOption(requestOptions(endpointOptions(y)), 'Cost (docs/cost.md):'))
+        batchApiOptions(runOptions(pricesOption(requestOptions(endpointOptions(y)), 'Cost (docs/cost.md):')))
           .option('concurrency', {
             alias: 'c',
             type: 'number',
@@ -152,6 +153,10 @@ export const spec: CliSpec = {
         ['$0 prompts.jsonl --config hermes.yaml --model taotoken/gpt-5 --reasoning-effort high', 'a provider from the config file'],
         ['$0 prompts.jsonl --run-name rl_coding_20250612 --batch-size 10 --num-workers 4 > /dev/null', 'a resumable run in data/rl_coding_20250612/'],
         ['$0 prompts.jsonl --run-name rl_coding_20250612 --resume', 'continue it after a crash or Ctrl-C: finished records are never run again'],
+        [
+          '$0 prompts.jsonl --run-name cheap_v1 --batch-api --prices prices.yaml',
+          "every model call through the provider's batch API, at its batch price (docs/batch-api.md)",
+        ],
       ],
       run: (args, ctx) => runGenerate(args, ctx),
     }),

@@ -2,8 +2,8 @@
 // environment; of the filesystem only the system directories (read-only), its workspace and empty
 // private /tmp and homes, so no file of the user; and whatever it leaves running, even out of its
 // process group, ends with it.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -16,6 +16,7 @@ import {
   hostProgramsEnv,
   hostSandbox,
   isolationWorks,
+  removeDeadSandboxDirs,
   SANDBOX_UID,
   type HostIsolation,
   type HostSandbox,
@@ -27,6 +28,7 @@ import { terminalTool } from '@hermes-datagen/generate/internal/tools/terminal.j
 import { toolEnv } from '@hermes-datagen/generate/internal/tools/toolEnv.js';
 import { ToolProcesses } from '@hermes-datagen/generate/internal/tools/toolProcesses.js';
 import type { CommandResult, ToolContext } from '@hermes-datagen/generate/internal/tools/types.js';
+import { REPO_ROOT, runCommand } from '../../util/cli.js';
 import { testWorkspace, type TestWorkspace } from './context.js';
 
 const CANARY = 'canary-7d1e0b5a93c2f846';
@@ -337,6 +339,19 @@ describe('chooseSandbox', () => {
     }
   });
 
+  it('root of a user namespace that maps no other user (unshare -r, a rootless container): auto falls back to none, never a crash', async () => {
+    // A process of its own in such a namespace: there chown to the sandbox user fails with EINVAL.
+    const script = `import { chooseSandbox } from ${JSON.stringify(join(REPO_ROOT, 'packages/generate/dist/tools/sandbox.js'))};
+const auto = chooseSandbox('auto', { PATH: process.env.PATH });
+console.log(JSON.stringify({ auto: auto.description, bwrap: chooseSandbox('bwrap', { PATH: process.env.PATH }) }));`;
+    const res = await runCommand('unshare', ['-r', process.execPath, '--input-type=module', '-e', script]);
+    expect(res.code, res.stderr).toBe(0);
+    expect(JSON.parse(res.stdout)).toEqual({
+      auto: 'tool commands run as plain host processes (--sandbox auto found neither bwrap nor unshare working)',
+      bwrap: expect.stringMatching(/^--sandbox bwrap cannot run a command on this machine/),
+    });
+  });
+
   it('a sandbox asked for by name that cannot run here is a message for a usage error', () => {
     expect(chooseSandbox('bwrap', { ...env, PATH: '/nonexistent' })).toMatch(/^--sandbox bwrap cannot run a command on this machine; install bubblewrap/);
     expect(chooseSandbox('none', env)).toMatchObject({
@@ -350,6 +365,39 @@ describe('chooseSandbox', () => {
     });
     expect(chooseSandbox('bwrap', env)).not.toHaveProperty('warning');
     expect(chooseSandbox('docker', env)).toMatchObject({ host: { isolation: 'none' }, docker: true });
+  });
+});
+
+describe('removeDeadSandboxDirs', () => {
+  it('removes the sandbox directories a killed process left, and nothing of a process that runs or of anyone else', () => {
+    const tmp = mkdtempSync(join(tmpdir(), 'hermes-tmp-'));
+    try {
+      // A pid that ran and is gone (spawnSync has reaped it).
+      const dead = spawnSync('true').pid;
+      const names = [
+        `hermes-sandbox-${dead}-a1B2c3`,
+        `hermes-sandbox-probe-${dead}-d4E5f6`,
+        `hermes-sandbox-${process.pid}-g7H8i9`,
+        // Not named as the sandbox names its directories (another program's, or an older run's).
+        'hermes-sandbox-0FGTMI',
+        `hermes-sandbox-${dead}-toolong1`,
+        `other-${dead}-a1B2c3`,
+      ];
+      for (const name of names) mkdirSync(join(tmp, name));
+      writeFileSync(join(tmp, names[0]!, 'empty'), '');
+      // A file of that name is no directory of the sandbox.
+      writeFileSync(join(tmp, `hermes-sandbox-${dead}-j1K2l3`), '');
+      expect(removeDeadSandboxDirs(tmp)).toBe(2);
+      expect(readdirSync(tmp).sort()).toEqual([...names.slice(2), `hermes-sandbox-${dead}-j1K2l3`].sort());
+      // The names are the sandbox's own: the directory of this process's sandbox (made by its first command) is one.
+      hostSandbox('unshare', sandboxFilesystem({ env: toolEnv(process.env) })).command('/bin/true', [], tmp);
+      const own = readdirSync(tmpdir()).filter((name) => name.startsWith(`hermes-sandbox-${process.pid}-`));
+      expect(own).toHaveLength(1);
+      removeDeadSandboxDirs();
+      expect(existsSync(join(tmpdir(), own[0]!))).toBe(true);
+    } finally {
+      rmSync(tmp, { recursive: true, force: true });
+    }
   });
 });
 

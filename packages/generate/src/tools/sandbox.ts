@@ -31,9 +31,10 @@
 // start-up with a real command, and none (with a warning) when neither does. What the sandbox shows
 // is worked out when the first tool command starts (sandboxFilesystem.ts).
 import { spawnSync } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdtempSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, lstatSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
+import { isAlive } from '../processAlive.js';
 import { coverTopLevel, etcDirectories, sandboxAccounts, sandboxFilesystem, type EtcEntry, type SandboxFilesystem } from './sandboxFilesystem.js';
 import { unshareFstab } from './unshareFstab.js';
 import { limitsMechanism, type CgroupLayout } from './promptCgroups.js';
@@ -300,11 +301,44 @@ function findProgram(name: string, path: string, systemDirs = true): string {
   return name;
 }
 
+/** The temp directories of the sandbox carry their process's pid: `hermes-sandbox-[probe-]<pid>-<random>`. */
+const SANDBOX_DIR_PREFIX = 'hermes-sandbox-';
+const SANDBOX_DIR = /^hermes-sandbox-(?:probe-)?(\d+)-[A-Za-z0-9]{6}$/;
+
+/**
+ * Removes from `dir` (the temp directory) the sandbox directories of processes that are gone: a
+ * SIGKILL leaves them, since only a process's exit removes its own. Only directories of this user,
+ * named as this module names them, whose pid no longer runs here; returns how many went.
+ */
+export function removeDeadSandboxDirs(dir: string = tmpdir()): number {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return 0;
+  }
+  let removed = 0;
+  for (const name of names) {
+    const pid = SANDBOX_DIR.exec(name)?.[1];
+    if (pid === undefined || isAlive(Number(pid))) continue;
+    const path = join(dir, name);
+    try {
+      const info = lstatSync(path);
+      if (!info.isDirectory() || info.uid !== process.getuid?.()) continue;
+      rmSync(path, { recursive: true, force: true });
+      removed += 1;
+    } catch {
+      // Gone meanwhile, or not ours to remove.
+    }
+  }
+  return removed;
+}
+
 let privateDir: string | undefined;
 /** One directory of this process only, removed when it exits; the sandbox user may look up its files, not list them. */
 function privateDirectory(): string {
   if (privateDir !== undefined) return privateDir;
-  const dir = mkdtempSync(join(tmpdir(), 'hermes-sandbox-'));
+  const dir = mkdtempSync(join(tmpdir(), `${SANDBOX_DIR_PREFIX}${process.pid}-`));
   chmodSync(dir, 0o711);
   process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
   privateDir = dir;
@@ -342,11 +376,15 @@ function shellQuote(text: string): string {
 
 /** Whether the sandbox runs a real command on this machine (the program is there, namespaces and mounts are allowed). */
 export function isolationWorks(sandbox: HostSandbox, env: Readonly<Record<string, string>>): boolean {
-  const cwd = mkdtempSync(join(tmpdir(), 'hermes-sandbox-probe-'));
+  const cwd = mkdtempSync(join(tmpdir(), `${SANDBOX_DIR_PREFIX}probe-${process.pid}-`));
   try {
     const probe = sandbox.command('/bin/sh', ['-c', 'exit 0'], cwd);
     const result = spawnSync(probe.file, probe.args, { cwd, env: sandbox.env(env), stdio: 'ignore', timeout: 10_000 });
     return result.error === undefined && result.status === 0;
+  } catch {
+    // The workspace cannot be given to the sandbox user: root of a user namespace that maps no other
+    // user (unshare -r, a rootless container) gets EINVAL from chown. No command could run there.
+    return false;
   } finally {
     rmSync(cwd, { recursive: true, force: true });
   }
