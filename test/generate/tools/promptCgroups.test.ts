@@ -72,6 +72,13 @@ describe('detectCgroups on a fake cgroupfs', () => {
     expect(detectCgroups(fake({ README: '' }), '')).toBeUndefined();
   });
 
+  it('refuses, with the reason, a layout where no cgroup can be made (the run then takes rlimits)', () => {
+    const missing = join(tmpdir(), `hermes-no-cgroupfs-${process.pid}`);
+    expect(PromptCgroups.open({ version: 1, pids: join(missing, 'pids'), memory: join(missing, 'memory'), memsw: false }, 40, 1024 ** 2)).toMatch(
+      /^could not make the prompt's cgroup .*hermes-\d+-\d+ limited to 40 processes and 1 MiB: ENOENT/,
+    );
+  });
+
   it('names the mechanism in force', () => {
     expect(limitsMechanism({ version: 1, pids: '/p', memory: '/m', memsw: false })).toBe('cgroup v1 (pids, memory) per prompt');
     expect(limitsMechanism({ version: 2, parent: '/c' })).toBe('cgroup v2 (pids, memory) per prompt');
