@@ -143,7 +143,8 @@ describe('a cgroup per prompt on this machine', () => {
    * or at once without a total.
    */
   const leaveRunning = (seconds: string, total?: number): string =>
-    `for i in $(seq 15); do setsid sleep ${seconds} > /dev/null 2>&1 & done; ` +
+    // Started by dash, which gives up on a refused fork at once (bash tries again for 15 s).
+    `sh -c 'for i in $(seq 15); do setsid sleep ${seconds} > /dev/null 2>&1 & done'; ` +
     `${total === undefined ? '' : `until [ "$(pgrep -c -x -f 'sleep ${seconds}')" -ge ${total} ]; do sleep 0.01; done; `}echo started`;
   /** A sleep's running time unique to this test and this process, to find its processes by. */
   const sleepFor = (test: number): string => `${3000 + test}.${process.pid}`;
