@@ -187,6 +187,20 @@ describe('a cgroup per prompt on this machine', () => {
     for (const dir of [...dirs, ...(next?.dirs() ?? [])]) expect(existsSync(dir)).toBe(false);
   });
 
+  it("kills what is left in every prompt's cgroup at once on a forced exit", async () => {
+    const marker = sleepFor(4);
+    const cgroups = open();
+    const tools = processes('none', cgroups);
+    const cgroup = tools.promptCgroup();
+    const ctx: ToolContext = { ...ws.ctx, processes: tools, ...(cgroup === undefined ? {} : { cgroup }) };
+    expect(await run(ctx, leaveRunning(marker, 15))).toEqual({ output: 'started', exit_code: 0, error: null });
+    const left = sleeping(marker);
+    expect(left).toHaveLength(15);
+    tools.killAll();
+    for (const pid of left) expect(await processEnded(pid)).toBe(true);
+    await cgroup?.close();
+  });
+
   it('without cgroups the same calls are not bounded together: their processes pile up and outlive the prompt', async () => {
     const marker = sleepFor(2);
     const tools = processes('none', undefined);

@@ -76,7 +76,8 @@ export function limitExceeded(
         `${formatSize(perPrompt.memoryBytes)} (--tool-memory, a cgroup per prompt); ${stopped}`
       );
     }
-    if (events.forkFailures > 0) {
+    // The shell's words as well: a kernel without pids.events counts no refused fork.
+    if (events.forkFailures > 0 || FORK_FAILED.test(outcome.output)) {
       return (
         `this prompt's tool processes together reached their limit of ${perPrompt.maxProcs} processes (--tool-max-procs, a cgroup per prompt, ` +
         `counting those earlier calls left running): further processes could not start; ${stopped}`
