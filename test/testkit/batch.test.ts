@@ -1,15 +1,11 @@
-// The batch API of hermes-testkit, read by the official openai client: files.create/retrieve/content/delete and
-// batches.create/retrieve/cancel/list, so the wire format is what the SDK reads.
-import { PassThrough, Readable } from 'node:stream';
 import OpenAI, { toFile } from 'openai';
 import type { Batch } from 'openai/resources/batches';
 import { describe, expect, it } from 'vitest';
 import { ExitCode } from '@hermes-datagen/core';
-import { runCli } from '@hermes-datagen/core/internal/cli.js';
 import { startScriptedEndpoint, type ScriptedEndpoint, type Script } from '@hermes-datagen/testkit';
 import { spec } from '@hermes-datagen/testkit/internal/main.js';
-import { REPO_ROOT, runInProcess } from '../util/cli.js';
-import { clientFor, endpoint, offer, user } from './endpoint.js';
+import { runInProcess } from '../util/cli.js';
+import { clientFor, endpoint, offer, user, serveInProcess } from './endpoint.js';
 
 const script: Script = {
   models: ['batch-model'],
@@ -413,20 +409,8 @@ describe('closing', () => {
 
 describe('hermes-testkit serve', () => {
   it('takes the batch flags, serves /testkit/stats, and logs the batch counts when stopped', async () => {
-    const stdout = new PassThrough();
-    const stderr = new PassThrough();
-    let errors = '';
-    stderr.on('data', (chunk) => (errors += String(chunk)));
-    const stop = new AbortController();
-    const running = runCli(spec, ['serve', '--batch-delay-ms', '0', '--batch-expire-nth', '2', '--batch-max-requests', '3'], {
-      stdout,
-      stderr,
-      stdin: Readable.from([]),
-      env: {},
-      cwd: REPO_ROOT,
-      signal: stop.signal,
-    });
-    const url = await new Promise<string>((resolve) => stdout.once('data', (chunk) => resolve(String(chunk).trim())));
+    const serve = await serveInProcess(['--batch-delay-ms', '0', '--batch-expire-nth', '2', '--batch-max-requests', '3']);
+    const { url } = serve;
     const client = new OpenAI({ baseURL: url, apiKey: 'k', maxRetries: 0 });
     const lines = [requestLine('a', 'x'), requestLine('b', 'y')];
     expect((await settled(client, (await submit(client, jsonl(lines))).id)).status).toBe('completed');
@@ -436,10 +420,9 @@ describe('hermes-testkit serve', () => {
     const stats = (await (await fetch(`${url}/testkit/stats`)).json()) as { requests: number; batch: Record<string, unknown> };
     expect(stats.requests).toBe(0);
     expect(stats.batch).toMatchObject({ filesUploaded: 3, batchesCreated: 3, batchesExpired: 1, batchesFailed: 1, submissions: { a: 3, b: 3, c: 1, d: 1 } });
-    stop.abort('SIGTERM');
-    expect(await running).toBe(ExitCode.terminated);
-    expect(errors).toContain('stats: {"requests":0,"answered":0,"refused":0}');
-    expect(errors).toMatch(/batch stats: \{"filesUploaded":3,"batchesCreated":3,.*"customIds":4,"resubmitted":\["a","b"\]\}/);
+    expect(await serve.stop()).toBe(ExitCode.terminated);
+    expect(serve.stderr()).toContain('stats: {"requests":0,"answered":0,"refused":0}');
+    expect(serve.stderr()).toMatch(/batch stats: \{"filesUploaded":3,"batchesCreated":3,.*"customIds":4,"resubmitted":\["a","b"\]\}/);
   });
 
   it.each([

@@ -1,9 +1,13 @@
-// Helpers for the testkit tests: endpoints closed after each test, an openai@6 client for them, and the
-// tool list a request offers.
+// Helpers for the testkit tests: endpoints closed after each test, `hermes-testkit serve` run in process,
+// an openai@6 client for them, and the tool list a request offers.
+import { PassThrough, Readable } from 'node:stream';
 import OpenAI, { type ClientOptions } from 'openai';
 import type { ChatCompletionMessage, ChatCompletionTool } from 'openai/resources/chat/completions';
 import { afterEach } from 'vitest';
+import { runCli } from '@hermes-datagen/core/internal/cli.js';
 import { startScriptedEndpoint, type ScriptedEndpoint, type ScriptedEndpointOptions } from '@hermes-datagen/testkit';
+import { spec } from '@hermes-datagen/testkit/internal/main.js';
+import { REPO_ROOT } from '../util/cli.js';
 
 const open: ScriptedEndpoint[] = [];
 
@@ -16,6 +20,40 @@ export async function endpoint(options: ScriptedEndpointOptions = {}): Promise<S
   const started = await startScriptedEndpoint(options);
   open.push(started);
   return started;
+}
+
+/** `hermes-testkit serve` with these flags, in process: its base URL (the first line it prints), what it logged, and a SIGTERM. */
+export interface ServeInProcess {
+  readonly url: string;
+  stderr(): string;
+  /** Sends SIGTERM and resolves with the exit code. */
+  stop(): Promise<number>;
+}
+
+export async function serveInProcess(flags: readonly string[]): Promise<ServeInProcess> {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let logged = '';
+  stderr.on('data', (chunk) => (logged += String(chunk)));
+  const signal = new AbortController();
+  const running = runCli(spec, ['serve', ...flags], { stdout, stderr, stdin: Readable.from([]), env: {}, cwd: REPO_ROOT, signal: signal.signal });
+  // Read by a listener, not an async iterator: breaking out of one would destroy the stream serve writes to.
+  let printed = '';
+  await new Promise<void>((resolve, reject) => {
+    stdout.on('data', (chunk) => {
+      printed += String(chunk);
+      if (printed.includes('\n')) resolve();
+    });
+    running.then(() => reject(new Error(`serve ended before printing its base URL; it logged: ${logged}`)), reject);
+  });
+  return {
+    url: printed.slice(0, printed.indexOf('\n')),
+    stderr: () => logged,
+    stop: async () => {
+      signal.abort('SIGTERM');
+      return running;
+    },
+  };
 }
 
 /** A client without retries unless asked, so each fault shows on the first attempt. */

@@ -2,14 +2,13 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { type AddressInfo, createServer } from 'node:net';
 import { join } from 'node:path';
-import { PassThrough, Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import OpenAI from 'openai';
 import { ExitCode } from '@hermes-datagen/core';
-import { runCli } from '@hermes-datagen/core/internal/cli.js';
 import { spec } from '@hermes-datagen/testkit/internal/main.js';
 import { binPath, REPO_ROOT, runInProcess } from '../util/cli.js';
-import { user } from './endpoint.js';
+import { user, serveInProcess } from './endpoint.js';
 
 const SCRIPT = join(REPO_ROOT, 'fixtures/testkit/coding-task.json');
 
@@ -25,23 +24,12 @@ async function firstLine(stream: Readable): Promise<string> {
 
 describe('hermes-testkit serve (in process)', () => {
   it('prints its base URL, answers until the signal, then closes', async () => {
-    const stdout = new PassThrough();
-    const stderr = new PassThrough();
-    const stop = new AbortController();
-    const running = runCli(spec, ['serve', '--base-path', '/api/v1', '--latency-ms', '0'], {
-      stdout,
-      stderr,
-      stdin: Readable.from([]),
-      env: {},
-      cwd: REPO_ROOT,
-      signal: stop.signal,
-    });
-    const url = await firstLine(stdout);
+    const serve = await serveInProcess(['--base-path', '/api/v1', '--latency-ms', '0']);
+    const { url } = serve;
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/api\/v1$/);
     const models = await new OpenAI({ baseURL: url, apiKey: 'k', maxRetries: 0 }).models.list();
     expect(models.data).toHaveLength(1);
-    stop.abort('SIGTERM');
-    expect(await running).toBe(ExitCode.terminated);
+    expect(await serve.stop()).toBe(ExitCode.terminated);
     await expect(fetch(`${url}/models`)).rejects.toThrow();
   });
 

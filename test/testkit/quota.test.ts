@@ -1,12 +1,9 @@
-// The testkit's quota: token buckets that refuse at once, random 429s, each dialect's budget headers
-// and each way of saying when to come back, over real HTTP; and the serve flags that set it.
-import { PassThrough, Readable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ExitCode } from '@hermes-datagen/core';
-import { runCli } from '@hermes-datagen/core/internal/cli.js';
 import { Quota, startScriptedEndpoint, type QuotaOptions, type ScriptedEndpoint } from '@hermes-datagen/testkit';
 import { spec } from '@hermes-datagen/testkit/internal/main.js';
-import { REPO_ROOT, runInProcess } from '../util/cli.js';
+import { serveInProcess } from './endpoint.js';
+import { runInProcess } from '../util/cli.js';
 
 let endpoint: ScriptedEndpoint | undefined;
 afterEach(async () => {
@@ -99,28 +96,15 @@ describe('testkit quota', () => {
   });
 
   it('serve takes the quota flags, refuses bad ones, and reports its stats when stopped', async () => {
-    const stdout = new PassThrough();
-    const stderr = new PassThrough();
-    let errors = '';
-    stderr.on('data', (chunk) => (errors += String(chunk)));
-    const stop = new AbortController();
-    const running = runCli(spec, ['serve', '--rps', '1', '--limit-headers', 'openai', '--retry-after', 'none'], {
-      stdout,
-      stderr,
-      stdin: Readable.from([]),
-      env: {},
-      cwd: REPO_ROOT,
-      signal: stop.signal,
-    });
-    const url = await new Promise<string>((resolve) => stdout.once('data', (chunk) => resolve(String(chunk).trim())));
+    const serve = await serveInProcess(['--rps', '1', '--limit-headers', 'openai', '--retry-after', 'none']);
+    const { url } = serve;
     expect((await post(url)).status).toBe(200);
     const refused = await post(url);
     expect(refused.status).toBe(429);
     expect(refused.headers.get('x-ratelimit-remaining-requests')).toBe('0');
     expect(refused.headers.get('retry-after')).toBeNull();
-    stop.abort('SIGTERM');
-    expect(await running).toBe(ExitCode.terminated);
-    expect(errors).toContain('stats: {"requests":2,"answered":1,"refused":1}');
+    expect(await serve.stop()).toBe(ExitCode.terminated);
+    expect(serve.stderr()).toContain('stats: {"requests":2,"answered":1,"refused":1}');
     for (const [flags, message] of [
       [['--rps', '0'], /--rps must be a number above 0/],
       [['--rate-429', '2'], /--rate-429 must be a share from 0 to 1/],

@@ -1,5 +1,6 @@
-// Processes still running that belong to a directory a test made: their working directory is in it, or
-// their command line or environment names it (a pipeline's stages, an endpoint, the tools they ran).
+// Processes still running that belong to a directory a test made (their working directory is in it, or
+// their command line or environment names it: a pipeline's stages, an endpoint, the tools they ran), or
+// whose command line holds a marker (what escaped a sandbox).
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 
 export function processesUnder(dir: string): string[] {
@@ -16,4 +17,18 @@ export function processesUnder(dir: string): string[] {
     }
   }
   return found;
+}
+
+/** Processes of this machine whose command line holds `marker`. */
+export function processesWith(marker: string): number[] {
+  return readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .filter((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(marker);
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
 }

@@ -5,7 +5,7 @@
 // same limit, which fails the same way). Attempts back off with jitter; after the last, the caller
 // falls back to key_decision_extract, never to a content-free placeholder.
 import type { Turn } from '@hermes-datagen/core';
-import type { ChatClient } from '@hermes-datagen/core/endpoint';
+import { pause, type ChatClient } from '@hermes-datagen/core/endpoint';
 import type { CompressConfig } from './config.js';
 import { escapeTags } from './escape.js';
 import { SUMMARY_PREFIX } from './extract.js';
@@ -113,25 +113,10 @@ export function llmSummarizer(client: ChatClient, model: string, settings: Setti
           if (signal.aborted) throw err;
           errors++;
           lastError = (err as Error).message;
-          if (attempt < settings.maxRetries) await sleep(backoffMs(attempt, settings.retryDelay), signal);
+          if (attempt < settings.maxRetries) await pause(backoffMs(attempt, settings.retryDelay), signal);
         }
       }
       return { summary: null, calls: settings.maxRetries, errors, ...(lastError ? { lastError } : {}) };
     },
   };
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (ms <= 0) return resolve();
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      reject(signal.reason as Error);
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
 }

@@ -30,6 +30,7 @@ import { readGatewayError } from './gatewayErrors.js';
 import { headerValues } from './requestHeaders.js';
 import { isPlainObject } from './plainObject.js';
 import type { Endpoint } from './endpoint.js';
+import { pause } from './pause.js';
 
 export const DEFAULT_RETRY_AFTER_CAP_MS = 30_000;
 export const DEFAULT_CHAT_TIMEOUT_MS = 120_000;
@@ -140,7 +141,7 @@ async function request(settings: Settings, body: ChatCompletionCreateParamsNonSt
       if (attempt >= maxRetries || !clientRetries(error)) throw error;
       options.waits?.begin();
       try {
-        await pause(retryWaitMs(error, attempt, settings.retryAfterCapMs), options.signal);
+        await pause(retryWaitMs(error, attempt, settings.retryAfterCapMs), options.signal, () => new APIUserAbortError());
       } finally {
         options.waits?.end();
       }
@@ -266,22 +267,6 @@ export function headerRetryAfterMs(headers: ResponseHeaders, now: number): numbe
   const value = headers.get('retry-after');
   const ms = value === null ? NaN : retryAfterMs(value, now);
   return Number.isFinite(ms) ? Math.max(0, ms) : undefined;
-}
-
-/** Waits ms; an abort of the signal ends the wait with an APIUserAbortError. */
-function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
-    if (signal?.aborted) return reject(new APIUserAbortError());
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      reject(new APIUserAbortError());
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
 }
 
 /** The URL of an API path under the base URL, joined as the client joins it. */

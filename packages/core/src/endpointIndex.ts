@@ -32,6 +32,7 @@ export {
 
 // The one rate limiter of a process and the client behind it: waits, paces from every budget dialect, finds the quota.
 export { DEFAULT_RETRIES, limitedClient } from './limitedClient.js';
+export { pause } from './pause.js';
 export { DEFAULT_QUOTA_WAIT_S, QuotaExhaustedError, RateLimiter } from './rateLimiter.js';
 export type { FetchLike } from './httpFetch.js';
 export { gatewayErrorFields, readGatewayError, type GatewayErrorKind } from './gatewayErrors.js';

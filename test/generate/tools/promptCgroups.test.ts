@@ -2,7 +2,7 @@
 // test machines give root a writable cgroup v1 or v2 tree) the limits of all a prompt's tool
 // processes together, across its calls: what per-process rlimits cannot bound.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -13,6 +13,7 @@ import { DEFAULT_TOOL_LIMITS } from '@hermes-datagen/generate/internal/tools/too
 import { ToolProcesses } from '@hermes-datagen/generate/internal/tools/toolProcesses.js';
 import type { CommandResult, ToolContext } from '@hermes-datagen/generate/internal/tools/types.js';
 import { processEnded, testWorkspace, type TestWorkspace } from './context.js';
+import { processesWith } from '../../util/processes.js';
 
 function fakeRoot(files: Record<string, string>): string {
   const root = mkdtempSync(join(tmpdir(), 'hermes-fake-cgroupfs-'));
@@ -95,19 +96,6 @@ function machineCgroups(): CgroupLayout {
 
 function cgroupParents(layout: CgroupLayout): string[] {
   return layout.version === 2 ? [layout.parent] : [layout.pids, layout.memory];
-}
-
-function processesWith(marker: string): number[] {
-  return readdirSync('/proc')
-    .filter((entry) => /^\d+$/.test(entry))
-    .filter((pid) => {
-      try {
-        return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(marker);
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
 }
 
 async function until(condition: () => boolean): Promise<void> {

@@ -28,24 +28,11 @@ import { terminalTool } from '@hermes-datagen/generate/internal/tools/terminal.j
 import { toolEnv } from '@hermes-datagen/generate/internal/tools/toolEnv.js';
 import { ToolProcesses } from '@hermes-datagen/generate/internal/tools/toolProcesses.js';
 import type { CommandResult, ToolContext } from '@hermes-datagen/generate/internal/tools/types.js';
+import { processesWith } from '../../util/processes.js';
 import { REPO_ROOT, runCommand } from '../../util/cli.js';
 import { testWorkspace, type TestWorkspace } from './context.js';
 
 const CANARY = 'canary-7d1e0b5a93c2f846';
-
-/** Processes of this machine whose command line holds `marker` (what escaped a sandbox). */
-function processesWith(marker: string): number[] {
-  return readdirSync('/proc')
-    .filter((entry) => /^\d+$/.test(entry))
-    .filter((pid) => {
-      try {
-        return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(marker);
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
-}
 
 describe('namespace sandboxes', () => {
   let ws: TestWorkspace;

@@ -6,7 +6,7 @@
 // prompt is named as doctor names it (a refused key is `unauthorized`).
 import { randomBytes } from 'node:crypto';
 import { VERSION } from '@hermes-datagen/core';
-import { endpointFetch, endpointUrl, headerValues, type Endpoint, type FetchLike } from '@hermes-datagen/core/endpoint';
+import { endpointFetch, endpointUrl, headerValues, pause, type Endpoint, type FetchLike } from '@hermes-datagen/core/endpoint';
 import { APIConnectionError, APIError, APIUserAbortError } from 'openai/core/error';
 import type { Batch, BatchesPage } from 'openai/resources/batches';
 import { BATCH_ENDPOINT } from './batchInput.js';
@@ -41,7 +41,7 @@ export class BatchApi {
     options: BatchApiOptions = {},
   ) {
     this.fetch = options.fetch ?? endpointFetch(endpoint);
-    this.sleep = options.sleep ?? pause;
+    this.sleep = options.sleep ?? ((ms, signal) => pause(ms, signal, () => new APIUserAbortError()));
     this.headers = {
       accept: 'application/json',
       'user-agent': `hermes-datagen/${VERSION}`,
@@ -165,19 +165,4 @@ function malformed(path: string, body: unknown): APIError {
     undefined,
     new Headers(),
   );
-}
-
-function pause(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(new APIUserAbortError());
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      reject(new APIUserAbortError());
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
 }

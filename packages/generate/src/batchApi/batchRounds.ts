@@ -16,7 +16,7 @@
 // line is looked up among the provider's batches by its input file and created only if none was.
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Logger } from '@hermes-datagen/core';
-import type { ChatClient, ChatRequestOptions, WaitTracker } from '@hermes-datagen/core/endpoint';
+import { pause, type ChatClient, type ChatRequestOptions, type WaitTracker } from '@hermes-datagen/core/endpoint';
 import { APIError, APIUserAbortError } from 'openai/core/error';
 import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
 import { requestHash } from '../agentCalls.js';
@@ -493,19 +493,4 @@ function batchErrors(batch: BatchObject): string {
 
 function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
-}
-
-function pause(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
 }
