@@ -14,7 +14,7 @@
 import { accessSync, constants, existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
-import { formatSize } from './toolLimits.js';
+import { formatSize, type CgroupEvents } from './toolLimits.js';
 
 export type CgroupLayout =
   /** The directory the prompts' cgroups are made in. */
@@ -65,12 +65,6 @@ function membershipPaths(membership: string): Map<string, string> {
 
 function readMembership(): string {
   return readText('/proc/self/cgroup') ?? '';
-}
-
-/** Limit hits seen in a prompt's cgroup: forks refused at pids.max, processes the OOM killer ended. */
-export interface CgroupEvents {
-  readonly forkFailures: number;
-  readonly oomKills: number;
 }
 
 const NAME = /^hermes-(\d+)-\d+$/;

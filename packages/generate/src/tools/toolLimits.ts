@@ -14,8 +14,13 @@
 // fails shows as the shell's "Resource temporarily unavailable", an allocation as the program's own
 // out-of-memory error. CPU time shows as death by SIGXCPU.
 import { constants } from 'node:os';
-import type { CgroupEvents } from './promptCgroups.js';
 import type { ProcessOutcome } from './runProcess.js';
+
+/** Limit hits seen in a prompt's cgroup: forks refused at pids.max, processes the OOM killer ended. */
+export interface CgroupEvents {
+  readonly forkFailures: number;
+  readonly oomKills: number;
+}
 
 export interface ToolLimits {
   /** Processes (and threads) alive at once in one tool command's sandbox. */
