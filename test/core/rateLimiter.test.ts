@@ -258,12 +258,29 @@ describe('RateLimiter', () => {
     const rate = limiter({ model: 'gpt-x' });
     const held = await Promise.all(Array.from({ length: 4 }, () => rate.acquire(0, never)));
     rate.release(held[0]!, { status: 200, headers: new Headers({ 'x-litellm-key-remaining-requests-gpt-x': '1' }) });
-    // 3 in flight and 1 left: 4 at most.
-    expect(rate.limit).toBe(4);
+    // 4 were in flight when the count was taken (this one's prompt sends its next call in its place) and 1 is left: 5 at most.
+    expect(rate.limit).toBe(5);
     rate.release(held[1]!, { status: 200, headers: new Headers({ 'x-litellm-key-remaining-requests-other-model': '0' }) });
-    expect(rate.limit).toBe(4);
+    expect(rate.limit).toBe(5);
     rate.release(held[2]!, { status: 200, headers: new Headers({ 'x-litellm-key-remaining-requests-gpt-x': '0' }) });
-    expect(rate.limit).toBe(1);
+    // None left: no more than were in flight with it, 2.
+    expect(rate.limit).toBe(2);
+  });
+
+  it("LiteLLM's count at 0 holds the level: answer after answer that says 0 does not shrink the requests in flight", async () => {
+    const rate = limiter({ model: 'gpt-x' });
+    const spent = { status: 200, headers: new Headers({ 'x-litellm-key-remaining-requests-gpt-x': '0' }) };
+    let held = await Promise.all(Array.from({ length: 8 }, () => rate.acquire(0, never)));
+    // Each answer's prompt sends its next call: the level of 8 holds, round after round.
+    for (let round = 0; round < 5; round += 1) {
+      const next: Permit[] = [];
+      for (const permit of held) {
+        rate.release(permit, spent);
+        expect(rate.limit).toBe(8);
+        next.push(await rate.acquire(0, never));
+      }
+      held = next;
+    }
   });
 
   it('gives an aborted wait back at once', async () => {

@@ -276,7 +276,10 @@ export class RateLimiter {
         if (remaining <= 0) this.pacingPause(now + resetMs);
         else if (kind === 'requests' && low) this.nextStartAt = Math.max(this.nextStartAt, now + resetMs / (remaining + 1));
       } else if (kind === 'requests') {
-        this.budgetCeiling = Math.max(1, this.inFlight + Math.floor(remaining));
+        // The count was taken when this request went in: it leaves room for as many as were in flight
+        // with it (this one's prompt sends its next call in its place) and what remains. Counting this
+        // one as gone would lower the ceiling at every answer that says 0 and leave quota unused.
+        this.budgetCeiling = Math.max(1, this.inFlight + 1 + Math.floor(remaining));
       }
     }
   }
