@@ -337,7 +337,7 @@ export function quotaSection() {
           '',
         ]
       : []),
-    `Fault storm: ${storm.prompts} prompts x 2 calls, --request-timeout ${storm.requestTimeoutS}, ${storm.faults.map((f) => `${f.kind} ${pct(f.share)}`).join(', ')} of calls: ${pct1(storm.first.doneShare)} done in one invocation (${fmt(storm.first.wallS, 1)} s, exit ${storm.first.code}; failed: ${classes || 'none'}; target >= ${pct(storm.target)}); \`--resume\` (${fmt(storm.resume.wallS, 1)} s, exit ${storm.resume.code}) leaves ${storm.resume.failedLeft} failed.${storm.note ? ` (${storm.note})` : ''}`,
+    `Fault storm: ${storm.prompts} prompts x 2 calls, ${storm.flags ?? `--request-timeout ${storm.requestTimeoutS}`}, ${storm.faults.map((f) => `${f.kind} ${pct(f.share)}`).join(', ')} of calls: ${pct1(storm.first.doneShare)} done in one invocation (${fmt(storm.first.wallS, 1)} s, exit ${storm.first.code}; failed: ${classes || 'none'}; target >= ${pct(storm.target)}); \`--resume\` (${fmt(storm.resume.wallS, 1)} s, exit ${storm.resume.code}) leaves ${storm.resume.failedLeft} failed.${storm.note ? ` (${storm.note})` : ''}`,
     '',
   ];
 }
