@@ -6,11 +6,15 @@
 //             (openai, anthropic, litellm, none) and Retry-After (seconds, none): the wall time as a
 //             share of the ideal (calls / R; process start and exit included), 429s as a share of
 //             the requests, prompts failed. Targets: >= 0.95 of the ideal with headers, >= 0.85
-//             with none; 429s <= 3%; no prompt failed.
+//             with none; 429s <= 3%; no prompt failed. Beside them, the reachable ideal: the best
+//             schedule of these calls under the quota (computed: each prompt's calls go one after
+//             another, so at the end fewer prompts are left than the quota can serve) plus process
+//             start and exit (measured in the same part: an empty run); each row's wall time is also
+//             given as a share of it.
 //   floor:    the same prompts with no quota at all, R x latency of them at once (-c): the requests in
 //             flight the quota allows, kept full by nothing but the prompts themselves. What it takes
 //             beyond the ideal is the workload's own (process start, the last prompts' five calls in
-//             a row, the first round), the most any limiter could reach here.
+//             a row, the first round), at -c R x latency (more in flight would pass the quota).
 //   upstream: the same quota without headers, with Retry-After and without, run the way upstream's
 //             batch_runner calls a model: a fixed number of retries (the client's 2) after
 //             Retry-After or a backoff, no limiter. hermes-generate's stream mode is exactly that
@@ -33,6 +37,8 @@ import { exitWithUsage, parseFlags, resultsFile, wholeNumber } from './cli-args.
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BIN = `${ROOT}packages/generate/bin/hermes-generate.js`;
 const CALLS_PER_PROMPT = 5;
+/** Prompts at once in run mode with default flags (--num-workers 4 x --batch-size 10). */
+const RUN_CONCURRENCY = 40;
 const HEADER_STYLES = ['openai', 'anthropic', 'litellm', 'none'];
 const RETRY_AFTER = ['seconds', 'none'];
 const TARGETS = { withHeaders: 0.95, withoutHeaders: 0.85, refusals: 0.03, stormDone: 0.99 };
@@ -168,17 +174,28 @@ async function quotaRun(startScriptedEndpoint, dir, opts, quota, mode) {
 }
 
 const pct = (x) => `${(x * 100).toFixed(1)}%`;
+const reachableLine = (r) =>
+  `reachable ideal: ${r.wallS.toFixed(1)} s = the best schedule ${r.scheduleS.toFixed(1)} s (-c ${RUN_CONCURRENCY}, ${CALLS_PER_PROMPT} calls in a row a prompt) + process start and exit ${r.startupS.toFixed(1)} s (an empty run) = ${r.share.toFixed(3)} of calls / R`;
 const row = (r) =>
-  `${r.limitHeaders.padEnd(9)} retry-after ${r.retryAfter.padEnd(7)}: ${r.wallS.toFixed(1)} s for ${r.answered} calls at ${r.rps} req/s = ${r.share.toFixed(3)} of ideal, 429s ${pct(r.refusedShare)} of ${r.requests} requests, ${r.failed} prompts failed (exit ${r.code})`;
+  `${r.limitHeaders.padEnd(9)} retry-after ${r.retryAfter.padEnd(7)}: ${r.wallS.toFixed(1)} s for ${r.answered} calls at ${r.rps} req/s = ${r.share.toFixed(3)} of ideal${r.shareOfReachable === undefined ? '' : ` (${r.shareOfReachable.toFixed(3)} of the reachable)`}, 429s ${pct(r.refusedShare)} of ${r.requests} requests, ${r.failed} prompts failed (exit ${r.code})`;
 
 async function quotaPart(startScriptedEndpoint, dir, opts) {
   process.stderr.write(
     `bench: run mode behind a quota, ${opts.prompts} prompts x ${CALLS_PER_PROMPT} calls, ${opts.latencyMs} ms replies, ${opts.limitHeaders.length * RETRY_AFTER.length} runs\n`,
   );
+  // The reachable ideal, beside the rows: the best schedule of these calls under the quota (computed:
+  // a prompt's calls go one after another, so at the end fewer prompts are left than the quota can
+  // serve) plus what process start and exit take now on this machine (measured: an empty run).
+  const rps = (opts.prompts * CALLS_PER_PROMPT) / opts.seconds;
+  const scheduleS = bestScheduleS({ prompts: opts.prompts, latencyS: opts.latencyMs / 1000, rps });
+  const startupS = (await unlimitedRun(startScriptedEndpoint, dir, { ...opts, prompts: 0 }, 'empty', [])).wallS;
+  const reachable = { scheduleS, startupS, wallS: scheduleS + startupS, share: (opts.prompts * CALLS_PER_PROMPT) / rps / (scheduleS + startupS) };
+  process.stderr.write(`bench:   ${reachableLine(reachable)}\n`);
   const runs = [];
   for (const limitHeaders of opts.limitHeaders) {
     for (const retryAfter of RETRY_AFTER) {
-      const result = await quotaRun(startScriptedEndpoint, dir, opts, { limitHeaders, retryAfter }, 'run');
+      const run = await quotaRun(startScriptedEndpoint, dir, opts, { limitHeaders, retryAfter }, 'run');
+      const result = { ...run, shareOfReachable: reachable.wallS / run.wallS };
       process.stderr.write(`bench:   ${row(result)}\n`);
       runs.push(result);
     }
@@ -194,23 +211,64 @@ async function quotaPart(startScriptedEndpoint, dir, opts) {
     ];
   });
   return {
-    report: { quota: { prompts: opts.prompts, callsPerPrompt: CALLS_PER_PROMPT, latencyMs: opts.latencyMs, seconds: opts.seconds, targets: TARGETS, runs } },
-    lines: runs.map(row),
+    report: {
+      quota: { prompts: opts.prompts, callsPerPrompt: CALLS_PER_PROMPT, latencyMs: opts.latencyMs, seconds: opts.seconds, targets: TARGETS, reachable, runs },
+    },
+    lines: [reachableLine(reachable), ...runs.map(row)],
     misses,
   };
+}
+
+/**
+ * The least wall time a client could take for the quota part's calls, by an event simulation: a
+ * bucket of R requests one second deep, full at the start (the testkit's); RUN_CONCURRENCY prompts at
+ * once, each one's calls one after another, every answer `latencyS` late; each start goes to the
+ * prompt ready longest. No client overhead and no start-up: those the empty run measures.
+ */
+function bestScheduleS({ prompts, latencyS, rps }) {
+  const capacity = Math.max(1, rps);
+  let level = capacity;
+  let at = 0;
+  let started = 0;
+  let end = 0;
+  const active = [];
+  const admit = (readyAt) => {
+    if (started >= prompts) return;
+    started += 1;
+    active.push({ readyAt, left: CALLS_PER_PROMPT });
+  };
+  for (let i = 0; i < RUN_CONCURRENCY; i += 1) admit(0);
+  while (active.length > 0) {
+    const next = active.reduce((a, b) => (b.readyAt < a.readyAt ? b : a));
+    const startAt = Math.max(next.readyAt, at + Math.max(0, 1 - level) / rps);
+    level = Math.min(capacity, level + (startAt - at) * rps) - 1;
+    at = startAt;
+    next.left -= 1;
+    next.readyAt = startAt + latencyS;
+    if (next.left > 0) continue;
+    active.splice(active.indexOf(next), 1);
+    end = Math.max(end, next.readyAt);
+    admit(next.readyAt);
+  }
+  return end;
+}
+
+/** One run with no quota at the endpoint, with these flags: wall time and calls answered. */
+async function unlimitedRun(startScriptedEndpoint, dir, opts, name, args) {
+  const endpoint = await startScriptedEndpoint({ script: script(CALLS_PER_PROMPT), latencyMs: opts.latencyMs, recordRequests: false });
+  const runDir = mkdtempSync(join(dir, `${name}-`));
+  dataset(runDir, opts.prompts);
+  const { code, wallS } = await generate(endpoint, runDir, ['--run-name', name, ...args]);
+  await endpoint.close();
+  rmSync(runDir, { recursive: true, force: true });
+  return { code, wallS, answered: endpoint.stats.answered };
 }
 
 async function floorPart(startScriptedEndpoint, dir, opts) {
   const rps = (opts.prompts * CALLS_PER_PROMPT) / opts.seconds;
   const concurrency = Math.max(1, Math.round((rps * opts.latencyMs) / 1000));
   process.stderr.write(`bench: the workload's own floor: no quota, -c ${concurrency} (${rps} req/s x ${opts.latencyMs} ms)\n`);
-  const endpoint = await startScriptedEndpoint({ script: script(CALLS_PER_PROMPT), latencyMs: opts.latencyMs, recordRequests: false });
-  const runDir = mkdtempSync(join(dir, 'floor-'));
-  dataset(runDir, opts.prompts);
-  const { code, wallS } = await generate(endpoint, runDir, ['--run-name', 'floor', '-c', String(concurrency)]);
-  await endpoint.close();
-  rmSync(runDir, { recursive: true, force: true });
-  const { answered } = endpoint.stats;
+  const { code, wallS, answered } = await unlimitedRun(startScriptedEndpoint, dir, opts, 'floor', ['-c', String(concurrency)]);
   const floor = { concurrency, rps, code, wallS, answered, share: answered / rps / wallS };
   return {
     report: { floor },
