@@ -283,6 +283,35 @@ describe('RateLimiter', () => {
     }
   });
 
+  it('a request unanswered far longer than answers take (hung until its timeout) stops holding its place in flight', async () => {
+    const rate = limiter({ maxConcurrency: 2 });
+    // Answers take 100 ms: a request goes stale after the floor, 10 s (5 x 100 ms is less).
+    const first = await rate.acquire(0, never);
+    await vi.advanceTimersByTimeAsync(100);
+    rate.release(first, { status: 200 });
+    const hung = await Promise.all([rate.acquire(0, never), rate.acquire(0, never)]);
+    let grantedAt: number | undefined;
+    const start = Date.now();
+    void rate.acquire(0, never).then(() => (grantedAt = Date.now() - start));
+    await vi.advanceTimersByTimeAsync(9_999);
+    expect(grantedAt).toBeUndefined();
+    await vi.advanceTimersByTimeAsync(1);
+    expect(grantedAt).toBe(10_000);
+    // Both still count as in flight for the progress line, and their late answers are taken as any other.
+    expect(rate.stats.inFlight).toBe(3);
+    for (const permit of hung) rate.release(permit, { status: 200 });
+    expect(rate.stats.inFlight).toBe(1);
+  });
+
+  it('before any answer, no request in flight goes stale: the first ones may take as long as they take', async () => {
+    const rate = limiter({ maxConcurrency: 1 });
+    await rate.acquire(0, never);
+    let granted = false;
+    void rate.acquire(0, never).then(() => (granted = true));
+    await vi.advanceTimersByTimeAsync(600_000);
+    expect(granted).toBe(false);
+  });
+
   it('gives an aborted wait back at once', async () => {
     const rate = limiter({ rpm: 1 });
     await rate.acquire(0, never);
