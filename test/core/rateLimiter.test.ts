@@ -254,21 +254,24 @@ describe('RateLimiter', () => {
     expect(await grantTimes(rate, 1, 60_000)).toEqual([30_000]);
   });
 
-  it("LiteLLM's remaining count alone (named after the model) holds the requests in flight to what it leaves room for", async () => {
-    const rate = limiter({ model: 'gpt-x' });
-    const held = await Promise.all(Array.from({ length: 4 }, () => rate.acquire(0, never)));
-    rate.release(held[0]!, { status: 200, headers: new Headers({ 'x-litellm-key-remaining-requests-gpt-x': '1' }) });
-    // 4 were in flight when the count was taken (this one's prompt sends its next call in its place) and 1 is left: 5 at most.
+  it("LiteLLM's remaining count alone (named after the model): while it says none is left, successes do not raise the requests in flight", async () => {
+    const rate = limiter({ model: 'gpt-x', maxConcurrency: 8 });
+    // A refusal cuts 8 to 5.6.
+    rate.release(await rate.acquire(0, never), { status: 429, refused: true });
     expect(rate.limit).toBe(5);
-    rate.release(held[1]!, { status: 200, headers: new Headers({ 'x-litellm-key-remaining-requests-other-model': '0' }) });
+    const answer = (remaining: string, model = 'gpt-x') => ({ status: 200, headers: new Headers({ [`x-litellm-key-remaining-requests-${model}`]: remaining }) });
+    for (let i = 0; i < 30; i += 1) rate.release(await rate.acquire(0, never), answer('0'));
     expect(rate.limit).toBe(5);
-    rate.release(held[2]!, { status: 200, headers: new Headers({ 'x-litellm-key-remaining-requests-gpt-x': '0' }) });
-    // None left: no more than were in flight with it, 2.
-    expect(rate.limit).toBe(2);
+    // Another model's count says nothing of this one's budget; a count above 0 lets the window grow again.
+    for (let i = 0; i < 30; i += 1) rate.release(await rate.acquire(0, never), answer('0', 'other-model'));
+    expect(rate.limit).toBe(8);
+    rate.release(await rate.acquire(0, never), { status: 429, refused: true });
+    for (let i = 0; i < 30; i += 1) rate.release(await rate.acquire(0, never), answer('3'));
+    expect(rate.limit).toBe(8);
   });
 
   it("LiteLLM's count at 0 holds the level: answer after answer that says 0 does not shrink the requests in flight", async () => {
-    const rate = limiter({ model: 'gpt-x' });
+    const rate = limiter({ model: 'gpt-x', maxConcurrency: 8 });
     const spent = { status: 200, headers: new Headers({ 'x-litellm-key-remaining-requests-gpt-x': '0' }) };
     let held = await Promise.all(Array.from({ length: 8 }, () => rate.acquire(0, never)));
     // Each answer's prompt sends its next call: the level of 8 holds, round after round.

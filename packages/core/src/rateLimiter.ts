@@ -7,7 +7,9 @@
 //   of the last cut, as after a pause, so a recovery takes a few rounds, not hundreds);
 // - pacing from the budgets the endpoint reports (rateLimitHints.ts): with its size and reset, starts
 //   are spaced at the rate the budget refills once it runs low; with a reset alone, a spent budget
-//   waits for it; with the remaining count alone, no more requests go out than it leaves room for;
+//   waits for it; with the remaining count alone (LiteLLM), the requests in flight stop growing while
+//   it says none is left (it was counted when the request went in, an answer ago, so it caps no
+//   level: capping at what is in flight at each answer ratcheted the run down and left quota unused);
 // - a pause only when even one request in flight is refused: every request waits, then ONE probe
 //   goes out, and only its success opens the way again (no herd); the pause is announced once, and
 //   a request from before it that succeeds meanwhile does not end it;
@@ -107,8 +109,8 @@ export class RateLimiter {
   private threshold: number;
   private cuts = 0;
   private lastSuccessAt: number;
-  /** From a budget that reports only what remains (LiteLLM): no more in flight than it leaves room for. */
-  private budgetCeiling = Infinity;
+  /** From a budget that reports only what remains (LiteLLM): it says none is left, so successes do not raise the window. */
+  private budgetLow = false;
   /** From a budget with a size and a reset: the start spacing of its refill rate, while it runs low. */
   private budgetSpacingMs = 0;
   private phase: Phase = 'open';
@@ -140,7 +142,7 @@ export class RateLimiter {
   /** Requests allowed in flight now (adaptive). */
   public get limit(): number {
     if (this.phase === 'probing' || this.phase === 'paused') return 1;
-    return Math.max(1, Math.min(Math.floor(this.window), this.budgetCeiling));
+    return Math.max(1, Math.floor(this.window));
   }
 
   public get stats(): { requests: number; rateLimited: number; inFlight: number; limit: number; refusalsPerMinute: number } {
@@ -232,6 +234,7 @@ export class RateLimiter {
     }
     // A request sent before the pause that succeeds now does not end it: only the probe's answer does.
     if (this.phase !== 'open') return;
+    if (this.budgetLow) return;
     const step = this.window < this.threshold ? 1 : 1 / this.window;
     this.window = Math.min(this.options.maxConcurrency, this.window + step);
   }
@@ -287,6 +290,7 @@ export class RateLimiter {
 
   /** The budgets a response reports: wait out a spent one, spread a thin one. */
   private pace(readings: readonly BudgetReading[], now: number): void {
+    this.budgetLow = false;
     for (const { kind, remaining, limit, resetMs } of readings) {
       const low = remaining <= this.inFlight + 1;
       if (limit !== undefined && resetMs !== undefined && resetMs > 0 && limit > remaining) {
@@ -297,10 +301,7 @@ export class RateLimiter {
         if (remaining <= 0) this.pacingPause(now + resetMs);
         else if (kind === 'requests' && low) this.nextStartAt = Math.max(this.nextStartAt, now + resetMs / (remaining + 1));
       } else if (kind === 'requests') {
-        // The count was taken when this request went in: it leaves room for as many as were in flight
-        // with it (this one's prompt sends its next call in its place) and what remains. Counting this
-        // one as gone would lower the ceiling at every answer that says 0 and leave quota unused.
-        this.budgetCeiling = Math.max(1, this.inFlight + 1 + Math.floor(remaining));
+        this.budgetLow = remaining < 1;
       }
     }
   }
