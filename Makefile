@@ -7,7 +7,8 @@ setup: $(NODE_MODULES_STAMP) build system-packages
 
 # Debian packages the suite needs, as PROGRAM:PACKAGE; installed when missing (as root), else named.
 # bubblewrap: the tool sandbox hermes-generate prefers (its tests run it).
-# chromium: hermes-stats report --html is checked by rendering it (test/stats/html.test.ts).
+# chromium: hermes-stats report --html is checked by rendering it (test/stats/html.test.ts; laid out and
+# measured through playwright-core, which drives this browser and downloads none: test/e2e/reportHtmlLayout.test.ts).
 # parallel: GNU parallel runs hermes-generate's shards in the README recipe and its test (test/e2e/generateShards.test.ts).
 system-packages:
 	@bash scripts/ensure-debian-packages.sh bwrap:bubblewrap /usr/bin/chromium:chromium parallel:parallel
@@ -31,7 +32,7 @@ lint: $(NODE_MODULES_STAMP)
 # Every benchmark script runs; the target fails when any reports a missed target. bench/RESULTS.md
 # is written last, so that it holds the generate figures of this same run.
 bench: setup
-	node bench/run.mjs; stream=$$?; node bench/to-atropos.mjs; atropos=$$?; node bench/generate.mjs; generate=$$?; node bench/generate-tools.mjs; tools=$$?; node bench/generate-run.mjs; run=$$?; node bench/generate-quota.mjs; quota=$$?; node bench/results-md.mjs >/dev/null; exit $$((stream || atropos || generate || tools || run || quota))
+	node bench/run.mjs; stream=$$?; node bench/to-atropos.mjs; atropos=$$?; node bench/generate.mjs; generate=$$?; node bench/generate-tools.mjs; tools=$$?; node bench/generate-run.mjs; run=$$?; node bench/generate-quota.mjs; quota=$$?; node bench/generate-batch.mjs; batch=$$?; node bench/results-md.mjs >/dev/null; exit $$((stream || atropos || generate || tools || run || quota || batch))
 
 demo: setup
 	bash fixtures/demo/run-demo.sh

@@ -190,7 +190,8 @@ function generateSection() {
   const latency = readResult('generate');
   const run = readResult('generate-run');
   const tools = readResult('generate-tools');
-  if (!latency && !run && !tools)
+  const batch = readResult('generate-batch');
+  if (!latency && !run && !tools && !batch)
     return [
       '## hermes-generate',
       '',
@@ -261,10 +262,20 @@ function generateSection() {
       ]);
     }
   }
+  if (batch) {
+    const b = batch.batch;
+    rows.push([
+      'generate-batch.json',
+      `--batch-api: ${b.prompts} prompts x ${b.turnsPerPrompt} turns, batches of ${b.delayMs} ms, polled from ${b.pollMs} ms`,
+      `${b.wallS.toFixed(1)} s wall against the rounds' ideal ${b.idealS.toFixed(1)} s = ${b.wallOverIdeal === null ? '-' : `${b.wallOverIdeal.toFixed(2)}x`} (${b.batches} batches), ${b.cpuMsPerTurn.toFixed(2)} CPU ms per turn, peak RSS ${b.peakRssMb} MB, ${b.customIdsSubmittedMoreThanOnce} custom_ids twice`,
+      `<= ${b.target}x`,
+    ]);
+  }
   const machines = [
     ['generate.json', latency],
     ['generate-run.json', run],
     ['generate-tools.json', tools],
+    ['generate-batch.json', batch],
   ]
     .filter(([, r]) => r)
     .map(([name, r]) => `- ${name}: ${machineLine(r)}`);

@@ -89,6 +89,16 @@ describe('the bench scripts', () => {
   );
 
   it(
+    'bench/generate-batch.mjs runs prompts through --batch-api rounds and measures them against the ideal',
+    async () => {
+      const { stdout, results } = await bench('generate-batch.mjs', ['--prompts', '6', '--turns', '2', '--delay-ms', '50', '--poll-ms', '20']);
+      expect(stdout).toMatch(/s wall against the rounds' ideal/);
+      expect(results('generate-batch.json')).toMatchObject({ batch: { prompts: 6, records: 6, customIdsSubmittedMoreThanOnce: 0, chatRequests: 0 } });
+    },
+    SCRIPT_TIMEOUT_MS,
+  );
+
+  it(
     'bench/generate-run.mjs compares run mode with stream mode, resumes the run, and runs the gateway part',
     async () => {
       const { stdout, results } = await bench('generate-run.mjs', ['--prompts', '20', '--repeat', '1', '--gateway-prompts', '8']);

@@ -4,9 +4,11 @@
 // committed is not in a clone, exactly as it would not be for a user.
 // In the clone: `make setup` installs the npm packages from the registry into the empty cache (npm ci) and
 // builds; the Debian packages it would install when missing are all present here, so it must install
-// none. Then `make demo`, the main job, from the clone's own install and build, and one test file of the
-// clone's own suite through its own runner (test/run.mjs, as make test runs it): the HTML report rendered
-// in Chromium, over DuckDB. Not the whole suite again: this test is part of it.
+// none. Then `make demo`, the main job, from the clone's own install and build, and two test files of the
+// clone's own suite through its own runner (test/run.mjs, as make test runs it): the README test (every
+// command of README.md and docs/*.md as a new user types it, npx resolving into the same empty-at-first
+// cache) and the HTML report rendered in Chromium, over DuckDB. Not the whole suite again: this test is
+// part of it.
 // The registry must be reachable: without it the test fails, saying so.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -72,7 +74,7 @@ function expectOk(result: Step, what: string): void {
 }
 
 describe('a fresh clone (the committed tree) needs nothing installed by hand', () => {
-  it('make setup installs from the npm registry into an empty cache and builds; make demo and a test of its own suite pass in the clone', async () => {
+  it('make setup installs from the npm registry into an empty cache and builds; make demo, the README test and the HTML report test pass in the clone', async () => {
     work = mkdtempSync(join(tmpdir(), 'hermes-fresh-clone-'));
     const clone = join(work, 'repo');
     const npmCache = join(work, 'npm-cache');
@@ -113,12 +115,22 @@ describe('a fresh clone (the committed tree) needs nothing installed by hand', (
     expect(demo.output).toMatch(/hermes-verify: PASS: 0 failed/);
     expect(readFileSync(join(clone, 'demo-output/sft.jsonl'), 'utf8').trim().split('\n')).toHaveLength(prompts);
 
-    const test = await step(clone, env, 'node', 'test/run.mjs', 'test/stats/html.test.ts');
-    expectOk(test, "the clone's test/run.mjs test/stats/html.test.ts");
+    const tests = ['test/e2e/readme.test.ts', 'test/stats/html.test.ts'];
+    const test = await step(clone, env, 'node', 'test/run.mjs', ...tests);
+    expectOk(test, `the clone's test/run.mjs ${tests.join(' ')}`);
     expect(test.output).toMatch(/\n[1-9][0-9]* passed, 0 failed\n/);
+    // Each file ran, whole, none of its tests skipped: the runner's JSON report says so.
+    const report = JSON.parse(readFileSync(join(clone, '.vitest.json'), 'utf8')) as {
+      testResults: { name: string; status: string; assertionResults: { status: string }[] }[];
+    };
+    expect(report.testResults.map((r) => [r.name.slice(clone.length + 1), r.status]).sort()).toEqual(tests.map((file) => [file, 'passed']).sort());
+    for (const r of report.testResults) {
+      expect(r.assertionResults.length, r.name).toBeGreaterThan(0);
+      expect(new Set(r.assertionResults.map((a) => a.status)), r.name).toEqual(new Set(['passed']));
+    }
 
     // What setup, the demo and the tests wrote is all ignored by git, and nothing of theirs still runs.
     expect((await step(clone, env, 'git', 'status', '--porcelain')).output).toBe('');
     expect(processesUnder(work)).toEqual([]);
-  }, 600_000);
+  }, 1_800_000);
 });

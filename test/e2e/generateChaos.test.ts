@@ -5,14 +5,13 @@
 // Every invocation runs under `ulimit -n 128` (below what its concurrency asks: it must fit itself
 // to it), and every other one meets a twin: the same command started once it holds the run (paused
 // meanwhile), which must be refused (exit 2, naming it).
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { promptId } from '@hermes-datagen/core';
 import { startScriptedEndpoint, type ScriptedEndpoint } from '@hermes-datagen/testkit';
-import { binPath, jsonl, tempDir, writeFiles } from '../util/cli.js';
-import { expectNoSecret, TEST_MODEL } from '../util/generate.js';
+import { jsonl, tempDir, writeFiles } from '../util/cli.js';
+import { expectNoSecret, startGenerate, TEST_MODEL, type EndedGenerate, type StartedGenerate } from '../util/generate.js';
 import { expectRunInvariants } from '../util/runDirectory.js';
 import { TEST_API_KEY } from '../util/secrets.js';
 
@@ -24,55 +23,21 @@ afterEach(async () => {
 
 const KILLS = 12;
 
-interface Invocation {
-  readonly code: number | null;
-  readonly signal: NodeJS.Signals | null;
-  readonly stdout: string;
-  readonly stderr: string;
-  readonly pid: number;
-}
+type Invocation = EndedGenerate;
 
 const MAX_OPEN_FILES = 128;
 
 /** One process of hermes-generate on the chaos run, under the fd limit. */
-function startGenerate(url: string, dir: string): { child: ChildProcess; ended: Promise<Invocation> } {
-  const child = spawn(
-    '/bin/bash',
+function startChaos(url: string, dir: string, killWhen?: () => boolean): StartedGenerate {
+  return startGenerate(
+    dir,
     [
-      '-c',
-      `ulimit -n ${MAX_OPEN_FILES} && exec "$0" "$@"`,
-      process.execPath,
-      ...[
-        binPath('generate', 'hermes-generate'),
-        'prompts.jsonl',
-        '--base-url',
-        url,
-        '--model',
-        TEST_MODEL,
-        '--run-name',
-        'chaos',
-        '--resume',
-        '--toolsets',
-        'todo',
-        '--batch-size',
-        '5',
-        '--num-workers',
-        '4',
-        '--workspace-root',
-        join(dir, 'workspaces'),
-      ],
+      'prompts.jsonl',
+      ...['--base-url', url, '--model', TEST_MODEL, '--run-name', 'chaos', '--resume', '--toolsets', 'todo'],
+      ...['--batch-size', '5', '--num-workers', '4', '--workspace-root', join(dir, 'workspaces')],
     ],
-    { cwd: dir, env: { PATH: process.env['PATH'] ?? '', HERMES_API_KEY: TEST_API_KEY }, stdio: ['ignore', 'pipe', 'pipe'] },
+    { maxOpenFiles: MAX_OPEN_FILES, killWhen },
   );
-  let stdout = '';
-  let stderr = '';
-  child.stdout?.on('data', (c: Buffer) => (stdout += c.toString()));
-  child.stderr?.on('data', (c: Buffer) => (stderr += c.toString()));
-  const ended = new Promise<Invocation>((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr, pid: child.pid ?? 0 }));
-  });
-  return { child, ended };
 }
 
 /**
@@ -81,36 +46,28 @@ function startGenerate(url: string, dir: string): { child: ChildProcess; ended: 
  * for the twin to have ended.
  */
 async function invoke(url: string, dir: string, killAtLines?: number, twin = false): Promise<Invocation & { twin?: Invocation }> {
-  const { child, ended } = startGenerate(url, dir);
   let twinEnded: Promise<Invocation> | undefined;
   let twinDone = !twin;
-  {
-    // The kill is set by the run's progress, not by a clock: once this invocation has started its run
-    // (its entry is in run.json) and the batch files reach the chosen count. A timer would land before
-    // or after the run on a machine whose speed varies tenfold with its load.
-    const before = invocations(dir);
-    const poll =
-      killAtLines === undefined && !twin
-        ? undefined
-        : setInterval(() => {
-            if (invocations(dir) === before) return;
-            if (twin && twinEnded === undefined) {
-              // Paused while its twin tries: the twin meets it holding the run however fast it runs, and
-              // the pause costs the run no progress (the kill points stay where they were drawn).
-              child.kill('SIGSTOP');
-              twinEnded = startGenerate(url, dir).ended;
-              void twinEnded.then(() => {
-                child.kill('SIGCONT');
-                twinDone = true;
-              });
-            }
-            if (killAtLines === undefined || !twinDone || batchLines(dir) < killAtLines) return;
-            clearInterval(poll);
-            child.kill('SIGKILL');
-          }, 5);
-    void ended.then(() => clearInterval(poll));
-  }
-  const result = await ended;
+  // The kill is set by the run's progress, not by a clock: once this invocation has started its run
+  // (its entry is in run.json) and the batch files reach the chosen count. A timer would land before
+  // or after the run on a machine whose speed varies tenfold with its load.
+  const before = invocations(dir);
+  const watch = (): boolean => {
+    if (invocations(dir) === before) return false;
+    if (twin && twinEnded === undefined) {
+      // Paused while its twin tries: the twin meets it holding the run however fast it runs, and
+      // the pause costs the run no progress (the kill points stay where they were drawn).
+      started.child.kill('SIGSTOP');
+      twinEnded = startChaos(url, dir).ended;
+      void twinEnded.then(() => {
+        started.child.kill('SIGCONT');
+        twinDone = true;
+      });
+    }
+    return killAtLines !== undefined && twinDone && batchLines(dir) >= killAtLines;
+  };
+  const started = startChaos(url, dir, killAtLines === undefined && !twin ? undefined : watch);
+  const result = await started.ended;
   return { ...result, ...(twinEnded === undefined ? {} : { twin: await twinEnded }) };
 }
 

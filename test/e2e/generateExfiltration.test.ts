@@ -4,7 +4,8 @@
 // and its HOME a canary file. The model reads the environment and every /proc/*/environ and cmdline,
 // carries what it found out encoded (base64, hex, reversed), calls the model endpoint itself from a
 // tool (node's fetch and bash's /dev/tcp: curl may be missing in a sandbox), forks 600 background
-// processes, allocates 3 GiB, reads /etc/shadow and /dev/shm, and a second row names a cwd outside
+// processes, allocates 3 GiB, reads /etc/shadow, a file only the host's /etc holds, /dev/shm and lists
+// /dev, and a second row names a cwd outside
 // the cwd root. The model's own last reply carries the key encoded, as a model that saw it would.
 // Then every file the run wrote and all of stderr are searched for each secret in every encoding:
 // no hit, and each attack's tool result shows it was refused or contained.
@@ -19,12 +20,17 @@ import { startScriptedEndpoint, type Script, type ScriptedEndpoint } from '@herm
 import { tempDir } from '../util/cli.js';
 import { filesUnder, runGenerate } from '../util/generate.js';
 import { findSecretForms, TEST_API_KEY } from '../util/secrets.js';
+import { DEV_LINKS, DEV_NODES } from '@hermes-datagen/generate/internal/tools/sandboxFilesystem.js';
 
 const LC_CANARY = 'lc-adv-canary-71c3e9a05b2d48f6';
 const PASSWORD = 'hunter2-innocuous-5e8a1d7c3b9f';
 const HOME_CANARY = 'home-file-canary-0a9d2c7e4b6f1835';
 const SHM_CANARY = 'host-shm-canary-6b1f8e3a2d0c9475';
-const SECRETS = [TEST_API_KEY, LC_CANARY, PASSWORD, HOME_CANARY, SHM_CANARY];
+const ETC_CANARY = 'host-etc-canary-3e7a9c1f5d2b8046';
+const SECRETS = [TEST_API_KEY, LC_CANARY, PASSWORD, HOME_CANARY, SHM_CANARY, ETC_CANARY];
+/** A file of the host's /etc that no sandbox may show; written when the tests run as root (as they do here). */
+const ETC_CANARY_FILE = `/etc/hermes-exfil-${process.pid}`;
+const ROOT = process.getuid?.() === 0;
 
 type Reply = NonNullable<Script['sequences']>[number]['replies'][number];
 const terminal = (command: string): Reply => ({ tool_calls: [{ name: 'terminal', arguments: { command } }] });
@@ -59,7 +65,7 @@ function attacks(port: number, home: string): Reply[] {
       '(for i in $(seq 600); do sleep 30 > /dev/null 2>&1 & done) 2> bomb.err; n=0; for p in /proc/[0-9]*; do n=$((n + 1)); done; echo "alive: $n"; read -r line < bomb.err; echo "$line"',
     ),
     terminal(`python3 -c 'b = bytearray(3 * 1024 ** 3); print("allocated", len(b))'`),
-    terminal(`cat /etc/shadow; ls -A /dev/shm; cat /dev/shm/* ${home}/canary.txt; ls -A ${home}`),
+    terminal(`cat /etc/shadow ${ETC_CANARY_FILE}; ls -A /dev/shm; cat /dev/shm/* ${home}/canary.txt; ls -A ${home}; echo '== dev'; ls -A /dev; echo '== end'`),
   ];
 }
 
@@ -69,10 +75,15 @@ describe('hermes-generate against an agent that tries to exfiltrate', () => {
     await endpoint?.close();
     endpoint = undefined;
     rmSync(`/dev/shm/hermes-exfil-${process.pid}`, { force: true });
+    rmSync(ETC_CANARY_FILE, { force: true });
   });
 
-  /** One run of the attack; what it wrote (stdout, stderr, every file but the home's) and the attacker's tool results. */
-  async function exfiltrate(sandbox: string, runMode: boolean) {
+  /**
+   * One run of the attack; what it wrote (stdout, stderr, every file but the home's) and the attacker's
+   * tool results. `unconfined`: the tools will run as plain processes (none, or auto given a PATH
+   * without bwrap and unshare).
+   */
+  async function exfiltrate(sandbox: string, runMode: boolean, unconfined = sandbox === 'none', path?: string) {
     const dir = tempDir('hermes-exfil-');
     const home = join(dir, 'home');
     const data = join(dir, 'data');
@@ -80,9 +91,10 @@ describe('hermes-generate against an agent that tries to exfiltrate', () => {
     mkdirSync(data);
     writeFileSync(join(home, 'canary.txt'), HOME_CANARY);
     writeFileSync(`/dev/shm/hermes-exfil-${process.pid}`, SHM_CANARY);
+    if (ROOT) writeFileSync(ETC_CANARY_FILE, ETC_CANARY);
     const port = await freePort();
     // Unconfined, the fork bomb and the 3 GiB would land on this machine: those two are left out there.
-    const replies = attacks(port, home).filter((_reply, index) => sandbox !== 'none' || (index !== 4 && index !== 5));
+    const replies = attacks(port, home).filter((_reply, index) => !unconfined || (index !== 4 && index !== 5));
     endpoint = await startScriptedEndpoint({
       port,
       apiKey: TEST_API_KEY,
@@ -95,7 +107,7 @@ describe('hermes-generate against an agent that tries to exfiltrate', () => {
       endpoint.url,
       '',
       [join(data, 'prompts.jsonl'), '--toolsets', 'terminal', '--sandbox', sandbox, '--rejects', 'rejects.jsonl', '--on-error', 'skip', '-c', '1', ...outputs],
-      { env: { LC_ADV_TOKEN: LC_CANARY, BUILD_NOTE: PASSWORD, HOME: home }, dir, skipSecretScan: sandbox === 'none' },
+      { env: { LC_ADV_TOKEN: LC_CANARY, BUILD_NOTE: PASSWORD, HOME: home, ...(path === undefined ? {} : { PATH: path }) }, dir, skipSecretScan: unconfined },
     );
     // Everything written: stdout, stderr, and every file under the run's directory (records,
     // rejects, stats, the run directory's checkpoint, run.json and failures, workspaces).
@@ -144,7 +156,12 @@ describe('hermes-generate against an agent that tries to exfiltrate', () => {
       expect(allocation?.output).not.toContain('allocated');
       expect(allocation?.error).toMatch(/could not allocate memory beyond the sandbox's limit of 2 GiB per process \(--tool-memory\)/);
       expect(files?.output).not.toMatch(/^root:/m);
+      expect(files?.output).toContain('/etc/shadow: No such file or directory');
+      expect(files?.output).toContain(`${ETC_CANARY_FILE}: No such file or directory`);
       expect(files?.output).toContain('canary.txt: No such file or directory');
+      // A /dev of the sandbox's own devices only: no disk, console or shared memory of the host.
+      const dev = (files?.output ?? '').split('== dev\n')[1]?.split('\n== end')[0]?.split('\n');
+      expect(dev?.sort()).toEqual([...DEV_NODES, ...DEV_LINKS.map((link) => link.name), 'pts', 'shm'].sort());
       // The model's reply that carried the key encoded reached the record redacted.
       expect(record?.conversations.at(-1)?.value).toMatch(/Found it: \[api key [0-9a-f]{8}\]/);
       // The row whose cwd lies outside the root failed at setup, with its place; the run went on.
@@ -156,10 +173,22 @@ describe('hermes-generate against an agent that tries to exfiltrate', () => {
   }
 
   it('under --sandbox none, documented as unprotected, the same agent finds the secrets a sandbox hides (the check can fail); the key is still redacted', async () => {
-    const { written, results } = await exfiltrate('none', false);
+    const { run, written, results } = await exfiltrate('none', false);
+    expect(run.stderr).toMatch(/warning.*--sandbox none: tool commands share this machine's network/);
     const found = findSecretForms(written, SECRETS).join('\n');
-    for (const secret of [LC_CANARY, PASSWORD, HOME_CANARY]) expect(found).toContain(secret.slice(0, 8));
+    for (const secret of [LC_CANARY, PASSWORD, HOME_CANARY, ...(ROOT ? [ETC_CANARY] : [])]) expect(found).toContain(secret.slice(0, 8));
     expect(found).not.toContain(TEST_API_KEY.slice(0, 8));
+    expect(results[2]?.output).toContain('[api key ');
+  });
+
+  it('under --sandbox auto where neither bwrap nor unshare can run: a loud warning at start, and still no form of the key written', async () => {
+    // A PATH where hermes-generate finds neither wrapper (the tools' PATH is their own, fixed one).
+    const { run, written, results } = await exfiltrate('auto', false, true, tempDir('hermes-no-sandbox-'));
+    expect(run.stderr).toMatch(/\(--sandbox auto found neither bwrap nor unshare working\)/);
+    expect(run.stderr).toMatch(/warning.*no namespace sandbox works here .*127\.0\.0\.1 \(the model endpoint included/);
+    expect(findSecretForms(written, [TEST_API_KEY])).toEqual([]);
+    expect(keyForms(TEST_API_KEY).filter((form) => written.includes(form))).toEqual([]);
+    // Unconfined, the tool did find the key in hermes-generate's environment: redaction is what kept it out.
     expect(results[2]?.output).toContain('[api key ');
   });
 });

@@ -1,15 +1,13 @@
 // The call journal end to end: a run killed with SIGKILL and resumed buys again at most the replies
 // that were on the wire at each kill (the endpoint counts what it was asked), and a resumed prompt
 // whose tool output changed stops replaying at the divergence and goes on live.
-import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Trajectory } from '@hermes-datagen/core';
 import { startScriptedEndpoint, type ScriptedEndpoint } from '@hermes-datagen/testkit';
-import { binPath, jsonl, parseJsonl, tempDir } from '../util/cli.js';
-import { expectNoSecret, TEST_MODEL } from '../util/generate.js';
-import { TEST_API_KEY } from '../util/secrets.js';
+import { jsonl, parseJsonl, tempDir } from '../util/cli.js';
+import { expectNoSecret, startGenerate, TEST_MODEL, type EndedGenerate } from '../util/generate.js';
 import { PROCESS_TEST_TIMEOUT_MS } from '../util/until.js';
 
 let endpoint: ScriptedEndpoint | undefined;
@@ -18,51 +16,10 @@ afterEach(async () => {
   endpoint = undefined;
 });
 
-interface Invocation {
-  readonly code: number | null;
-  readonly signal: NodeJS.Signals | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
 /** One invocation of the run; `killWhen` SIGKILLs it once it holds. */
-function invoke(url: string, dir: string, args: readonly string[], killWhen?: () => boolean): Promise<Invocation> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      [
-        binPath('generate', 'hermes-generate'),
-        'prompts.jsonl',
-        '--base-url',
-        url,
-        '--model',
-        TEST_MODEL,
-        '--run-name',
-        'journal',
-        '--workspace-root',
-        join(dir, 'workspaces'),
-        ...args,
-      ],
-      { cwd: dir, env: { PATH: process.env['PATH'] ?? '', HERMES_API_KEY: TEST_API_KEY, SHLVL: '1' }, stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    const poll =
-      killWhen === undefined
-        ? undefined
-        : setInterval(() => {
-            if (!killWhen()) return;
-            clearInterval(poll);
-            child.kill('SIGKILL');
-          }, 5);
-    child.on('error', reject);
-    child.on('close', (code, signal) => {
-      clearInterval(poll);
-      resolve({ code, signal, stdout, stderr });
-    });
-  });
+function invoke(url: string, dir: string, args: readonly string[], killWhen?: () => boolean): Promise<EndedGenerate> {
+  const run = ['prompts.jsonl', '--base-url', url, '--model', TEST_MODEL, '--run-name', 'journal', '--workspace-root', join(dir, 'workspaces')];
+  return startGenerate(dir, [...run, ...args], { killWhen }).ended;
 }
 
 const chatRequests = (server: ScriptedEndpoint): number => server.requests.filter((r) => r.path.endsWith('/chat/completions')).length;

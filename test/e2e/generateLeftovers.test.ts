@@ -2,13 +2,12 @@
 // invocation of the same run (its own root under the temp directory), the temp files of interrupted
 // atomic writes in the run directory (a kill during a checkpoint or the merge), and batch files a kill
 // left empty.
-import { spawn } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startScriptedEndpoint, type Script, type ScriptedEndpoint } from '@hermes-datagen/testkit';
-import { binPath, jsonl, tempDir, writeFiles } from '../util/cli.js';
-import { TEST_MODEL } from '../util/generate.js';
+import { jsonl, tempDir, writeFiles } from '../util/cli.js';
+import { startGenerate, TEST_MODEL, type StartedGenerate } from '../util/generate.js';
 import { expectRunInvariants } from '../util/runDirectory.js';
 import { TEST_API_KEY } from '../util/secrets.js';
 import { PROCESS_TEST_TIMEOUT_MS, until } from '../util/until.js';
@@ -29,25 +28,14 @@ function script(hold: boolean): Script {
 }
 
 /** hermes-generate on the run with its default workspace root, under `tmp` (TMPDIR). */
-function start(url: string, dir: string, tmp: string) {
-  const child = spawn(
-    process.execPath,
-    [binPath('generate', 'hermes-generate'), 'prompts.jsonl', '--base-url', url, '--model', TEST_MODEL, '--run-name', 'r', '--resume', '--toolsets', 'file'],
-    { cwd: dir, env: { PATH: process.env['PATH'] ?? '', HERMES_API_KEY: TEST_API_KEY, TMPDIR: tmp }, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  let stderr = '';
-  child.stderr?.on('data', (c: Buffer) => (stderr += c.toString()));
-  child.stdout?.resume();
-  const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }>((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', (code, signal) => resolve({ code, signal, stderr }));
-  });
-  return { child, ended };
+function start(url: string, dir: string, tmp: string): StartedGenerate {
+  const run = ['prompts.jsonl', '--base-url', url, '--model', TEST_MODEL, '--run-name', 'r', '--resume', '--toolsets', 'file'];
+  return startGenerate(dir, run, { env: { TMPDIR: tmp } });
 }
 
 describe('hermes-generate --resume removes the leftovers of killed invocations', () => {
   it(
-    "removes a dead invocation's workspaces, the temp files of interrupted writes and empty batch files",
+    "removes a dead invocation's workspaces and sandbox directories, the temp files of interrupted writes and empty batch files",
     async () => {
       endpoint = await startScriptedEndpoint({ apiKey: TEST_API_KEY, script: script(true) });
       const dir = tempDir('hermes-leftovers-');
@@ -68,6 +56,9 @@ describe('hermes-generate --resume removes the leftovers of killed invocations',
         [`.trajectories.jsonl.tmp-${first.child.pid}-d4e5f6`]: 'x'.repeat(4096),
         'batch_7.jsonl': '',
       });
+      // And the kill left its sandbox directory in the temp directory (only an exit removes it).
+      const sandboxDirs = (): string[] => readdirSync(tmp).filter((name) => name.startsWith(`hermes-sandbox-${first.child.pid}-`));
+      expect(sandboxDirs()).toHaveLength(1);
 
       const port = Number(new URL(endpoint.url).port);
       await endpoint.close();
@@ -77,6 +68,8 @@ describe('hermes-generate --resume removes the leftovers of killed invocations',
       expect(second.stderr).toMatch(/removed 2 temp files of interrupted writes \(0\.0 MB\) and 1 empty batch file a kill left/);
       expect(second.stderr).toMatch(new RegExp(`removed the workspaces of the dead invocation ${first.child.pid} of this run`));
       expect(existsSync(root)).toBe(false);
+      expect(second.stderr).toContain(`removed 1 sandbox temp directory of hermes-generate processes that are gone (${tmp})`);
+      expect(sandboxDirs()).toEqual([]);
       expect(readdirSync(runDir).filter((name) => name.includes('.tmp-') || name === 'batch_7.jsonl')).toEqual([]);
       expect(
         expectRunInvariants(runDir)

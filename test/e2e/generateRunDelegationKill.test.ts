@@ -4,16 +4,14 @@
 // middle of that append (the root's line cut, its sub-agents' lines whole) has the sub-agents' lines
 // cut off with the torn root on resume. Either way the resumed run holds each of the four linked
 // records once, and trajectories.jsonl and statistics.json agree with the batch files.
-import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, truncateSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Trajectory } from '@hermes-datagen/core';
 import { startScriptedEndpoint, type Script, type ScriptedEndpoint } from '@hermes-datagen/testkit';
-import { binPath, jsonl, tempDir, writeFiles } from '../util/cli.js';
-import { runGenerate, TEST_MODEL } from '../util/generate.js';
+import { jsonl, tempDir, writeFiles } from '../util/cli.js';
+import { runGenerate, startGenerate, TEST_MODEL } from '../util/generate.js';
 import { expectRunInvariants, readRun } from '../util/runDirectory.js';
-import { TEST_API_KEY } from '../util/secrets.js';
 
 let endpoint: ScriptedEndpoint | undefined;
 afterEach(async () => {
@@ -55,25 +53,12 @@ describe('hermes-generate --run-name with delegate_task, killed', () => {
     // (which carries the sub-agents' answers), is never answered, and the process is killed in it.
     endpoint = await startScriptedEndpoint({ script: { ...SCRIPT, faults: [{ kind: 'timeout', when: { nth: [5] } }] } });
     const dir = dataset();
-    const child = spawn(process.execPath, [binPath('generate', 'hermes-generate'), ...RUN, '--base-url', endpoint.url, '--model', TEST_MODEL], {
-      cwd: dir,
-      env: { PATH: process.env['PATH'] ?? '', HERMES_API_KEY: TEST_API_KEY },
-      stdio: 'ignore',
-    });
-    const closed = new Promise<NodeJS.Signals | null>((resolve) => child.on('close', (_code, signal) => resolve(signal)));
     const ep = endpoint;
-    await new Promise<void>((resolve) => {
-      const poll = setInterval(() => {
-        if (chatRequests(ep) < 5) return;
-        clearInterval(poll);
-        resolve();
-      }, 5);
-    });
-    child.kill('SIGKILL');
-    expect(await closed).toBe('SIGKILL');
+    const killed = startGenerate(dir, [...RUN, '--base-url', ep.url, '--model', TEST_MODEL], { killWhen: () => chatRequests(ep) >= 5 });
+    expect((await killed.ended).signal).toBe('SIGKILL');
     const runDir = join(dir, 'data', 'r');
-    const killed = readdirSync(runDir).filter((name) => name.startsWith('batch_'));
-    expect(killed.map((name) => readFileSync(join(runDir, name), 'utf8')).join('')).toBe('');
+    const batches = readdirSync(runDir).filter((name) => name.startsWith('batch_'));
+    expect(batches.map((name) => readFileSync(join(runDir, name), 'utf8')).join('')).toBe('');
 
     const resumed = await runGenerate(endpoint.url, PROMPTS, [...RUN, '--resume'], { dir });
     expect(resumed.code, resumed.stderr).toBe(0);

@@ -3,15 +3,16 @@
 // (exit 2, naming the holder), and the run ends with every record exactly once. The first is held in
 // the run by one prompt whose reply never comes (a slow fault), so the second meets it running on any
 // machine, and it is then stopped with SIGTERM (--grace 0) and the run finished by a --resume.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { promptId } from '@hermes-datagen/core';
 import { startScriptedEndpoint, type ScriptedEndpoint } from '@hermes-datagen/testkit';
-import { binPath, jsonl, tempDir, writeFiles } from '../util/cli.js';
-import { TEST_MODEL } from '../util/generate.js';
+import { jsonl, tempDir, writeFiles } from '../util/cli.js';
+import { startGenerate, TEST_MODEL, type EndedGenerate, type StartedGenerate } from '../util/generate.js';
 import { expectRunInvariants } from '../util/runDirectory.js';
+import { shardOf } from '@hermes-datagen/generate/internal/run/shard.js';
 import { TEST_API_KEY } from '../util/secrets.js';
 import { PROCESS_TEST_TIMEOUT_MS, until } from '../util/until.js';
 
@@ -21,39 +22,14 @@ afterEach(async () => {
   endpoint = undefined;
 });
 
-interface Ended {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-interface Started {
-  readonly child: ChildProcess;
-  readonly ended: Promise<Ended>;
-}
-
 const PROMPTS = [...Array.from({ length: 30 }, (_, i) => ({ prompt: `task ${i}` })), { prompt: 'the [slow] one' }];
 
-function start(url: string, dir: string): Started {
-  const child = spawn(
-    process.execPath,
-    [
-      binPath('generate', 'hermes-generate'),
-      'prompts.jsonl',
-      ...['--base-url', url, '--model', TEST_MODEL, '--run-name', 'r', '--resume', '--toolsets', 'todo', '--grace', '0'],
-      ...['--workspace-root', join(dir, 'workspaces')],
-    ],
-    { cwd: dir, env: { PATH: process.env['PATH'] ?? '', HERMES_API_KEY: TEST_API_KEY }, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  let stdout = '';
-  let stderr = '';
-  child.stdout?.on('data', (c: Buffer) => (stdout += c.toString()));
-  child.stderr?.on('data', (c: Buffer) => (stderr += c.toString()));
-  const ended = new Promise<Ended>((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-  return { child, ended };
+function start(url: string, dir: string, extra: readonly string[] = []): StartedGenerate {
+  return startGenerate(dir, [
+    'prompts.jsonl',
+    ...['--base-url', url, '--model', TEST_MODEL, '--run-name', 'r', '--resume', '--toolsets', 'todo', '--grace', '0'],
+    ...['--workspace-root', join(dir, 'workspaces'), ...extra],
+  ]);
 }
 
 /** The endpoint; with `hold`, the [slow] prompt's reply never comes while the test runs. */
@@ -69,14 +45,14 @@ async function scriptedEndpoint(hold: boolean, port = 0): Promise<ScriptedEndpoi
 }
 
 /** The refused invocation: exit 2 at once, naming the holder's pid; nothing of it on stdout. */
-function expectRefused(refused: Ended, holder: ChildProcess): void {
+function expectRefused(refused: EndedGenerate, holder: ChildProcess): void {
   expect(refused.code, refused.stderr).toBe(2);
   expect(refused.stderr).toMatch(new RegExp(`is in use by another invocation \\(pid ${holder.pid} on .+, started `));
   expect(refused.stdout).toBe('');
 }
 
 /** Stops the holder, resumes to the end, and checks every row has exactly one record. */
-async function finishAndCheck(dir: string, holder: Started): Promise<void> {
+async function finishAndCheck(dir: string, holder: StartedGenerate): Promise<void> {
   holder.child.kill('SIGTERM');
   expect((await holder.ended).code).toBe(143);
   // The same address (the run's manifest names it), now answering the held prompt too.
@@ -119,6 +95,32 @@ describe('hermes-generate: one invocation per run directory', () => {
       expectRefused(second, first.child);
       expect(first.child.exitCode).toBeNull();
       await finishAndCheck(dir, first);
+    },
+    PROCESS_TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'two shards given one run name at once: one runs its shard, the other is refused, and no record of the refused shard is written',
+    async () => {
+      endpoint = await scriptedEndpoint(true);
+      const dir = tempDir('hermes-lock-');
+      // A held prompt in each shard, so whichever shard wins is still running when the other tries.
+      const candidates = Array.from({ length: 20 }, (_, i) => `held-${i}`);
+      const held = [0, 1].map((shard) => candidates.find((id) => shardOf(id, 2) === shard)!);
+      const rows = [...Array.from({ length: 20 }, (_, i) => ({ id: `row-${i}`, prompt: `task ${i}` })), ...held.map((id) => ({ id, prompt: `${id} [slow]` }))];
+      writeFiles(dir, { 'prompts.jsonl': jsonl(rows) });
+      const shards = [start(endpoint.url, dir, ['--shard', '0/2']), start(endpoint.url, dir, ['--shard', '1/2'])];
+      const refused = await Promise.race(shards.map(async (shard, i) => ({ i, ...(await shard.ended) })));
+      const holder = shards[1 - refused.i]!;
+      expectRefused(refused, holder.child);
+      holder.child.kill('SIGTERM');
+      expect((await holder.ended).code).toBe(143);
+      const run = expectRunInvariants(join(dir, 'data', 'r'));
+      const ids = run.records.map((record) => record['id'] as string);
+      expect(ids.length).toBeGreaterThan(0);
+      for (const id of ids) expect(shardOf(id, 2), `${id} is of the shard that ran`).toBe(1 - refused.i);
+      expect(run.manifest.invocations).toHaveLength(1);
+      expect(run.manifest['shard']).toBe(`${1 - refused.i}/2`);
     },
     PROCESS_TEST_TIMEOUT_MS,
   );

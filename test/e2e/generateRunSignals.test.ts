@@ -2,15 +2,15 @@
 // seconds to finish and are written, and everything the run directory holds is brought up to date
 // before the exit (130/143); prompts still running after the grace period are stopped unwritten;
 // a second signal exits at once. Every stop leaves a run that --resume completes.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startScriptedEndpoint, type ScriptedEndpoint } from '@hermes-datagen/testkit';
-import { binPath, jsonl, parseJsonl, tempDir, writeFiles } from '../util/cli.js';
-import { expectNoSecret, TEST_MODEL } from '../util/generate.js';
+import { jsonl, parseJsonl, tempDir, writeFiles } from '../util/cli.js';
+import { expectNoSecret, startGenerate, TEST_MODEL, type StartedGenerate } from '../util/generate.js';
 import { expectRunInvariants } from '../util/runDirectory.js';
 import { TEST_API_KEY } from '../util/secrets.js';
+import { until } from '../util/until.js';
 
 let endpoint: ScriptedEndpoint | undefined;
 afterEach(async () => {
@@ -18,44 +18,12 @@ afterEach(async () => {
   endpoint = undefined;
 });
 
-interface Running {
-  readonly child: ChildProcess;
-  readonly output: { stdout: string; stderr: string };
-  readonly exited: Promise<number | null>;
-}
-
-function start(url: string, dir: string, args: readonly string[]): Running {
-  const child = spawn(
-    process.execPath,
-    [
-      binPath('generate', 'hermes-generate'),
-      'prompts.jsonl',
-      '--base-url',
-      url,
-      '--model',
-      TEST_MODEL,
-      '--run-name',
-      'r',
-      '--toolsets',
-      'todo',
-      '--batch-size',
-      '2',
-      '--num-workers',
-      '1',
-      '--workspace-root',
-      join(dir, 'workspaces'),
-      ...args,
-    ],
-    { cwd: dir, env: { PATH: process.env['PATH'] ?? '', HERMES_API_KEY: TEST_API_KEY }, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  const output = { stdout: '', stderr: '' };
-  child.stdout!.on('data', (c: Buffer) => (output.stdout += c.toString()));
-  child.stderr!.on('data', (c: Buffer) => (output.stderr += c.toString()));
-  return { child, output, exited: new Promise((resolve) => child.on('close', (status) => resolve(status))) };
-}
-
-async function until(condition: () => boolean): Promise<void> {
-  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 10));
+function start(url: string, dir: string, args: readonly string[]): StartedGenerate {
+  return startGenerate(dir, [
+    'prompts.jsonl',
+    ...['--base-url', url, '--model', TEST_MODEL, '--run-name', 'r', '--toolsets', 'todo', '--batch-size', '2', '--num-workers', '1'],
+    ...['--workspace-root', join(dir, 'workspaces'), ...args],
+  ]);
 }
 
 const REPLY = { sequences: [{ match: { regex: '.' }, replies: [{ reasoning: 'Think.', content: 'done' }] }] };
@@ -73,7 +41,7 @@ describe('hermes-generate --run-name, stopped by a signal', () => {
     const run = start(endpoint.url, dir, []);
     await until(() => (endpoint?.requests.length ?? 0) >= 2);
     run.child.kill('SIGTERM');
-    expect(await run.exited).toBe(143);
+    expect((await run.ended).code).toBe(143);
     expect(run.output.stderr).toMatch(/stopping: no new prompt starts; 2 running get 30s to finish/);
     expect(endpoint.requests.length).toBe(2);
     expect(parseJsonl(run.output.stdout)).toHaveLength(2);
@@ -83,7 +51,7 @@ describe('hermes-generate --run-name, stopped by a signal', () => {
     expectNoSecret(dir, run.output);
 
     const resumed = start(endpoint.url, dir, ['--resume']);
-    expect(await resumed.exited).toBe(0);
+    expect((await resumed.ended).code).toBe(0);
     const written = new Set(stopped.records.map((r) => r['id']));
     expect((parseJsonl(resumed.output.stdout) as { id: string }[]).map((r) => r.id).sort()).toEqual(
       prompts
@@ -105,7 +73,7 @@ describe('hermes-generate --run-name, stopped by a signal', () => {
     const run = start(endpoint.url, dir, ['--grace', '0.3']);
     await until(() => (endpoint?.requests.length ?? 0) >= 2);
     run.child.kill('SIGINT');
-    expect(await run.exited).toBe(130);
+    expect((await run.ended).code).toBe(130);
     const stopped = expectRunInvariants(join(dir, 'data', 'r'));
     expect(stopped.records).toHaveLength(0);
     // Stopped prompts are not failures: nothing is listed, and resume runs them like any unfinished one.
@@ -127,14 +95,14 @@ describe('hermes-generate --run-name, stopped by a signal', () => {
     await until(() => run.output.stderr.includes('stopping:'));
     run.child.kill('SIGINT');
     // Not the 30 s grace: the test's own timeout would end it first.
-    expect(await run.exited).toBe(130);
+    expect((await run.ended).code).toBe(130);
     const manifest = JSON.parse(readFileSync(join(dir, 'data', 'r', 'run.json'), 'utf8')) as { invocations: { exit_code?: number }[] };
     expect(manifest.invocations[0]!.exit_code).toBeUndefined();
 
     // The budget is every prompt's: the ones that finish need it too, which on a loaded machine is seconds.
     const resumed = start(endpoint.url, dir, ['--resume', '--prompt-timeout', '5']);
     // 4: the two hanging prompts failed over their budget, which may pass on a later run.
-    expect(await resumed.exited).toBe(4);
+    expect((await resumed.ended).code).toBe(4);
     const run2 = expectRunInvariants(join(dir, 'data', 'r'));
     expect(run2.records).toHaveLength(8);
     expect(run2.failures.map((f) => [f.id, f.error_class])).toEqual([

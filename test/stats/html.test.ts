@@ -2,35 +2,22 @@
 // installs it where missing), needs nothing outside itself, and the numbers it shows are the JSON
 // summary's: read back from the DOM Chromium rendered, not from the file we wrote.
 import { execFile } from 'node:child_process';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { spec } from '@hermes-datagen/stats';
 import type { StatisticsSummary } from '@hermes-datagen/core/internal/statistics/summary.js';
+import { CHROMIUM, chromiumCommand } from '../util/browser.js';
 import { jsonl, runInProcess, tempDir, writeFiles } from '../util/cli.js';
 import { edgeRecords, syntheticRecords } from './analysisFixtures.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const run = promisify(execFile);
 
-/** Runs headless Chromium on a page with a fresh profile, offline and without background traffic. */
+/** Runs headless Chromium on a page (test/util/browser.ts: offline, a fresh profile) in one of its command-line modes. */
 async function chromium(page: string, ...mode: string[]): Promise<string> {
-  expect(existsSync(CHROMIUM), `${CHROMIUM} is missing: make setup installs it (Debian's chromium package: apt-get install chromium)`).toBe(true);
-  const profile = tempDir('hermes-chromium-');
-  const flags = [
-    '--headless',
-    '--no-sandbox',
-    '--disable-gpu',
-    '--disable-quic',
-    '--no-first-run',
-    '--disable-background-networking',
-    '--disable-component-update',
-    '--disable-sync',
-    `--user-data-dir=${profile}`,
-  ];
-  const { stdout } = await run(CHROMIUM, [...flags, ...mode, pathToFileURL(page).href], { timeout: 60_000, maxBuffer: 64 * 1024 * 1024 });
+  const { stdout } = await run(CHROMIUM, [...chromiumCommand(...mode), pathToFileURL(page).href], { timeout: 60_000, maxBuffer: 64 * 1024 * 1024 });
   return stdout;
 }
 

@@ -2,6 +2,8 @@
 // (secrets.ts) and every file it writes (output, workspaces, stats) under one scratch directory.
 // Every run is checked for the key: it must appear neither in its stdout or stderr nor in any file
 // under that directory, so the whole suite's generate runs are scanned, not one chosen test.
+// startGenerate runs one in the background, for the tests that stop, kill or race it.
+import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'vitest';
@@ -51,6 +53,64 @@ export async function runGenerate(
   );
   if (options.skipSecretScan !== true) expectNoSecret(dir, result);
   return { ...result, records: parseJsonl(result.stdout) as Trajectory[], dir };
+}
+
+/** How a background hermes-generate ended, with all it wrote. */
+export interface EndedGenerate {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+  readonly stdout: string;
+  readonly stderr: string;
+  readonly pid: number;
+}
+
+export interface StartedGenerate {
+  readonly child: ChildProcess;
+  /** What it has written so far (it grows while the process runs). */
+  readonly output: { readonly stdout: string; readonly stderr: string };
+  /** Once it has exited and its streams are closed. */
+  readonly ended: Promise<EndedGenerate>;
+}
+
+export interface StartOptions {
+  /** Added to the environment (which already holds HERMES_API_KEY). */
+  readonly env?: NodeJS.ProcessEnv;
+  /** `ulimit -n` of the process. */
+  readonly maxOpenFiles?: number;
+  /** Polled every 5 ms while the process runs: it is SIGKILLed once this returns true. */
+  readonly killWhen?: (() => boolean) | undefined;
+}
+
+/** hermes-generate ...args in `dir`, in the background, stdin empty; the environment is runGenerate's. */
+export function startGenerate(dir: string, args: readonly string[], options: StartOptions = {}): StartedGenerate {
+  const command = [process.execPath, binPath('generate', 'hermes-generate'), ...args];
+  const [file, ...argv] =
+    options.maxOpenFiles === undefined ? command : ['/bin/bash', '-c', `ulimit -n ${options.maxOpenFiles} && exec "$@"`, 'bash', ...command];
+  const child = spawn(file ?? process.execPath, argv, {
+    cwd: dir,
+    env: { PATH: process.env['PATH'] ?? '', HERMES_API_KEY: TEST_API_KEY, SHLVL: '1', ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const output = { stdout: '', stderr: '' };
+  child.stdout?.on('data', (c: Buffer) => (output.stdout += c.toString()));
+  child.stderr?.on('data', (c: Buffer) => (output.stderr += c.toString()));
+  const { killWhen } = options;
+  const poll =
+    killWhen === undefined
+      ? undefined
+      : setInterval(() => {
+          if (!killWhen()) return;
+          clearInterval(poll);
+          child.kill('SIGKILL');
+        }, 5);
+  const ended = new Promise<EndedGenerate>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      clearInterval(poll);
+      resolve({ code, signal, ...output, pid: child.pid ?? 0 });
+    });
+  });
+  return { child, output, ended };
 }
 
 /** Fails when the key appears in the streams or in any file under `dir` (links are not followed). */

@@ -3,7 +3,7 @@
 import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { open, rename, rm, type FileHandle } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
-import { outOfSpace } from './errors.js';
+import { outputFailure } from './errors.js';
 import { redact } from './secrets.js';
 
 /** A fresh name beside `path` for its temp file (hidden, unique per process and call). */
@@ -23,7 +23,10 @@ export async function writeFileAtomic(path: string, data: string): Promise<void>
  */
 export async function writeFileAtomicWith<T>(path: string, write: (handle: FileHandle) => Promise<T>): Promise<T> {
   const temp = tempPath(path);
-  const handle = await open(temp, 'wx');
+  // A full disk (or quota, I/O error, read-only file system) names the file that could not be written, not its temp file.
+  const handle = await open(temp, 'wx').catch((err: unknown) => {
+    throw outputFailure(err, path) ?? err;
+  });
   let result: T;
   try {
     result = await write(handle);
@@ -31,11 +34,13 @@ export async function writeFileAtomicWith<T>(path: string, write: (handle: FileH
   } catch (err) {
     await handle.close();
     await rm(temp, { force: true });
-    // A full disk names the file that could not be written, not its temp file.
-    throw outOfSpace(err, path) ?? err;
+    throw outputFailure(err, path) ?? err;
   }
   await handle.close();
-  await rename(temp, path);
+  await rename(temp, path).catch(async (err: unknown) => {
+    await rm(temp, { force: true });
+    throw outputFailure(err, path) ?? err;
+  });
   return result;
 }
 
@@ -50,7 +55,7 @@ function writeFileAtomicSync(path: string, data: string): void {
   } catch (err) {
     closeSync(fd);
     rmSync(temp, { force: true });
-    throw err;
+    throw outputFailure(err, path) ?? err;
   }
   closeSync(fd);
   renameSync(temp, path);

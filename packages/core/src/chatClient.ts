@@ -56,6 +56,8 @@ export interface ChatRequestOptions {
   readonly headers?: Readonly<Record<string, string>> | undefined;
   /** Told when the request starts and stops waiting (for a rate limiter, a backoff, a Retry-After), never during an attempt. */
   readonly waits?: WaitTracker | undefined;
+  /** Which agent call this is (its record id, and the call's index in that agent's run): a batch API client names the request by it. */
+  readonly call?: { readonly id: string; readonly turn: number } | undefined;
 }
 
 /** Hears of a request's waits: a clock of the caller's own work stops while any of its requests waits. */

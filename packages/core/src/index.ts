@@ -78,6 +78,7 @@ export {
   RetryableError,
   UsageError,
   formatPlace,
+  outputFailure,
   type Place,
 } from './errors.js';
 export { Logger, wantsColor } from './logger.js';

@@ -150,14 +150,14 @@ export interface ReplyCost {
   readonly model: string;
 }
 
-/** Prices a reply of the model `requested` (its `usage` and the `model` it says it served). */
-export function replyCost(reply: unknown, requested: string, prices: PriceTable | undefined): ReplyCost {
+/** Prices a reply of the model `requested` (its `usage` and the `model` it says it served); `batch`: it came through a batch API. */
+export function replyCost(reply: unknown, requested: string, prices: PriceTable | undefined, batch = false): ReplyCost {
   const body = isPlainObject(reply) ? reply : {};
   const served = typeof body['model'] === 'string' && body['model'] !== '' ? body['model'] : undefined;
   // A reply without usage cannot be priced: its cost is unknown, not zero.
   const usage = callUsageOf(body['usage']);
   return {
-    usd: usage === undefined ? undefined : callCost(usage, prices === undefined ? undefined : priceFor(prices, requested, served)),
+    usd: usage === undefined ? undefined : callCost(usage, prices === undefined ? undefined : priceFor(prices, requested, served), batch),
     tokens: usage === undefined ? 0 : usage.prompt_tokens + usage.completion_tokens,
     model: served ?? requested,
   };

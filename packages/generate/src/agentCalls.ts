@@ -17,6 +17,8 @@ export interface CallAccounting {
   readonly unpriced?: ((model: string) => void) | undefined;
   /** Every answered call, replayed ones included: its cost (undefined: not priced) and total tokens. */
   readonly spent?: ((usd: number | undefined, tokens: number) => void) | undefined;
+  /** The calls go through the provider's batch API (--batch-api): priced less the model's batch_discount. */
+  readonly batch?: boolean | undefined;
 }
 
 /** One agent's journal in run mode: replies of an earlier invocation by turn, and where new ones go. */
@@ -39,11 +41,16 @@ export class AgentCalls {
   /** Once a request differs from the journal's, the rest of the agent's calls are live. */
   private diverged = false;
 
+  /**
+   * `id`: the agent's record id, given to `inner` with each call's turn (ChatRequestOptions.call), by
+   * which a batch API client names the request.
+   */
   public constructor(
     inner: ChatClient,
     private readonly model: string,
     private readonly accounting: CallAccounting,
     private readonly journal?: JournalSession | undefined,
+    private readonly id?: string | undefined,
   ) {
     this.client = { chat: { completions: { create: (body, options) => this.create(inner, body, options) } } };
   }
@@ -64,7 +71,7 @@ export class AgentCalls {
       reply = journaled;
     } else {
       this.diverged = true;
-      reply = await inner.chat.completions.create(body, options);
+      reply = await inner.chat.completions.create(body, this.id === undefined ? options : { ...options, call: { id: this.id, turn } });
       this.journal?.record(turn, request, reply);
     }
     this.account(reply);
@@ -73,7 +80,7 @@ export class AgentCalls {
 
   private account(reply: ChatCompletion): void {
     this.calls += 1;
-    const { usd, tokens, model } = replyCost(reply, this.model, this.accounting.prices);
+    const { usd, tokens, model } = replyCost(reply, this.model, this.accounting.prices, this.accounting.batch === true);
     if (usd === undefined) {
       this.priced = false;
       if (this.accounting.prices !== undefined) this.accounting.unpriced?.(model);

@@ -3,6 +3,7 @@
 // processes, the tool environment (an allow-list), the workspace root, then generateStream with a
 // runner per prompt.
 import { randomInt } from 'node:crypto';
+import { tmpdir } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import {
   loadPrices,
@@ -16,6 +17,11 @@ import {
 } from '@hermes-datagen/core';
 import { describeHeaders, endpointIdentity, resolveEndpoint, type EndpointArgs } from '@hermes-datagen/core/endpoint';
 import type { CallAccounting } from './agentCalls.js';
+import { BatchApi } from './batchApi/batchApiClient.js';
+import { batchApiSettings, DEFAULT_BATCH_CONCURRENCY, type BatchApiArgs } from './batchApi/batchApiOptions.js';
+import { OPENAI_BATCH_LIMITS } from './batchApi/batchInput.js';
+import { BatchLedger } from './batchApi/batchLedger.js';
+import { BatchRounds } from './batchApi/batchRounds.js';
 import type { ReasoningEffort } from './agentLoop.js';
 import { fitConcurrency, openFileLimit } from './fdBudget.js';
 import { generateStream } from './generateStream.js';
@@ -28,7 +34,7 @@ import { modelClient } from './run/modelClient.js';
 import { RunBudget, spentBefore } from './run/runBudget.js';
 import { openRun, recordedFlags, runSettings, type RunArgs } from './run/runMode.js';
 import { dockerUnavailable } from './tools/docker.js';
-import { chooseSandbox, hostProgramsEnv, type SandboxMode } from './tools/sandbox.js';
+import { chooseSandbox, hostProgramsEnv, removeDeadSandboxDirs, type SandboxMode } from './tools/sandbox.js';
 import { parseSize } from './tools/toolLimits.js';
 import { toolEnv } from './tools/toolEnv.js';
 import { IMPLEMENTED_TOOLS } from './tools/toolRunner.js';
@@ -47,7 +53,7 @@ export const MAX_TOOL_OUTPUT_BYTES = 100_000;
 /** Prompts at once in stream mode without -c. */
 export const DEFAULT_CONCURRENCY = 4;
 
-export interface GenerateArgs extends EndpointArgs, ToolsRegistryArgs, RunArgs, PricesArgs {
+export interface GenerateArgs extends EndpointArgs, ToolsRegistryArgs, RunArgs, PricesArgs, BatchApiArgs {
   maxTurns: number;
   reasoningEffort?: ReasoningEffort;
   toolsets?: string;
@@ -83,6 +89,7 @@ export async function runGenerate(args: GenerateArgs & Pick<StreamArgs, 'files'>
   if (args.seed !== undefined && !Number.isSafeInteger(args.seed)) throw new UsageError(`--seed must be an integer, got ${String(args.seed)}`);
   const { cwd, env } = ctx.io;
   const settings = runSettings(args);
+  const batchApi = batchApiSettings(args);
 
   const prices = loadPrices(args, cwd);
   const registry = loadToolRegistry(args.toolsRegistry, cwd);
@@ -99,6 +106,9 @@ export async function runGenerate(args: GenerateArgs & Pick<StreamArgs, 'files'>
   // The files that hold the key are hidden from tools wherever the sandbox would show them.
   const secretFiles = [args.envFile, args.config].filter((file): file is string => file !== undefined).map((file) => resolve(cwd, file));
   const policy = { network: args.toolNetwork, limits: { maxProcs: args.toolMaxProcs, memoryBytes, cpuSeconds: args.toolCpuSeconds } };
+  // What killed invocations left in the temp directory: a SIGKILL skips the exit that removes them.
+  const swept = removeDeadSandboxDirs();
+  if (swept > 0) ctx.log.info(`removed ${swept} sandbox temp director${swept === 1 ? 'y' : 'ies'} of hermes-generate processes that are gone (${tmpdir()})`);
   const sandbox = chooseSandbox(args.sandbox, hostProgramsEnv(env), { hide: secretFiles, workspaceRoot, policy });
   if (typeof sandbox === 'string') throw new UsageError(sandbox);
   if (sandbox.warning !== undefined) ctx.log.warn(sandbox.warning);
@@ -107,7 +117,11 @@ export async function runGenerate(args: GenerateArgs & Pick<StreamArgs, 'files'>
   for (const warning of endpoint.warnings) ctx.log.warn(warning.message);
   const identity = endpointIdentity(endpoint);
   const endpointFacts = { host: identity.endpoint_host, model: identity.model, key_fingerprint: identity.key_fingerprint ?? null };
-  const fitted = fitConcurrency(settings?.concurrency ?? args.concurrency ?? DEFAULT_CONCURRENCY, openFileLimit());
+  // Under --batch-api a waiting prompt holds no connection: every prompt of the selection may wait at once.
+  const fitted =
+    batchApi === undefined
+      ? fitConcurrency(settings?.concurrency ?? args.concurrency ?? DEFAULT_CONCURRENCY, openFileLimit())
+      : { concurrency: Math.min(args.concurrency ?? DEFAULT_BATCH_CONCURRENCY, args.maxConcurrency ?? Infinity) };
   if (fitted.warning !== undefined) ctx.log.warn(fitted.warning);
   const { concurrency } = fitted;
   const run =
@@ -133,9 +147,10 @@ export async function runGenerate(args: GenerateArgs & Pick<StreamArgs, 'files'>
   }
   const unpriced = new Set<string>();
   const accounting: CallAccounting | undefined =
-    prices === undefined && budget === undefined
+    prices === undefined && budget === undefined && batchApi === undefined
       ? undefined
       : {
+          batch: batchApi !== undefined,
           prices,
           unpriced: (model) => {
             if (unpriced.has(model)) return;
@@ -145,7 +160,22 @@ export async function runGenerate(args: GenerateArgs & Pick<StreamArgs, 'files'>
           spent: budget === undefined ? undefined : (usd, tokens) => budget.spent(usd, tokens),
         };
   const quota = new AbortController();
-  const model = modelClient(endpoint, { concurrency, limits: settings, log: ctx.log, onExhausted: (reason) => quota.abort(reason) });
+  const rounds =
+    batchApi === undefined || run === undefined
+      ? undefined
+      : new BatchRounds({
+          api: new BatchApi(endpoint),
+          ledger: await BatchLedger.open(run.dir, (id) => run.done.has(id), ctx.log),
+          limits: OPENAI_BATCH_LIMITS,
+          pollMs: batchApi.pollMs,
+          retries: batchApi.retries,
+          runName: run.manifest.run_name,
+          log: ctx.log,
+          onChange: () => ctx.progress.tick(0),
+        });
+  const model = rounds
+    ? { client: rounds.client, limiter: undefined }
+    : modelClient(endpoint, { concurrency, limits: settings, log: ctx.log, onExhausted: (reason) => quota.abort(reason) });
   const cwdRoot = resolve(cwd, args.cwdRoot ?? datasetDirectory(args.files));
   const workspaces = new RunWorkspaces(workspaceRoot, args.workspaceRoot === undefined, { cwdRoot, owner: sandbox.host.owner });
   const processes = new ToolProcesses({ limit: args.toolConcurrency, isolation: sandbox.host, helperScript: PROCESS_HELPER_SCRIPT });
@@ -203,8 +233,11 @@ export async function runGenerate(args: GenerateArgs & Pick<StreamArgs, 'files'>
       budget,
       priced: prices !== undefined,
       delegation: args.maxDepth > 0 ? { maxDepth: args.maxDepth, checkToolsets: (toolsets) => void registry.toolsOf(toolsets) } : undefined,
+      progressDetail: rounds === undefined ? undefined : () => rounds.progressLine(),
+      onCommitted: rounds === undefined ? undefined : (id) => rounds.committed(id),
     });
   } finally {
+    await rounds?.close(batchApi?.cancelOnExit === true);
     reasoningWatch.finish();
     forgetForcedExit();
     if (args.keepWorkspaces) ctx.log.info(`workspaces kept under ${workspaces.root}`);

@@ -4,6 +4,7 @@
 import { defineCommand, main as runMain, pricesOption, type CliSpec } from '@hermes-datagen/core';
 import { ENDPOINT_ENV_HELP, endpointOptions } from '@hermes-datagen/core/endpoint';
 import { DEFAULT_MAX_TURNS, DEFAULT_REQUEST_TIMEOUT_S } from './agentLoop.js';
+import { batchApiOptions } from './batchApi/batchApiOptions.js';
 import { doctorCommand } from './doctor/doctorCommand.js';
 import { failureKindsHelp } from './failureKinds.js';
 import { DEFAULT_CONCURRENCY, runGenerate } from './generateCommand.js';
@@ -22,7 +23,7 @@ export const spec: CliSpec = {
   epilog: [
     'Input: one JSON object a line with "prompt" (required), and optionally "id", "cwd" (a directory copied into',
     'the prompt\'s workspace), "docker_image" / "image" (used with --sandbox docker), "env" (an object of',
-    "variables for the row's tool processes, which otherwise get only PATH, HOME, LANG, LC_*, TERM and TZ).",
+    "variables for the row's tool processes, which otherwise get only PATH, HOME, TMPDIR, LANG, LC_ALL, LC_CTYPE, TERM, TZ and --tool-env names).",
     'Output: one trajectory a line (schemas/trajectory.schema.json), in the order prompts finish; "id" and',
     '"prompt_index" say which prompt. Ids key every record downstream, so (in stream mode) a row whose id an earlier row',
     'has is a bad input line naming both lines (exit 3 under --on-error fail; skipped into --rejects under skip).',
@@ -46,7 +47,7 @@ export const spec: CliSpec = {
       describe: 'run every prompt and write its trajectory when it finishes',
       stream: true,
       options: (y) =>
-        runOptions(pricesOption(requestOptions(endpointOptions(y)), 'Cost (docs/cost.md):'))
+        batchApiOptions(runOptions(pricesOption(requestOptions(endpointOptions(y)), 'Cost (docs/cost.md):')))
           .option('concurrency', {
             alias: 'c',
             type: 'number',
@@ -141,6 +142,10 @@ export const spec: CliSpec = {
         ['$0 prompts.jsonl --config hermes.yaml --model taotoken/gpt-5 --reasoning-effort high', 'a provider from the config file'],
         ['$0 prompts.jsonl --run-name rl_coding_20250612 --batch-size 10 --num-workers 4 > /dev/null', 'a resumable run in data/rl_coding_20250612/'],
         ['$0 prompts.jsonl --run-name rl_coding_20250612 --resume', 'continue it after a crash or Ctrl-C: finished records are never run again'],
+        [
+          '$0 prompts.jsonl --run-name cheap_v1 --batch-api --prices prices.yaml',
+          "every model call through the provider's batch API, at its batch price (docs/batch-api.md)",
+        ],
       ],
       run: (args, ctx) => runGenerate(args, ctx),
     }),

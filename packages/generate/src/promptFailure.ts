@@ -9,6 +9,7 @@ import { STATUS_CODES } from 'node:http';
 import { redact, type ApiKey, type Place } from '@hermes-datagen/core';
 import { DEFAULT_RETRY_AFTER_CAP_MS, endpointUrl, QuotaExhaustedError, REPLY_FAULT_HEADER, type Endpoint } from '@hermes-datagen/core/endpoint';
 import { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai/core/error';
+import { BatchRequestFailed } from './batchApi/batchRounds.js';
 import { judgeChat, type ChatContext, type Exchange, type HttpExchange } from './doctor/judgeExchange.js';
 import { FAILURE_KINDS, type FailureKindId } from './failureKinds.js';
 import { InvalidReplyError } from './modelReply.js';
@@ -94,6 +95,7 @@ export function promptFailure(error: unknown): PromptFailure | undefined {
   if (!(error instanceof AgentRunError)) return undefined;
   // The rate limiter gave up on the run (no successful call for --quota-wait): its reason says why.
   if (error.cause instanceof QuotaExhaustedError) return failure('rate-limited', error.cause.message);
+  if (error.cause instanceof BatchRequestFailed) return failure('batch-failed', error.cause.message);
   const exchange = exchangeOf(error.cause, error.context.url);
   if (exchange === undefined) return undefined;
   const { check } = judgeChat(exchange, error.context.chat);

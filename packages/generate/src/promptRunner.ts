@@ -78,7 +78,8 @@ export function promptRunner(settings: PromptRunnerSettings): PromptRunner {
     const calls =
       settings.accounting === undefined && journal === undefined
         ? undefined
-        : new AgentCalls(settings.client, settings.endpoint.model, settings.accounting ?? {}, journal);
+        : // A batch API client names each request by its record id and turn.
+          new AgentCalls(settings.client, settings.endpoint.model, settings.accounting ?? {}, journal, settings.accounting?.batch === true ? id : undefined);
     try {
       let env: Readonly<Record<string, string>> | undefined;
       const ctx: ToolContext = {

@@ -2,7 +2,7 @@
 // order; the first whose `when` holds and whose seeded draw falls under its `rate` applies.
 import type { ServerResponse } from 'node:http';
 import { unitDraw } from './fingerprint.js';
-import { sendError, sendJson, type HeaderMap } from './http.js';
+import { errorBody, sendJson, type HeaderMap } from './http.js';
 import { promptMatches, type FaultKind, type FaultRule, type FaultWhen, type ScriptedReply } from './script.js';
 
 export interface FaultContext {
@@ -91,48 +91,59 @@ function retryHeaders(rule: FaultRule, defaultSeconds: number | undefined): Head
 const HTML_PAGE =
   '<!DOCTYPE html>\n<html><head><title>Welcome</title></head>' + '<body><h1>Welcome to our gateway</h1><p>Sign in to continue.</p></body></html>\n';
 
-/** Answers the request with the fault's HTTP response; false for faults this does not answer. */
-export function sendHttpFault(response: ServerResponse, rule: FaultRule): boolean {
+/** What a fault answers in place of a completion: a status and a body (JSON, or the text of an HTML page). */
+export interface FaultAnswer {
+  status: number;
+  body: unknown;
+  headers: HeaderMap;
+  /** The body is an HTML page's text, sent as text/html. */
+  html?: true;
+}
+
+/** The HTTP answer of a fault; undefined for faults that answer otherwise (reply faults, transport faults). */
+export function httpFaultAnswer(rule: FaultRule): FaultAnswer | undefined {
   switch (rule.kind) {
     case 'rate_limit':
-      sendError(
-        response,
-        429,
-        { message: 'Rate limit reached for requests. Please slow down.', type: 'rate_limit_error', code: 'rate_limit_exceeded' },
-        { ...retryHeaders(rule, rule.headers === undefined ? DEFAULT_RETRY_AFTER_S : undefined), ...rule.headers },
-      );
-      return true;
+      return {
+        status: 429,
+        body: errorBody({ message: 'Rate limit reached for requests. Please slow down.', type: 'rate_limit_error', code: 'rate_limit_exceeded' }),
+        headers: { ...retryHeaders(rule, rule.headers === undefined ? DEFAULT_RETRY_AFTER_S : undefined), ...rule.headers },
+      };
     case 'server_error':
-      sendError(response, 500, { message: 'The server had an error while processing your request.', type: 'server_error', code: null });
-      return true;
+      return {
+        status: 500,
+        body: errorBody({ message: 'The server had an error while processing your request.', type: 'server_error', code: null }),
+        headers: {},
+      };
     case 'unavailable':
-      sendError(
-        response,
-        503,
-        { message: 'The service is temporarily overloaded. Try again later.', type: 'overloaded_error', code: 'service_unavailable' },
-        retryHeaders(rule, undefined),
-      );
-      return true;
+      return {
+        status: 503,
+        body: errorBody({ message: 'The service is temporarily overloaded. Try again later.', type: 'overloaded_error', code: 'service_unavailable' }),
+        headers: retryHeaders(rule, undefined),
+      };
     case 'unauthorized':
-      sendError(response, 401, { message: 'Incorrect API key provided.', type: 'invalid_request_error', code: 'invalid_api_key' });
-      return true;
+      return { status: 401, body: errorBody({ message: 'Incorrect API key provided.', type: 'invalid_request_error', code: 'invalid_api_key' }), headers: {} };
     case 'oauth_expired':
-      sendJson(response, 401, { error: { type: 'invalid_token', message: 'OAuth token expired' } });
-      return true;
+      return { status: 401, body: { error: { type: 'invalid_token', message: 'OAuth token expired' } }, headers: {} };
     case 'html':
-      response.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-length': Buffer.byteLength(HTML_PAGE) });
-      response.end(HTML_PAGE);
-      return true;
+      return { status: 200, body: HTML_PAGE, headers: {}, html: true };
     case 'no_choices':
-      sendJson(response, 200, { error: { message: 'Upstream provider returned an empty response', code: 502 } });
-      return true;
+      return { status: 200, body: { error: { message: 'Upstream provider returned an empty response', code: 502 } }, headers: {} };
     case 'gateway_error':
-      sendJson(response, rule.status ?? 400, rule.body ?? {}, rule.headers);
-      return true;
+      return { status: rule.status ?? 400, body: rule.body ?? {}, headers: rule.headers ?? {} };
     case 'error_in_200':
-      sendJson(response, 200, { error: { message: 'Provider returned error', code: rule.code ?? 429 } });
-      return true;
+      return { status: 200, body: { error: { message: 'Provider returned error', code: rule.code ?? 429 } }, headers: {} };
     default:
-      return false;
+      return undefined;
   }
+}
+
+export function sendFaultAnswer(response: ServerResponse, answer: FaultAnswer): void {
+  if (answer.html === true) {
+    const page = String(answer.body);
+    response.writeHead(answer.status, { 'content-type': 'text/html; charset=utf-8', 'content-length': Buffer.byteLength(page), ...answer.headers });
+    response.end(page);
+    return;
+  }
+  sendJson(response, answer.status, answer.body, answer.headers);
 }

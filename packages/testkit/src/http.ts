@@ -13,22 +13,28 @@ export function sendJson(response: ServerResponse, status: number, body: unknown
   response.end(text);
 }
 
-/** An error in the shape OpenAI-compatible APIs use: `{"error":{"message","type","code"}}`. */
-export function sendError(
-  response: ServerResponse,
-  status: number,
-  error: { message: string; type: string; code: string | null },
-  headers: HeaderMap = {},
-): void {
-  sendJson(response, status, { error: { ...error, param: null } }, headers);
+export interface ApiError {
+  message: string;
+  type: string;
+  code: string | null;
+  param?: string | null;
 }
 
-/** The whole body as text. Read by its events: an async iterator over the stream costs several times their CPU per request. */
-export function readBody(request: IncomingMessage): Promise<string> {
+/** An error in the shape OpenAI-compatible APIs use: `{"error":{"message","type","param","code"}}`. */
+export function errorBody(error: ApiError): { error: Required<ApiError> } {
+  return { error: { param: null, ...error } };
+}
+
+export function sendError(response: ServerResponse, status: number, error: ApiError, headers: HeaderMap = {}): void {
+  sendJson(response, status, errorBody(error), headers);
+}
+
+/** The whole body. Read by its events: an async iterator over the stream costs several times their CPU per request. */
+export function readBody(request: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    request.on('end', () => resolve(Buffer.concat(chunks)));
     request.on('error', reject);
   });
 }

@@ -3,8 +3,9 @@
 import { once } from 'node:events';
 import { defineCommand, main as runMain, UsageError, type CliSpec } from '@hermes-datagen/core';
 import { loadScript } from './script.js';
+import { batchFlags, batchFromArgs } from './batchFlags.js';
 import { quotaFromArgs, quotaOptions } from './quotaOptions.js';
-import { startScriptedEndpoint } from './server.js';
+import { startScriptedEndpoint, statsSnapshot } from './server.js';
 
 function apiKeyFrom(env: NodeJS.ProcessEnv, variable: string | undefined): string | undefined {
   if (variable === undefined) return undefined;
@@ -40,9 +41,10 @@ export const spec: CliSpec = {
     defineCommand({
       // Its only command, so also the default: `hermes-testkit --help` shows serve's options.
       command: ['serve', '$0'],
-      describe: 'serve chat completions (JSON and SSE) and /models on HOST:PORT under the base path; prints the base URL',
+      describe:
+        'serve chat completions (JSON and SSE), /models, the batch API (/files, /batches) and /testkit/stats on HOST:PORT under the base path; prints the base URL',
       options: (y) =>
-        quotaOptions(y)
+        batchFlags(quotaOptions(y))
           .option('script', {
             type: 'string',
             group: 'Serve options:',
@@ -80,6 +82,10 @@ export const spec: CliSpec = {
           'hermes-testkit serve --reject-param reasoning_effort --served-model fallback-model',
           'refuse reasoning_effort as LiteLLM does; report another model served',
         ],
+        [
+          'hermes-testkit serve --batch-delay-ms 2000 --batch-fail-share 0.1 --batch-expire-nth 3',
+          'batches take 2 s, a tenth of lines fail, the third batch expires',
+        ],
       ],
       run: async (args, ctx) => {
         const apiKey = apiKeyFrom(ctx.io.env, args['api-key-env']);
@@ -97,6 +103,7 @@ export const spec: CliSpec = {
           // A long-running server must not grow with every request it answers.
           recordRequests: false,
           quota: quotaFromArgs(args),
+          batch: batchFromArgs(args),
         }).catch((error: unknown) => {
           throw listenError(error, args.host, args.port) ?? error;
         });
@@ -104,7 +111,11 @@ export const spec: CliSpec = {
         ctx.log.info(`serving a scripted endpoint (not a model) at ${endpoint.url}; stop it with Ctrl-C`);
         if (!ctx.signal.aborted) await once(ctx.signal, 'abort');
         await endpoint.close();
-        ctx.log.info(`stats: ${JSON.stringify(endpoint.stats)} (chat-completion requests received, answered, refused with a 429)`);
+        const { batch, ...chat } = statsSnapshot(endpoint.stats);
+        ctx.log.info(`stats: ${JSON.stringify(chat)} (chat-completion requests received, answered, refused with a 429)`);
+        const { submissions, ...batchCounts } = batch;
+        const resubmitted = Object.keys(submissions).filter((customId) => (submissions[customId] ?? 0) > 1);
+        ctx.log.info(`batch stats: ${JSON.stringify({ ...batchCounts, customIds: Object.keys(submissions).length, resubmitted })}`);
       },
     }),
   ],

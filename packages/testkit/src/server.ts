@@ -1,16 +1,17 @@
-// The endpoint: a node:http server speaking OpenAI chat completions (JSON and SSE) and `GET /models`,
-// answering from a script, the rule-based policy, and injected faults.
+// The endpoint: a node:http server speaking OpenAI chat completions (JSON and SSE), `GET /models` and the
+// batch API (batch.ts), answering from a script, the rule-based policy, and injected faults.
 import { timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { applyReplyFault, DEFAULT_SLOW_DELAY_MS, FaultPicker, REPLY_FAULTS, sendHttpFault } from './faults.js';
+import { ChatAnswerer } from './answer.js';
+import { BatchApi, type BatchOptions, type BatchStats } from './batch.js';
+import { sendFaultAnswer } from './faults.js';
 import { redactHeaders, sha256Hex } from './fingerprint.js';
-import { gatewayRefusal, type GatewayDialectOptions } from './gatewayDialects.js';
+import type { GatewayDialectOptions } from './gatewayDialects.js';
 import { readBody, sendError, sendJson, type HeaderMap } from './http.js';
 import { Quota, type QuotaOptions } from './quota.js';
-import { renderCompletion, type Completion } from './reply.js';
-import { firstUserText, offeredToolNames, parseChatRequest, stepOf, type ChatRequest } from './request.js';
-import { chooseReply } from './responder.js';
+import type { Completion } from './reply.js';
+import type { ChatRequest } from './request.js';
 import { parseScript, type Script } from './script.js';
 import { completionChunks, sseFrame } from './sse.js';
 
@@ -33,6 +34,8 @@ export interface ScriptedEndpointOptions extends GatewayDialectOptions {
   recordRequests?: boolean;
   /** A gateway's quota: buckets, random 429s, budget headers, Retry-After (quota.ts). */
   quota?: QuotaOptions;
+  /** The batch API's completion delay, failed lines, expired batches and limits (batch.ts). */
+  batch?: BatchOptions;
 }
 
 export interface RecordedRequest {
@@ -48,9 +51,11 @@ export interface RecordedRequest {
 }
 
 export interface EndpointStats {
+  /** Synchronous chat-completion requests only: a batch's lines count in `batch`. */
   requests: number;
   answered: number;
   refused: number;
+  readonly batch: BatchStats;
 }
 
 export interface ScriptedEndpoint {
@@ -58,7 +63,7 @@ export interface ScriptedEndpoint {
   url: string;
   port: number;
   requests: readonly RecordedRequest[];
-  /** Chat-completion requests received, answered with a completion, and refused with a 429. */
+  /** Chat-completion requests received, answered with a completion, and refused with a 429; the batch API's counts. */
   readonly stats: EndpointStats;
   close(): Promise<void>;
 }
@@ -83,6 +88,18 @@ function keyMatches(header: string | undefined, apiKey: string): boolean {
   if (header === undefined) return false;
   // Comparing digests keeps the comparison constant-time whatever the lengths.
   return timingSafeEqual(Buffer.from(sha256Hex(header), 'hex'), Buffer.from(sha256Hex(`Bearer ${apiKey}`), 'hex'));
+}
+
+/** The stats as JSON: `submissions` as an object of custom_id to count. */
+export function statsSnapshot(stats: EndpointStats): Omit<EndpointStats, 'batch'> & {
+  batch: Omit<BatchStats, 'submissions'> & { submissions: Record<string, number> };
+} {
+  const { submissions, ...batch } = stats.batch;
+  return { requests: stats.requests, answered: stats.answered, refused: stats.refused, batch: { ...batch, submissions: Object.fromEntries(submissions) } };
+}
+
+function notFound(response: ServerResponse, route: string): void {
+  sendError(response, 404, { message: `Not found: ${route}`, type: 'invalid_request_error', code: 'not_found' });
 }
 
 /** drop: the connection dies mid-body; truncated: a complete response whose body is cut in half. */
@@ -119,13 +136,14 @@ function sendCompletion(
 export async function startScriptedEndpoint(options: ScriptedEndpointOptions = {}): Promise<ScriptedEndpoint> {
   const script = parseScript(options.script ?? {}, 'options.script');
   const basePath = normaliseBasePath(options.basePath ?? '/v1');
-  const latencyMs = options.latencyMs ?? 0;
-  const faults = new FaultPicker(script.faults ?? [], options.seed ?? 0);
+  const seed = options.seed ?? 0;
+  const answerer = new ChatAnswerer(script, { ...options, latencyMs: options.latencyMs ?? 0, seed });
   const requests: RecordedRequest[] = [];
   const closing = new AbortController();
   const delays = new Delays(closing.signal);
   let chatRequests = 0;
-  const stats: EndpointStats = { requests: 0, answered: 0, refused: 0 };
+  const batches = new BatchApi({ answerer, nextNth: () => ++chatRequests, wait: (ms) => delays.wait(ms), seed }, options.batch);
+  const stats: EndpointStats = { requests: 0, answered: 0, refused: 0, batch: batches.stats };
   const quota = options.quota !== undefined && Quota.wanted(options.quota) ? new Quota({ seed: options.seed, ...options.quota }) : undefined;
 
   const unauthorized = (incoming: IncomingMessage, response: ServerResponse): boolean => {
@@ -140,60 +158,23 @@ export async function startScriptedEndpoint(options: ScriptedEndpointOptions = {
     const nth = ++chatRequests;
     stats.requests += 1;
     if (unauthorized(incoming, response)) return;
-    const parsed = parseJson(raw);
-    const request = parsed.ok ? parseChatRequest(parsed.value) : 'the request body is not valid JSON';
-    if (typeof request === 'string') {
-      sendError(response, 400, { message: request, type: 'invalid_request_error', code: null });
-      return;
-    }
-    if (script.models !== undefined && !script.models.includes(request.model)) {
-      sendError(response, 404, {
-        message: `The model '${request.model}' does not exist or you do not have access to it.`,
-        type: 'invalid_request_error',
-        code: 'model_not_found',
-      });
-      return;
-    }
-    // The quota answers first and at once, as a gateway refuses before the model is asked.
-    const admission = quota?.admit(request.model, JSON.stringify(request.messages).length);
-    if (admission?.refused) {
-      stats.refused += 1;
-      sendError(response, 429, { message: admission.message, type: 'requests', code: 'rate_limit_exceeded' }, admission.headers);
-      return;
-    }
-    const refusal = gatewayRefusal(options, Object.keys(request), request.model);
-    if (refusal !== undefined) {
-      stats.refused += 1;
-      sendJson(response, refusal.status, refusal.body);
-      return;
-    }
-    const context = { prompt: firstUserText(request), step: stepOf(request), nth, model: request.model, requestDigest: sha256Hex(raw) };
-    const fault = faults.pick(context);
-    const delay = latencyMs + (fault?.kind === 'slow' ? (fault.delay_ms ?? DEFAULT_SLOW_DELAY_MS) : 0);
-    if (delay > 0) await delays.wait(delay);
+    const answer = answerer.answer(raw, nth, quota);
+    if (answer.delayMs > 0) await delays.wait(answer.delayMs);
     // A timeout accepts the request and never answers; close() ends the connection.
-    if (fault?.kind === 'timeout') return;
-    if (fault !== undefined && sendHttpFault(response, fault)) {
-      if (fault.kind === 'rate_limit') stats.refused += 1;
+    if (answer.kind === 'silence') return;
+    if (answer.kind === 'response') {
+      if (answer.refused) stats.refused += 1;
+      sendFaultAnswer(response, answer);
       return;
     }
-    let reply = chooseReply(script, request);
-    if (fault !== undefined && REPLY_FAULTS.includes(fault.kind)) reply = applyReplyFault(fault, reply, context, offeredToolNames(request));
-    const completion = renderCompletion(reply, {
-      model: options.servedModel ?? request.model,
-      // Ids follow the conversation, not the per-run fields (the user field's trace id), so a rerun of the
-      // same prompts gets the same ids, and the same token counts downstream.
-      requestDigest: sha256Hex(JSON.stringify([request.model, request.messages, request.tools])),
-      promptChars: JSON.stringify(request.messages).length,
-      reasoningField: script.policy?.reasoning_field ?? 'reasoning',
-    });
     stats.answered += 1;
-    sendCompletion(response, completion, request, fault?.kind === 'drop' || fault?.kind === 'truncated' ? fault.kind : undefined, admission?.headers ?? {});
+    sendCompletion(response, answer.completion, answer.request, answer.cut, answer.headers);
   };
 
   const handle = async (incoming: IncomingMessage, response: ServerResponse): Promise<void> => {
     const receivedAt = Date.now();
-    const raw = await readBody(incoming);
+    const bytes = await readBody(incoming);
+    const raw = bytes.toString('utf8');
     const path = incoming.url ?? '/';
     if (options.recordRequests !== false) {
       const parsed = parseJson(raw);
@@ -205,15 +186,24 @@ export async function startScriptedEndpoint(options: ScriptedEndpointOptions = {
         receivedAt,
       });
     }
-    const route = `${incoming.method} ${new URL(path, 'http://endpoint').pathname}`;
+    const url = new URL(path, 'http://endpoint');
+    const route = `${incoming.method} ${url.pathname}`;
+    const inBase = url.pathname.startsWith(`${basePath}/`);
     if (route === `POST ${basePath}/chat/completions`) {
       await chat(incoming, response, raw);
     } else if (route === `GET ${basePath}/models`) {
       if (unauthorized(incoming, response)) return;
       const data = (script.models ?? [DEFAULT_MODEL]).map((id) => ({ id, object: 'model', created: 0, owned_by: 'hermes-testkit' }));
       sendJson(response, 200, { object: 'list', data });
+    } else if (route === `GET ${basePath}/testkit/stats`) {
+      if (unauthorized(incoming, response)) return;
+      sendJson(response, 200, statsSnapshot(stats));
+    } else if (inBase && /^\/(files|batches)(\/|$)/.test(url.pathname.slice(basePath.length))) {
+      if (unauthorized(incoming, response)) return;
+      const below = `${incoming.method} ${url.pathname.slice(basePath.length)}`;
+      if (!(await batches.handle(below, url.searchParams, incoming.headers['content-type'], bytes, response))) notFound(response, route);
     } else {
-      sendError(response, 404, { message: `Not found: ${route}`, type: 'invalid_request_error', code: 'not_found' });
+      notFound(response, route);
     }
   };
 

@@ -1,7 +1,7 @@
 // Group commit, driven by the test: the group's wait is a long timer that the test fires (fake
 // timers for setTimeout only, so the file system's own callbacks run as usual), and the writes and
 // fsyncs are counted on the fs module, so nothing depends on how fast this machine is.
-import fs, { readFileSync } from 'node:fs';
+import fs, { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { BatchAppender } from '@hermes-datagen/generate/internal/run/batchAppender.js';
@@ -85,7 +85,7 @@ describe('batch appender', () => {
     expect(readFileSync(join(dir, 'batch_3.jsonl'), 'utf8')).toBe('{"id":"a"}\n');
   });
 
-  it('fails every append of a group whose write failed, and every later one (the end of the file is unknown)', async () => {
+  it('fails every append of a group whose write failed, and every later one, naming the file; a file left without a line goes at close', async () => {
     vi.spyOn(fs, 'writeSync').mockImplementationOnce(() => {
       throw Object.assign(new Error('no space left on device'), { code: 'ENOSPC' });
     });
@@ -93,10 +93,32 @@ describe('batch appender', () => {
     const file = await BatchAppender.create(dir, 4, { groupMs: GROUP_MS, maxGroupBytes: 1 << 20 });
     const appends = [file.append('{"id":"a"}'), file.append('{"id":"b"}')];
     vi.advanceTimersByTime(GROUP_MS);
-    for (const append of appends) await expect(append).rejects.toMatchObject({ code: 'ENOSPC' });
-    await expect(file.append('{"id":"c"}')).rejects.toMatchObject({ code: 'ENOSPC' });
+    const full = `cannot write ${join(dir, 'batch_4.jsonl')}: no space left on the device (ENOSPC)`;
+    for (const append of appends) await expect(append).rejects.toThrow(full);
+    await expect(file.append('{"id":"c"}')).rejects.toThrow(full);
+    await expect(file.append('{"id":"c"}')).rejects.toMatchObject({ exitCode: 74 });
     await file.close();
-    expect(readFileSync(join(dir, 'batch_4.jsonl'), 'utf8')).toBe('');
+    expect(existsSync(join(dir, 'batch_4.jsonl'))).toBe(false);
+  });
+
+  it('cuts a write the disk stopped short back to the last whole group: the file holds whole lines only', async () => {
+    const dir = tempDir();
+    const file = await BatchAppender.create(dir, 7, { groupMs: GROUP_MS, maxGroupBytes: 1 << 20 });
+    const first = file.append('{"id":"a"}');
+    vi.advanceTimersByTime(GROUP_MS);
+    await first;
+    // The disk takes 5 bytes of the next group, then is full.
+    const write = fs.writeSync;
+    vi.spyOn(fs, 'writeSync')
+      .mockImplementationOnce((fd: number, data: unknown) => write(fd, data as Buffer, 0, 5))
+      .mockImplementationOnce(() => {
+        throw Object.assign(new Error('no space left on device'), { code: 'ENOSPC' });
+      });
+    const second = file.append('{"id":"b"}\n{"id":"c"}');
+    vi.advanceTimersByTime(GROUP_MS);
+    await expect(second).rejects.toThrow(/batch_7\.jsonl: no space left on the device \(ENOSPC\)/);
+    await file.close();
+    expect(readFileSync(join(dir, 'batch_7.jsonl'), 'utf8')).toBe('{"id":"a"}\n');
   });
 
   it('fails the group whose fsync failed and every later one, though a later fsync reports success', async () => {
@@ -107,9 +129,10 @@ describe('batch appender', () => {
     vi.advanceTimersByTime(GROUP_MS);
     const second = file.append('{"id":"b"}');
     vi.advanceTimersByTime(GROUP_MS);
-    await expect(first).rejects.toMatchObject({ code: 'EIO' });
-    await expect(second).rejects.toMatchObject({ code: 'EIO' });
-    await expect(file.append('{"id":"c"}')).rejects.toMatchObject({ code: 'EIO' });
+    const failed = `cannot write ${join(dir, 'batch_6.jsonl')}: input/output error (EIO)`;
+    await expect(first).rejects.toThrow(failed);
+    await expect(second).rejects.toThrow(failed);
+    await expect(file.append('{"id":"c"}')).rejects.toThrow(failed);
     expect(fsync).toHaveBeenCalledTimes(1);
     await file.close();
   });

@@ -2,8 +2,8 @@
 // environment; of the filesystem only the system directories (read-only), its workspace and empty
 // private /tmp and homes, so no file of the user; and whatever it leaves running, even out of its
 // process group, ends with it.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -13,20 +13,22 @@ import { once } from 'node:events';
 import {
   chooseSandbox,
   DEFAULT_SANDBOX_POLICY,
-  ETC_FILES,
   hostProgramsEnv,
   hostSandbox,
   isolationWorks,
+  removeDeadSandboxDirs,
+  SANDBOX_UID,
   type HostIsolation,
   type HostSandbox,
   type SandboxPolicy,
 } from '@hermes-datagen/generate/internal/tools/sandbox.js';
 import { DEFAULT_TOOL_LIMITS } from '@hermes-datagen/generate/internal/tools/toolLimits.js';
-import { sandboxFilesystem } from '@hermes-datagen/generate/internal/tools/sandboxFilesystem.js';
+import { DEV_LINKS, DEV_NODES, ETC_ENTRIES, sandboxFilesystem } from '@hermes-datagen/generate/internal/tools/sandboxFilesystem.js';
 import { terminalTool } from '@hermes-datagen/generate/internal/tools/terminal.js';
 import { toolEnv } from '@hermes-datagen/generate/internal/tools/toolEnv.js';
 import { ToolProcesses } from '@hermes-datagen/generate/internal/tools/toolProcesses.js';
 import type { CommandResult, ToolContext } from '@hermes-datagen/generate/internal/tools/types.js';
+import { REPO_ROOT, runCommand } from '../../util/cli.js';
 import { testWorkspace, type TestWorkspace } from './context.js';
 
 const CANARY = 'canary-7d1e0b5a93c2f846';
@@ -89,16 +91,20 @@ describe('namespace sandboxes', () => {
       });
 
       it('shows no file of the user: empty /tmp and home (writable), no sibling workspace, hidden secret files', async () => {
-        // A home with a .env, a workspace root with another prompt's workspace, a hidden file in /etc.
+        // A home with a .env, a workspace root with another prompt's workspace, a secret file in a shown
+        // system directory (/opt, writable as root, as the tests run; else in the home, empty anyway).
         const home = mkdtempSync(join(tmpdir(), 'hermes-home-'));
         writeFileSync(join(home, '.env'), `KEY=${CANARY}\n`);
+        const hiddenDir = process.getuid?.() === 0 ? mkdtempSync('/opt/hermes-hidden-') : home;
+        const hidden = join(hiddenDir, 'secret.env');
+        writeFileSync(hidden, CANARY);
         const sibling = join(ws.dir, '..', `prompt-sibling-${process.pid}`);
         mkdirSync(sibling, { recursive: true });
         writeFileSync(join(sibling, 'secret.txt'), CANARY);
         const env = { ...toolEnv(process.env), HOME: home };
         try {
-          const sandbox = hostSandbox(isolation, sandboxFilesystem({ env, hide: ['/etc/hostname'], workspaceRoot: join(ws.dir, '..') }), env);
-          const command = `cat ${home}/.env ${sibling}/secret.txt; ls -A /tmp /home /root ${home} ${join(ws.dir, '..')}; cat /etc/hostname; echo HOME=$HOME; touch ~/mine && echo home-writable; python3 -c 'print("py")'; node -e 'console.log("js")'`;
+          const sandbox = hostSandbox(isolation, sandboxFilesystem({ env, hide: [hidden], workspaceRoot: join(ws.dir, '..') }), env);
+          const command = `cat ${home}/.env ${sibling}/secret.txt; ls -A /tmp /home /root ${home} ${join(ws.dir, '..')}; cat /etc/hostname ${hidden}; echo HOME=$HOME; touch ~/mine && echo home-writable; python3 -c 'print("py")'; node -e 'console.log("js")'`;
           const result = (await terminalTool.run({ command }, {
             ...ws.ctx,
             // What toolEnv gives a tool: the workspace is its home.
@@ -113,6 +119,7 @@ describe('namespace sandboxes', () => {
           expect(readdirSync(home)).toEqual(['.env']);
         } finally {
           rmSync(home, { recursive: true, force: true });
+          rmSync(hiddenDir, { recursive: true, force: true });
           rmSync(sibling, { recursive: true, force: true });
         }
       });
@@ -204,41 +211,72 @@ describe('namespace sandboxes: network, limits, users and devices', () => {
         expect(result.error).toMatch(/CPU time limit of 1 s \(--tool-cpu-seconds\)/);
       });
 
-      it('runs tools as an unprivileged user that cannot read /etc/shadow, with a private /dev/shm', async () => {
+      it('runs tools as an unprivileged user, with an /etc of only what programs need and a private /dev', async () => {
+        const root = process.getuid?.() === 0;
+        // Host-only files the sandbox must not show: one in /etc (writable as root, as the tests run), one in /dev/shm.
+        const etcCanary = `/etc/hermes-host-canary-${process.pid}`;
+        if (root) writeFileSync(etcCanary, CANARY);
         writeFileSync('/dev/shm/hermes-host-shm-canary', CANARY);
         try {
-          const result = await run(sandboxed(isolation), 'id -u; cat /etc/shadow; ls -A /dev/shm; ls /dev; echo written > mine.txt && cat mine.txt');
+          const result = await run(
+            sandboxed(isolation),
+            `id -u; cat /etc/shadow ${etcCanary}; cat /dev/shm/*; echo written > mine.txt && cat mine.txt; ` +
+              'echo "== etc"; ls -A /etc; echo "== dev"; ls -A /dev; echo "== shm"; ls -A /dev/shm; echo "== passwd"; cat /etc/passwd; echo "== sys"; grep " /sys " /proc/self/mountinfo | cut -d " " -f 6; echo "== end"',
+          );
+          const lines = result.output.split('\n');
+          const section = (name: string): string[] => {
+            const start = lines.indexOf(`== ${name}`) + 1;
+            return lines.slice(
+              start,
+              lines.findIndex((line, i) => i >= start && line.startsWith('== ')),
+            );
+          };
           expect(result.output).not.toContain(CANARY);
-          // Missing (bwrap), or an empty file over it (unshare); unreadable by the sandbox user either way.
-          expect(result.output).not.toMatch(/^root:/m);
+          expect(result.output).toContain('/etc/shadow: No such file or directory');
+          expect(result.output).toContain(`${etcCanary}: No such file or directory`);
           expect(result.output).toContain('written');
-          if (process.getuid?.() === 0) expect(result.output.split('\n')[0]).not.toBe('0');
-          if (isolation === 'bwrap') {
-            // Only the devices a program needs, not the host's disks.
-            const devices = result.output.split('\n').filter((line) => /^(null|zero|sd.|nvme.*|vd.|loop\d+)$/.test(line));
-            expect(devices).toEqual(['null', 'zero']);
-          }
+          if (root) expect(result.output.split('\n')[0]).not.toBe('0');
+          // /etc: only allow-listed entries (python3.11 and java-17-openjdk by pattern), and what programs need is there.
+          const allowed = [...ETC_ENTRIES.map((entry) => entry.split('/')[0]), 'passwd', 'group'];
+          expect(section('etc').filter((name) => !allowed.includes(name) && !/^(python3(\.\d+)?|java-\d+-openjdk)$/.test(name))).toEqual([]);
+          expect(section('etc')).toEqual(
+            expect.arrayContaining(['hosts', 'resolv.conf', 'nsswitch.conf', 'ssl', 'ld.so.cache', 'passwd', 'group', 'localtime']),
+          );
+          // passwd names root and the sandbox user only (the tool itself, uid 0 in its user namespace when not run as root).
+          expect(section('passwd').every((line) => /^(root|sandbox):x:/.test(line))).toBe(true);
+          if (root) expect(section('passwd')).toContain(`sandbox:x:${SANDBOX_UID}:${SANDBOX_UID}:hermes tool sandbox:/tmp:/bin/sh`);
+          // /dev: exactly the sandbox's own nodes and links, not the host's disks, consoles or its shared memory.
+          expect(section('dev').sort()).toEqual([...DEV_NODES, ...DEV_LINKS.map((link) => link.name), 'pts', 'shm'].sort());
+          expect(section('shm')).toEqual([]);
+          // /sys: the host's, read-only.
+          expect(section('sys')).toEqual([expect.stringMatching(/^ro,/)]);
         } finally {
           rmSync('/dev/shm/hermes-host-shm-canary', { force: true });
+          rmSync(etcCanary, { force: true });
         }
+      });
+
+      it('runs the usual tools in that view: python3, node, git, grep, TLS certificates, a pty, the devices', async () => {
+        const result = await run(
+          sandboxed(isolation),
+          [
+            `python3 -c 'import ssl; print("python", ssl.create_default_context().cert_store_stats()["x509"] > 0)'`,
+            `node -e 'console.log("node", require("tls").rootCertificates.length > 0, require("os").userInfo().username)'`,
+            'test -s /etc/ssl/certs/ca-certificates.crt && echo certs',
+            'git init -q repo && cd repo && echo hello > a.txt && git add a.txt && git -c user.name=t -c user.email=t@example.com commit -qm one && git log --format=%s && cd ..',
+            'printf "one\ntwo\n" | grep -c o',
+            `python3 -c 'import os, pty; m, s = pty.openpty(); print("pty", os.ttyname(s))'`,
+            'echo discarded > /dev/null && head -c 8 /dev/urandom | wc -c && head -c 4 /dev/zero | wc -c',
+            // Shared memory the sandbox user may use: python's multiprocessing makes its locks in /dev/shm.
+            `echo shared > /dev/shm/mine && cat /dev/shm/mine && python3 -c 'import multiprocessing; multiprocessing.Lock(); print("lock")'`,
+            'date +%Z',
+          ].join(' && '),
+        );
+        expect(result).toMatchObject({ exit_code: 0, error: null });
+        expect(result.output).toMatch(/^python True\nnode true \w+\ncerts\none\n2\npty \/dev\/pts\/\d+\n8\n4\nshared\nlock\n\w+$/);
       });
     });
   }
-
-  it('bwrap shows an /etc of only what programs need: no shadow, sudoers, ssh keys or host users', async () => {
-    const result = await run(sandboxed('bwrap'), 'ls -A /etc; echo; cat /etc/passwd; ls /etc/ssl');
-    const listed = result.output.slice(0, result.output.indexOf('\n\n')).split('\n');
-    for (const name of listed)
-      expect(
-        [...ETC_FILES, 'passwd', 'group', 'ssl', 'pki'].map((entry) => entry.split('/')[0]),
-        name,
-      ).toContain(name.replace(/^python3(\.\d+)?$/, 'perl'));
-    expect(listed).not.toEqual(expect.arrayContaining(['shadow']));
-    expect(result.output).toMatch(/^sandbox:x:\d+:\d+:/m);
-    expect(result.output.match(/^[a-z_][a-z0-9_-]*:x:/gm)).toHaveLength(2);
-    expect(result.output).toContain('certs');
-    expect(result.output).not.toContain('private');
-  });
 });
 
 describe('chooseSandbox', () => {
@@ -301,6 +339,19 @@ describe('chooseSandbox', () => {
     }
   });
 
+  it('root of a user namespace that maps no other user (unshare -r, a rootless container): auto falls back to none, never a crash', async () => {
+    // A process of its own in such a namespace: there chown to the sandbox user fails with EINVAL.
+    const script = `import { chooseSandbox } from ${JSON.stringify(join(REPO_ROOT, 'packages/generate/dist/tools/sandbox.js'))};
+const auto = chooseSandbox('auto', { PATH: process.env.PATH });
+console.log(JSON.stringify({ auto: auto.description, bwrap: chooseSandbox('bwrap', { PATH: process.env.PATH }) }));`;
+    const res = await runCommand('unshare', ['-r', process.execPath, '--input-type=module', '-e', script]);
+    expect(res.code, res.stderr).toBe(0);
+    expect(JSON.parse(res.stdout)).toEqual({
+      auto: 'tool commands run as plain host processes (--sandbox auto found neither bwrap nor unshare working)',
+      bwrap: expect.stringMatching(/^--sandbox bwrap cannot run a command on this machine/),
+    });
+  });
+
   it('a sandbox asked for by name that cannot run here is a message for a usage error', () => {
     expect(chooseSandbox('bwrap', { ...env, PATH: '/nonexistent' })).toMatch(/^--sandbox bwrap cannot run a command on this machine; install bubblewrap/);
     expect(chooseSandbox('none', env)).toMatchObject({
@@ -317,16 +368,51 @@ describe('chooseSandbox', () => {
   });
 });
 
+describe('removeDeadSandboxDirs', () => {
+  it('removes the sandbox directories a killed process left, and nothing of a process that runs or of anyone else', () => {
+    const tmp = mkdtempSync(join(tmpdir(), 'hermes-tmp-'));
+    try {
+      // A pid that ran and is gone (spawnSync has reaped it).
+      const dead = spawnSync('true').pid;
+      const names = [
+        `hermes-sandbox-${dead}-a1B2c3`,
+        `hermes-sandbox-probe-${dead}-d4E5f6`,
+        `hermes-sandbox-${process.pid}-g7H8i9`,
+        // Not named as the sandbox names its directories (another program's, or an older run's).
+        'hermes-sandbox-0FGTMI',
+        `hermes-sandbox-${dead}-toolong1`,
+        `other-${dead}-a1B2c3`,
+      ];
+      for (const name of names) mkdirSync(join(tmp, name));
+      writeFileSync(join(tmp, names[0]!, 'empty'), '');
+      // A file of that name is no directory of the sandbox.
+      writeFileSync(join(tmp, `hermes-sandbox-${dead}-j1K2l3`), '');
+      expect(removeDeadSandboxDirs(tmp)).toBe(2);
+      expect(readdirSync(tmp).sort()).toEqual([...names.slice(2), `hermes-sandbox-${dead}-j1K2l3`].sort());
+      // The names are the sandbox's own: the directory of this process's sandbox (made by its first command) is one.
+      hostSandbox('unshare', sandboxFilesystem({ env: toolEnv(process.env) })).command('/bin/true', [], tmp);
+      const own = readdirSync(tmpdir()).filter((name) => name.startsWith(`hermes-sandbox-${process.pid}-`));
+      expect(own).toHaveLength(1);
+      removeDeadSandboxDirs();
+      expect(existsSync(join(tmpdir(), own[0]!))).toBe(true);
+    } finally {
+      rmSync(tmp, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('sandboxFilesystem', () => {
   it('hides a secret file only where it would be visible, and empties HOME and a workspace root inside a shown directory', () => {
     const home = realpathSync(mkdtempSync(join(tmpdir(), 'hermes-home-')));
     try {
       const shown = sandboxFilesystem({
         env: { PATH: '/usr/bin', HOME: home },
-        hide: ['/etc/hostname', join(home, '.env')],
+        // /etc/hostname is no entry of the sandbox's /etc, so there is nothing to hide; /etc/ssl/certs is one.
+        // The time zone's file shows twice: in /usr, and as /etc/localtime, which leads to it.
+        hide: ['/usr/share/hermes.env', '/etc/hostname', '/etc/ssl/certs/hermes.env', realpathSync('/etc/localtime'), join(home, '.env')],
         workspaceRoot: '/usr/hermes-workspaces',
       });
-      expect(shown.hidden).toEqual([readlinkOrSelf('/etc/hostname')]);
+      expect(shown.hidden).toEqual(['/usr/share/hermes.env', '/etc/ssl/certs/hermes.env', realpathSync('/etc/localtime'), '/etc/localtime']);
       expect(shown.empty).toEqual(expect.arrayContaining(['/tmp', home, '/usr/hermes-workspaces']));
       expect(shown.system).toContain('/usr');
       expect(shown.system).not.toContain('/home');
@@ -335,15 +421,18 @@ describe('sandboxFilesystem', () => {
     }
   });
 
+  it('shows of /etc only the allow-listed entries that exist, each at its own path with the real file behind it', () => {
+    const { etc } = sandboxFilesystem({ env: { PATH: '/usr/bin' } });
+    const secret = ['/etc/shadow', '/etc/gshadow', '/etc/gitconfig', '/etc/npmrc', '/etc/pip.conf', '/etc/hostname', '/etc/ssh', '/etc/passwd'];
+    expect(etc.filter((entry) => secret.includes(entry.path))).toEqual([]);
+    expect(etc.map((entry) => entry.path)).toEqual(expect.arrayContaining(['/etc/hosts', '/etc/ssl/certs', '/etc/ld.so.cache']));
+    // A link is shown as what it leads to (the time zone's file), which the sandbox binds at the link's place.
+    expect(etc.find((entry) => entry.path === '/etc/localtime')).toEqual({ path: '/etc/localtime', source: realpathSync('/etc/localtime'), directory: false });
+    expect(etc.find((entry) => entry.path === '/etc/ssl/certs')).toMatchObject({ directory: true });
+    expect(etc.every((entry) => statSync(entry.source, { throwIfNoEntry: false }) !== undefined)).toBe(true);
+  });
+
   it('leaves a HOME that does not exist missing (a mount point for it cannot be made on the host)', () => {
     expect(sandboxFilesystem({ env: { PATH: '/usr/bin', HOME: '/nonexistent' } }).empty).not.toContain('/nonexistent');
   });
 });
-
-function readlinkOrSelf(path: string): string {
-  try {
-    return realpathSync(path);
-  } catch {
-    return path;
-  }
-}

@@ -1,6 +1,7 @@
 // doctor's sequence: the configuration as resolved (no network when it is wrong), each proxy variable's
 // address, then one minimal chat completion; a path that serves nothing is tried with /v1 toggled, and
-// an unknown model is looked up in GET /models. Stops at the first failure that hides the next.
+// an unknown model is looked up in GET /models; with --batch-api, the batch API's routes
+// (checkBatchRoutes.ts). Stops at the first failure that hides the next.
 import { ExitCode, replyCost, roundUsd, type PriceTable } from '@hermes-datagen/core';
 import {
   DEFAULT_RETRY_AFTER_CAP_MS,
@@ -18,6 +19,7 @@ import {
   type Origin,
 } from '@hermes-datagen/core/endpoint';
 import { failureExitCode } from '../failureKinds.js';
+import { checkBatchRoutes } from './checkBatchRoutes.js';
 import {
   judgeChat,
   judgePathVariant,
@@ -38,6 +40,8 @@ export interface EndpointCheckOptions {
   readonly request?: Readonly<Record<string, unknown>>;
   /** --prices: the report says what the probe cost, or that the model has no price. */
   readonly prices?: PriceTable | undefined;
+  /** --batch-api: the routes of the batch API are checked too (checkBatchRoutes.ts). */
+  readonly batchApi?: boolean | undefined;
 }
 
 export interface EndpointCheckResult {
@@ -70,6 +74,10 @@ export async function checkEndpoint(args: EndpointArgs, io: EndpointIo, options:
   if (proxyChecks.some((c) => c.status === 'fail')) return finish();
 
   checks.push(...(await checkChat(endpoint, inspection, options)));
+  // With the chat probe failing, the batch routes would fail for the same reason (a bad key, a wrong path).
+  if (options.batchApi === true && !checks.some((c) => c.status === 'fail')) {
+    checks.push(await checkBatchRoutes(endpointFetch(endpoint), endpoint.baseUrl, authorizationOf(endpoint), options.timeoutMs));
+  }
   return finish();
 }
 
@@ -111,12 +119,7 @@ async function checkProxies(endpoint: Endpoint, env: Readonly<Record<string, str
 async function checkChat(endpoint: Endpoint, inspection: EndpointInspection, options: EndpointCheckOptions): Promise<Check[]> {
   const { timeoutMs } = options;
   const fetchFn = endpointFetch(endpoint);
-  // The headers every model request carries (--header, the provider's headers:), as the run's client sends them.
-  const authorization: RequestParts['headers'] = {
-    accept: 'application/json',
-    ...headerValues(endpoint.headers),
-    authorization: `Bearer ${endpoint.apiKey.reveal()}`,
-  };
+  const authorization = authorizationOf(endpoint);
   const chat = (baseUrl: string): ReturnType<typeof exchange> =>
     exchange(
       fetchFn,
@@ -158,6 +161,11 @@ async function checkChat(endpoint: Endpoint, inspection: EndpointInspection, opt
   // Once the path is right, the next problem (a bad key, an unknown model) is worth knowing now.
   if (!settled) checks.push({ ...second.check, message: `with ${variant}: ${second.check.message}` });
   return [...checks, ...probeCost(second, endpoint.model, options.prices)];
+}
+
+/** The headers every model request carries (--header, the provider's headers:), as the run's client sends them. */
+function authorizationOf(endpoint: Endpoint): RequestParts['headers'] {
+  return { accept: 'application/json', ...headerValues(endpoint.headers), authorization: `Bearer ${endpoint.apiKey.reveal()}` };
 }
 
 interface Judged {

@@ -21,10 +21,16 @@ export const doctorCommand = defineCommand({
   options: (y) =>
     pricesOption(requestOptions(endpointOptions(y)), 'Options:', 'the report says what the probe cost')
       .option('timeout', { type: 'number', default: DEFAULT_TIMEOUT_S, describe: 'seconds to wait for each connection and answer' })
-      .option('json', { type: 'boolean', describe: 'print the report as one JSON object instead of lines' }),
+      .option('json', { type: 'boolean', describe: 'print the report as one JSON object instead of lines' })
+      .option('batch-api', {
+        type: 'boolean',
+        default: false,
+        describe: 'also check that the endpoint serves the batch API a run with --batch-api uses (GET /batches, GET /files), saying which route answered what',
+      }),
   examples: [
     ['$0 doctor --env-file .env --model anthropic/claude-sonnet-4-6', 'check the gateway named by HERMES_BASE_URL in .env'],
     ['$0 doctor --config hermes.yaml --json', 'the same check as JSON, for scripts'],
+    ['$0 doctor --batch-api', 'also check the batch API routes a run with --batch-api uses'],
     [
       '$0 doctor --toolsets terminal,file --reasoning-effort high',
       'the request a run with these flags sends: a deployment that refuses its tools or reasoning_effort fails here',
@@ -38,6 +44,7 @@ export const doctorCommand = defineCommand({
     const result = await checkEndpoint(args, ctx.io, {
       timeoutMs: Math.max(1, Math.round(args.timeout * 1000)),
       prices: loadPrices(args, ctx.io.cwd),
+      batchApi: args.batchApi,
       request: {
         ...(tools.length > 0 ? { tools: wireTools(tools) } : {}),
         ...(args.reasoningEffort === undefined ? {} : { reasoning_effort: args.reasoningEffort }),

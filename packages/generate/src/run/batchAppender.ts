@@ -12,6 +12,7 @@
 // object, so tests can count them.
 import fs from 'node:fs';
 import { join } from 'node:path';
+import { outputFailure } from '@hermes-datagen/core';
 import { withResolvers } from '../withResolvers.js';
 import type { BatchFile } from './batchFiles.js';
 
@@ -39,6 +40,8 @@ export class BatchAppender {
   private chain: Promise<void> = Promise.resolve();
   /** After a failed write the file's end is unknown: nothing more is appended to it. */
   private failure: { readonly error: unknown } | undefined;
+  /** Bytes of whole groups written: a failed write is cut back to this, so the file holds whole lines only. */
+  private size = 0;
 
   private constructor(
     public readonly file: BatchFile,
@@ -63,11 +66,12 @@ export class BatchAppender {
     return group.committed;
   }
 
-  /** Writes what is waiting at once, then closes the file. */
+  /** Writes what is waiting at once, then closes the file; a file that never got a line (its first write failed) goes. */
   public async close(): Promise<void> {
     this.writeGroup();
     await this.chain;
     await closeFile(this.fd);
+    if (this.size === 0) await unlinkFile(this.file.path);
   }
 
   private openGroup(): Group {
@@ -87,9 +91,11 @@ export class BatchAppender {
     // Written now, in the order of the groups; a failure fails this group and every later one.
     try {
       if (this.failure) throw this.failure.error;
-      writeAll(this.fd, Buffer.from(`${group.lines.join('\n')}\n`));
+      const data = Buffer.from(`${group.lines.join('\n')}\n`);
+      writeAll(this.fd, data);
+      this.size += data.length;
     } catch (error) {
-      this.failure ??= { error };
+      this.fail(error);
     }
     this.chain = this.chain.then(async () => {
       try {
@@ -98,10 +104,23 @@ export class BatchAppender {
         await fsync(this.fd);
         group.resolve();
       } catch (error) {
-        this.failure ??= { error };
-        group.reject(error);
+        group.reject(this.fail(error));
       }
     });
+  }
+
+  /** The first failure (a full disk as an output failure naming this file) stays the file's; returns it. */
+  private fail(error: unknown): unknown {
+    if (this.failure === undefined) {
+      this.failure = { error: outputFailure(error, this.file.path) ?? error };
+      // The part of a group a full disk cut off: a resume would have to repair it (a cut needs no space).
+      try {
+        fs.ftruncateSync(this.fd, this.size);
+      } catch {
+        // The file keeps its torn tail, which the next --resume cuts.
+      }
+    }
+    return this.failure.error;
   }
 }
 
@@ -123,4 +142,8 @@ function fsync(fd: number): Promise<void> {
 
 function closeFile(fd: number): Promise<void> {
   return new Promise((resolve, reject) => fs.close(fd, (error) => (error ? reject(error) : resolve())));
+}
+
+function unlinkFile(path: string): Promise<void> {
+  return new Promise((resolve, reject) => fs.unlink(path, (error) => (error ? reject(error) : resolve())));
 }

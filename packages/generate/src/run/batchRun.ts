@@ -11,7 +11,7 @@
 // starts and the running ones fail as rate-limited, exit 4), the tallies (runTally.ts), and finishing (runFinish.ts: at the end of every invocation,
 // stopped or not, the checkpoint, failures.jsonl, trajectories.jsonl, statistics.json and run.json
 // are brought up to date).
-import { ExitCode, HermesError, type ApiKey, type RunContext } from '@hermes-datagen/core';
+import { ExitCode, HermesError, outputFailure, type ApiKey, type RunContext } from '@hermes-datagen/core';
 import type { RateLimiter } from '@hermes-datagen/core/endpoint';
 import { runBounded } from '../boundedPool.js';
 import type { PromptRunner } from '../generateStream.js';
@@ -65,6 +65,10 @@ export interface BatchRunOptions {
   readonly budget?: RunBudget | undefined;
   /** Records are priced: the progress line shows the dollars. */
   readonly priced?: boolean | undefined;
+  /** More for the progress line (--batch-api: its rounds and batches). */
+  readonly progressDetail?: (() => string) | undefined;
+  /** Told of each committed record (--batch-api: the ledger forgets its attempts). */
+  readonly onCommitted?: ((id: string) => void) | undefined;
 }
 
 export async function runBatch(ctx: RunContext, options: BatchRunOptions): Promise<number> {
@@ -101,11 +105,22 @@ export async function runBatch(ctx: RunContext, options: BatchRunOptions): Promi
   const { budget } = options;
   ctx.progress.setDetail(() => {
     const line = tally.progress(stops.runningCount, options.limiter?.stats, (Date.now() - started) / 1000);
-    return budget === undefined ? line : `${line}${budget.progress(tally.skipped + tally.done, tally.records, options.priced === true)}`;
+    const spent = budget === undefined ? '' : budget.progress(tally.skipped + tally.done, tally.records, options.priced === true);
+    return `${line}${spent}${options.progressDetail?.() ?? ''}`;
   });
 
   let code: number = ExitCode.internal;
-  try {
+  // The first failure is the one reported: a full disk met by a batch file is met again by the
+  // checkpoint and merge after it, and the file it names is where the run stopped.
+  let failure: { readonly error: unknown } | undefined;
+  const attempt = async (step: () => Promise<unknown>): Promise<void> => {
+    try {
+      await step();
+    } catch (error) {
+      failure ??= { error: runFailure(error, run.dir) };
+    }
+  };
+  await attempt(async () => {
     await runBounded(
       intake.jobs((read) => stops.inputFailed(read)),
       options.concurrency,
@@ -114,16 +129,15 @@ export async function runBatch(ctx: RunContext, options: BatchRunOptions): Promi
     );
     await commits.settled();
     code = stops.code() ?? (commits.stdoutClosed ? ExitCode.retryable : intake.budgetReached !== undefined ? ExitCode.budgetReached : tally.failureCode());
-  } catch (error) {
-    code = error instanceof HermesError ? error.exitCode : ExitCode.internal;
-    throw error;
-  } finally {
-    stops.dispose();
-    // Also after a failure: every finished record still gets written.
-    await commits.settled().catch(() => undefined);
-    await batches.closeAll();
-    await journal?.close();
-    await finishRun(ctx, run, state, tally, commits, {
+  });
+  if (failure !== undefined) code = failure.error instanceof HermesError ? failure.error.exitCode : ExitCode.internal;
+  stops.dispose();
+  // Also after a failure: every finished record still gets written, and what the run holds is brought up to date as far as the disk lets it.
+  await commits.settled().catch(() => undefined);
+  await attempt(() => batches.closeAll());
+  await attempt(async () => journal?.close());
+  await attempt(() =>
+    finishRun(ctx, run, state, tally, commits, {
       runName: options.runName,
       distribution: options.distribution,
       model: options.model,
@@ -131,7 +145,24 @@ export async function runBatch(ctx: RunContext, options: BatchRunOptions): Promi
       started,
       exitCode: code,
       selectionRead: intake.selectionRead,
-    });
-  }
+    }),
+  );
+  if (failure !== undefined) throw failure.error;
   return code;
+}
+
+/**
+ * A write of the run directory that failed for want of space (or quota, an I/O error, a read-only
+ * file system) is an output failure (exit 74) naming its file, which says that what was written
+ * before it stays and a resume finishes the run; any other error as it is.
+ */
+function runFailure(error: unknown, dir: string): unknown {
+  const failed =
+    error instanceof HermesError
+      ? error.exitCode === ExitCode.output
+        ? error
+        : undefined
+      : outputFailure(error, (error as NodeJS.ErrnoException).path ?? dir);
+  if (failed === undefined) return error;
+  return new HermesError(`${failed.message}; every record written before it is kept in ${dir}: make room, then --resume finishes the run`, ExitCode.output);
 }

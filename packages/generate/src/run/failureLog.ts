@@ -4,7 +4,7 @@
 // of each), which are exactly what the next --resume runs again; not when it holds that already.
 import { open, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { writeFileAtomic } from '@hermes-datagen/core';
+import { outputFailure, writeFileAtomic } from '@hermes-datagen/core';
 import type { FailureRecord } from '../promptFailure.js';
 
 export const FAILURES_FILE = 'failures.jsonl';
@@ -82,11 +82,16 @@ export function rootId(id: string): string {
 }
 
 async function appendLine(path: string, line: string): Promise<void> {
-  const handle = await open(path, 'a');
   try {
-    await handle.write(`${line}\n`);
-    await handle.sync();
-  } finally {
-    await handle.close();
+    const handle = await open(path, 'a');
+    try {
+      await handle.write(`${line}\n`);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  } catch (error) {
+    // A full disk names this file (a write through a handle names none).
+    throw outputFailure(error, path) ?? error;
   }
 }

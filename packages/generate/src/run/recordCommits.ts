@@ -51,6 +51,8 @@ export interface CommitOptions {
   readonly secret: ApiKey;
   /** A committed record's journaled replies are needed no more. */
   readonly journal?: CallJournal | undefined;
+  /** Told of each committed record (--batch-api: its attempts are forgotten). */
+  readonly onCommitted?: ((id: string) => void) | undefined;
 }
 
 export class RecordCommits {
@@ -155,7 +157,10 @@ export class RecordCommits {
       file.file.name,
       bytes,
     );
-    for (const id of ids) this.options.journal?.committed(id);
+    for (const id of ids) {
+      this.options.journal?.committed(id);
+      this.options.onCommitted?.(id);
+    }
     tally.written += subAgents;
     tally.subAgents += subAgents;
     if (discarded) {

@@ -8,6 +8,7 @@
 import { readdir, rm, stat, unlink } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import type { Logger } from '@hermes-datagen/core';
+import { isAlive } from '../processAlive.js';
 import { removeWorkspaceRoot } from '../tools/workspace.js';
 import { listBatchFiles } from './batchFiles.js';
 import { LOCK_FILE } from './runLock.js';
@@ -65,14 +66,4 @@ export async function removeDeadWorkspaces(root: string, pid: number, log: Logge
   if (!there) return;
   await removeWorkspaceRoot(root);
   log.info(`removed the workspaces of the dead invocation ${pid} of this run (${root})`);
-}
-
-function isAlive(pid: number): boolean {
-  if (pid === process.pid) return true;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }

@@ -11,10 +11,10 @@
 // started at another time (a reused pid); a lock of another host cannot be checked from here, and is
 // never broken (docs: remove the file by hand once that host's process is known to be gone).
 import { randomBytes } from 'node:crypto';
-import { linkSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { linkSync, readFileSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { UsageError } from '@hermes-datagen/core';
+import { outputFailure, UsageError } from '@hermes-datagen/core';
 
 export const LOCK_FILE = 'run.lock';
 
@@ -55,7 +55,13 @@ export class RunLock {
     };
     const text = `${JSON.stringify(me)}\n`;
     const temp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-    writeFileSync(temp, text, { flag: 'wx' });
+    try {
+      writeFileSync(temp, text, { flag: 'wx' });
+    } catch (error) {
+      // A full disk: no half-written temp file stays, and the message names the lock.
+      rmSync(temp, { force: true });
+      throw outputFailure(error, path) ?? error;
+    }
     let stale: LockHolder | undefined;
     try {
       // Twice at most: a stale lock is moved aside once, then the link is tried again.

@@ -13,26 +13,29 @@
 // and run it as an unprivileged uid (SANDBOX_UID) when hermes-generate runs as root.
 //
 //   bwrap    bubblewrap (Debian package `bubblewrap`, the sandbox Flatpak uses); works unprivileged.
-//            The tool gets a new root that holds only what is shown, an /etc of only the files programs
-//            need (ETC_FILES, and passwd/group naming just root and the sandbox user), and a private
-//            /dev (null, zero, full, random, urandom, tty, pts, shm).
+//            The tool gets a new root that holds only what is shown, and bwrap's private /dev.
 //   unshare  util-linux unshare; as a non-root user in a user namespace whose root is the user (the
-//            tool runs as uid 0 there, with the user's rights outside). Keeps the host's root and
-//            covers every other top-level directory with an empty one (mount -a from a small fstab
-//            written at start-up), then drops every capability; /dev stays the host's but for a
-//            private /dev/shm, and /etc the host's but for its secret files (ETC_SECRETS) hidden.
+//            tool runs as uid 0 there, with the user's rights outside). Keeps the host's root, mounts
+//            an /etc and a /dev of its own over the host's and covers every other top-level directory
+//            with an empty one (mount -a of an fstab written at start-up: unshareFstab.ts), then drops
+//            every capability.
 //   docker   the row's docker_image, without network (docker.ts): also a filesystem of its own.
 //   none     commands run as plain processes of the user (they can read other processes' /proc and
 //            every file the user can).
+//
+// bwrap and unshare show the same /etc (only the entries programs need, ETC_ENTRIES, and passwd/group naming
+// just root and the sandbox user) and the same /dev (DEV_NODES, DEV_LINKS, pts and an empty shm).
 //
 // `auto` (the default) takes the first of bwrap and unshare that works on this machine, tried once at
 // start-up with a real command, and none (with a warning) when neither does. What the sandbox shows
 // is worked out when the first tool command starts (sandboxFilesystem.ts).
 import { spawnSync } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, lstatSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
-import { coverTopLevel, sandboxFilesystem, type SandboxFilesystem } from './sandboxFilesystem.js';
+import { isAlive } from '../processAlive.js';
+import { coverTopLevel, etcDirectories, sandboxAccounts, sandboxFilesystem, type EtcEntry, type SandboxFilesystem } from './sandboxFilesystem.js';
+import { unshareFstab } from './unshareFstab.js';
 import { DEFAULT_TOOL_LIMITS, formatSize, rlimitArgs, type ToolLimits } from './toolLimits.js';
 
 export const SANDBOX_MODES = ['auto', 'none', 'bwrap', 'unshare', 'docker'] as const;
@@ -43,9 +46,10 @@ export type HostIsolation = 'none' | 'bwrap' | 'unshare';
 
 export const SANDBOX_HELP =
   'auto (default): bwrap when it works here, else unshare, else none; bwrap/unshare: own PID and mount namespace ' +
-  '(no other process visible; only the system directories read-only, the workspace, and empty /tmp, /home, /root, /run ' +
-  "and $HOME: no file of yours, no other workspace, not the --env-file or --config); docker: the row's docker_image " +
-  'without network; none: plain host processes that can read all your files';
+  '(no other process visible; only the system directories read-only, an /etc of only what programs need, a private /dev, ' +
+  'the workspace, and empty /tmp, /home, /root, /run and $HOME: no file of yours, no other workspace, not the --env-file ' +
+  "or --config; no network, bounded resources); docker: the row's docker_image without network; none: plain host processes " +
+  'that can read all your files';
 
 /**
  * The uid and gid tool processes run as when hermes-generate runs as root (nobody's, on Debian): a
@@ -138,7 +142,10 @@ export function hostSandbox(
     const shown = owner === undefined ? found : { ...found, interpreters: found.interpreters.filter(othersMayRead) };
     prepared = {
       shown,
-      fixed: isolation === 'bwrap' ? bwrapArgs(shown, policy, owner?.uid ?? process.getuid?.() ?? 0) : unshareArgs(coverTopLevel(shown), path, policy, inside),
+      fixed:
+        isolation === 'bwrap'
+          ? bwrapArgs(shown, policy, owner?.uid ?? process.getuid?.() ?? 0)
+          : unshareArgs(coverTopLevel(shown), path, policy, inside, owner?.uid ?? 0),
     };
     return prepared;
   };
@@ -184,67 +191,14 @@ function openParents(cwd: string, empty: readonly string[]): string[] {
   return parents.flatMap((dir) => ['--perms', '0755', '--dir', dir]);
 }
 
-/**
- * What of /etc a bwrap sandbox shows: name resolution, TLS certificates, the dynamic linker's cache,
- * the time zone and locale, the alternatives' links, the shells' and language runtimes' own files.
- * Not shadow files, ssh host keys, sudoers, nor anything that may hold a token (gitconfig, npmrc, pip.conf).
- */
-export const ETC_FILES: readonly string[] = [
-  'hosts',
-  'resolv.conf',
-  'nsswitch.conf',
-  'host.conf',
-  'gai.conf',
-  'protocols',
-  'services',
-  'networks',
-  'ssl/certs',
-  'ssl/openssl.cnf',
-  'ca-certificates',
-  'ca-certificates.conf',
-  'pki/tls/certs',
-  'crypto-policies',
-  'alternatives',
-  'ld.so.cache',
-  'ld.so.conf',
-  'ld.so.conf.d',
-  'localtime',
-  'timezone',
-  'locale.alias',
-  'locale.conf',
-  'os-release',
-  'debian_version',
-  'lsb-release',
-  'mime.types',
-  'magic',
-  'magic.mime',
-  'inputrc',
-  'bash.bashrc',
-  'profile',
-  'terminfo',
-  'perl',
-  'java-17-openjdk',
-];
-/** Language runtimes' directories in /etc, by name (python3, python3.11). */
-const ETC_RUNTIME = /^python3(?:\.\d+)?$/;
-
-/** What of the host's /etc an unshare sandbox hides (it keeps the host's /etc otherwise). */
-export const ETC_SECRETS: readonly string[] = ['shadow', 'shadow-', 'gshadow', 'gshadow-', 'sudoers', 'ssh', 'ssl/private', 'npmrc', 'pip.conf', 'gitconfig'];
-
-function etcArgs(uid: number): string[] {
-  const runtimes = readdirOrEmpty('/etc').filter((name) => ETC_RUNTIME.test(name));
-  // The directories bwrap would make for a nested entry are root's only (0700): made readable first.
-  const parents = ['/etc', '/etc/ssl', '/etc/pki', '/etc/pki/tls'];
+/** The sandbox's /etc under bwrap: the shown entries bound read-only, and its own passwd and group. */
+function bwrapEtcArgs(etc: readonly EtcEntry[], uid: number): string[] {
+  const { passwd, group } = sandboxAccounts(uid);
   return [
-    ...parents.flatMap((dir) => ['--perms', '0755', '--dir', dir]),
-    ...[...ETC_FILES, ...runtimes].flatMap((entry) => ['--ro-bind-try', `/etc/${entry}`, `/etc/${entry}`]),
-    // Programs that ask who they are (whoami, python's getpass, ssh) find the sandbox user; no one else of the host is named.
-    '--ro-bind',
-    privateFile('passwd', `root:x:0:0:root:/root:/usr/sbin/nologin\nsandbox:x:${uid}:${uid}:hermes tool sandbox:/tmp:/bin/sh\n`),
-    '/etc/passwd',
-    '--ro-bind',
-    privateFile('group', `root:x:0:\nsandbox:x:${uid}:\n`),
-    '/etc/group',
+    // The directories bwrap would make for a nested entry are root's only (0700): made readable first.
+    ...etcDirectories(etc).flatMap((dir) => ['--perms', '0755', '--dir', dir]),
+    ...etc.flatMap((entry) => ['--ro-bind', entry.source, entry.path]),
+    ...['--ro-bind', privateFile('passwd', passwd), '/etc/passwd', '--ro-bind', privateFile('group', group), '/etc/group'],
   ];
 }
 
@@ -260,6 +214,8 @@ function bwrapArgs(shown: SandboxFilesystem, policy: SandboxPolicy, uid: number)
     ...shown.links.flatMap((link) => ['--symlink', link.target, link.path]),
     '--dev',
     '/dev',
+    // bwrap's /dev/shm is a directory of root's: shared memory (python's multiprocessing) for the sandbox user too.
+    ...['--perms', '1777', '--tmpfs', '/dev/shm'],
     '--proc',
     '/proc',
     '--ro-bind-try',
@@ -268,53 +224,41 @@ function bwrapArgs(shown: SandboxFilesystem, policy: SandboxPolicy, uid: number)
     // /tmp and /var/tmp for everyone, as on the host (the sandbox user under root is not their owner).
     ...shown.empty.flatMap((dir) => (dir === '/tmp' || dir === '/var/tmp' ? ['--perms', '1777', '--tmpfs', dir] : ['--tmpfs', dir])),
     // After the empty ones: an interpreter under ~ is bound back into the empty home.
-    ...[...shown.system.filter((dir) => dir !== '/etc'), ...shown.interpreters].flatMap((dir) => ['--ro-bind', dir, dir]),
-    ...(shown.system.includes('/etc') ? etcArgs(uid) : []),
+    ...[...shown.system, ...shown.interpreters].flatMap((dir) => ['--ro-bind', dir, dir]),
+    ...bwrapEtcArgs(shown.etc, uid),
     // Not /dev/null: bwrap's binds are nodev, and a device there would only say "Permission denied".
     ...shown.hidden.flatMap((file) => ['--ro-bind', emptyFile(), file]),
   ];
 }
 
 /**
- * The source name of the sandbox's tmpfs mounts. Not "tmpfs": mount -a skips a line whose source and
- * target are mounted already, and the host's /tmp or /dev/shm is often a tmpfs at that very place.
+ * unshare runs a small sh script as the namespace's first process: `mount -a` of an fstab
+ * (unshareFstab.ts) that gives it its own /etc and /dev, covers what is not shown with empty tmpfs,
+ * binds the system directories read-only and hides files; then the interpreter prefixes and the
+ * workspace (opened before the cover hid them) are bound back, and the command is run without any
+ * capability ($1 is the workspace, the rest the command). `uid` is the tools' uid inside.
  */
-const TMPFS_SOURCE = 'hermes-sandbox';
-
-/**
- * unshare runs a small sh script as the namespace's first process: `mount -a` of an fstab that binds
- * the system directories read-only, covers the others with empty tmpfs and hides files; then the
- * interpreter prefixes and the workspace (opened before the cover hid them) are bound back, and the
- * command is run without any capability ($1 is the workspace, the rest the command).
- */
-function unshareArgs(shown: SandboxFilesystem, path: string, policy: SandboxPolicy, inside: readonly string[]): string[] {
+function unshareArgs(shown: SandboxFilesystem, path: string, policy: SandboxPolicy, inside: readonly string[], uid: number): string[] {
   // Found once, by absolute path: the tool's PATH is the tool's, and a PATH without them must not break the sandbox.
   const mount = shellQuote(findProgram('mount', path));
   const setpriv = shellQuote(findProgram('setpriv', path));
   const ip = findProgram('ip', path);
   const prefixes = shown.interpreters;
-  const etcSecrets = ETC_SECRETS.map((entry) => `/etc/${entry}`).filter((entry) => existsSync(entry) && shown.system.includes('/etc'));
-  // The empty ones first: mount records what it did under /run, which is then the sandbox's own.
-  const fstab = `${[
-    ...shown.empty.map((dir) => `${TMPFS_SOURCE} ${fstabPath(dir)} tmpfs mode=${dir === '/tmp' || dir === '/var/tmp' ? '1777' : '755'},X-mount.mkdir 0 0`),
-    ...shown.system.map((dir) => `${fstabPath(dir)} ${fstabPath(dir)} none rbind,ro 0 0`),
-    // /dev/null: the private directory's empty file lies under /tmp, covered by now.
-    ...shown.hidden.map((file) => `/dev/null ${fstabPath(file)} none bind,ro 0 0`),
-    ...etcSecrets.map((entry) =>
-      isDirectory(entry) ? `${TMPFS_SOURCE} ${fstabPath(entry)} tmpfs ro,mode=755 0 0` : `/dev/null ${fstabPath(entry)} none bind,ro 0 0`,
-    ),
-    // The host's /dev/shm is shared memory of every user's programs: the tool gets its own.
-    `${TMPFS_SOURCE} /dev/shm tmpfs mode=1777,nosuid,nodev 0 0`,
-  ].join('\n')}\n`;
-  const file = join(privateDirectory(), 'sandbox.fstab');
-  // Readable by the sandbox user, who runs mount under root: it holds only paths.
-  writeFileSync(file, fstab, { mode: 0o644 });
+  // A directory of this sandbox's own: the probe's sandbox and the tools' each build their trees.
+  const dir = mkdtempSync(join(privateDirectory(), 'unshare-'));
+  chmodSync(dir, 0o711);
+  const file = join(dir, 'sandbox.fstab');
+  // Read by mount, before the command drops to the sandbox user: it holds only paths.
+  writeFileSync(file, unshareFstab(shown, uid, dir), { mode: 0o644 });
   const openPrefixes = prefixes.map((dir, i) => `exec ${i + 3}<${shellQuote(dir)}`);
   const bindPrefixes = prefixes.map((dir, i) => `${mount} -c --bind -o X-mount.mkdir,ro /proc/self/fd/${i + 3} ${shellQuote(dir)} && exec ${i + 3}<&-`);
   const script = [
     'cd "$1"',
     ...openPrefixes,
-    `${mount} -a -T ${shellQuote(file)}`,
+    // --no-mtab: the first mounts come before /run is covered, and nothing of them belongs in the host's /run/mount.
+    `${mount} --no-mtab -a -T ${shellQuote(file)}`,
+    // /sys as bwrap shows it, read-only (mount -a takes a bind of /sys onto itself as done already).
+    `${mount} --no-mtab -o remount,bind,ro /sys`,
     ...bindPrefixes,
     `${mount} -c --bind -o X-mount.mkdir . "$1"`,
     // A new network namespace starts with its loopback down; without ip(8) it stays so (no network at all).
@@ -353,21 +297,58 @@ function findProgram(name: string, path: string, systemDirs = true): string {
   return name;
 }
 
+/** The temp directories of the sandbox carry their process's pid: `hermes-sandbox-[probe-]<pid>-<random>`. */
+const SANDBOX_DIR_PREFIX = 'hermes-sandbox-';
+const SANDBOX_DIR = /^hermes-sandbox-(?:probe-)?(\d+)-[A-Za-z0-9]{6}$/;
+
+/**
+ * Removes from `dir` (the temp directory) the sandbox directories of processes that are gone: a
+ * SIGKILL leaves them, since only a process's exit removes its own. Only directories of this user,
+ * named as this module names them, whose pid no longer runs here; returns how many went.
+ */
+export function removeDeadSandboxDirs(dir: string = tmpdir()): number {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return 0;
+  }
+  let removed = 0;
+  for (const name of names) {
+    const pid = SANDBOX_DIR.exec(name)?.[1];
+    if (pid === undefined || isAlive(Number(pid))) continue;
+    const path = join(dir, name);
+    try {
+      const info = lstatSync(path);
+      if (!info.isDirectory() || info.uid !== process.getuid?.()) continue;
+      rmSync(path, { recursive: true, force: true });
+      removed += 1;
+    } catch {
+      // Gone meanwhile, or not ours to remove.
+    }
+  }
+  return removed;
+}
+
 let privateDir: string | undefined;
 /** One directory of this process only, removed when it exits; the sandbox user may look up its files, not list them. */
 function privateDirectory(): string {
   if (privateDir !== undefined) return privateDir;
-  const dir = mkdtempSync(join(tmpdir(), 'hermes-sandbox-'));
+  const dir = mkdtempSync(join(tmpdir(), `${SANDBOX_DIR_PREFIX}${process.pid}-`));
   chmodSync(dir, 0o711);
   process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
   privateDir = dir;
   return dir;
 }
 
-/** A file of the private directory with this text, readable by the sandbox. */
+/** A file of the private directory with this text, readable by the sandbox (whatever the umask). */
 function privateFile(name: string, text: string): string {
   const file = join(privateDirectory(), name);
-  writeFileSync(file, text, { mode: 0o444 });
+  // Renamed into place: an earlier sandbox's file is read-only, and may be in use by its commands.
+  const next = `${file}.${process.hrtime.bigint()}`;
+  writeFileSync(next, text);
+  chmodSync(next, 0o444);
+  renameSync(next, file);
   return file;
 }
 
@@ -385,38 +366,21 @@ function othersMayRead(dir: string): boolean {
   }
 }
 
-function isDirectory(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
-  }
-}
-
-function readdirOrEmpty(dir: string): string[] {
-  try {
-    return readdirSync(dir);
-  } catch {
-    return [];
-  }
-}
-
-/** fstab fields are split on white space: octal escapes, as fstab(5) says. */
-function fstabPath(path: string): string {
-  return path.replace(/[\s\\]/g, (c) => `\\${c.charCodeAt(0).toString(8).padStart(3, '0')}`);
-}
-
 function shellQuote(text: string): string {
   return `'${text.replaceAll("'", "'\\''")}'`;
 }
 
 /** Whether the sandbox runs a real command on this machine (the program is there, namespaces and mounts are allowed). */
 export function isolationWorks(sandbox: HostSandbox, env: Readonly<Record<string, string>>): boolean {
-  const cwd = mkdtempSync(join(tmpdir(), 'hermes-sandbox-probe-'));
+  const cwd = mkdtempSync(join(tmpdir(), `${SANDBOX_DIR_PREFIX}probe-${process.pid}-`));
   try {
     const probe = sandbox.command('/bin/sh', ['-c', 'exit 0'], cwd);
     const result = spawnSync(probe.file, probe.args, { cwd, env: sandbox.env(env), stdio: 'ignore', timeout: 10_000 });
     return result.error === undefined && result.status === 0;
+  } catch {
+    // The workspace cannot be given to the sandbox user: root of a user namespace that maps no other
+    // user (unshare -r, a rootless container) gets EINVAL from chown. No command could run there.
+    return false;
   } finally {
     rmSync(cwd, { recursive: true, force: true });
   }
