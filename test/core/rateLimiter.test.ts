@@ -259,7 +259,10 @@ describe('RateLimiter', () => {
     // A refusal cuts 8 to 5.6.
     rate.release(await rate.acquire(0, never), { status: 429, refused: true });
     expect(rate.limit).toBe(5);
-    const answer = (remaining: string, model = 'gpt-x') => ({ status: 200, headers: new Headers({ [`x-litellm-key-remaining-requests-${model}`]: remaining }) });
+    const answer = (remaining: string, model = 'gpt-x') => ({
+      status: 200,
+      headers: new Headers({ [`x-litellm-key-remaining-requests-${model}`]: remaining }),
+    });
     for (let i = 0; i < 30; i += 1) rate.release(await rate.acquire(0, never), answer('0'));
     expect(rate.limit).toBe(5);
     // Another model's count says nothing of this one's budget; a count above 0 lets the window grow again.
