@@ -77,10 +77,14 @@ describe('the bench scripts', () => {
         '--storm-request-timeout',
         '2',
       ]);
-      expect(stdout).toMatch(/openai +retry-after seconds: .* of ideal, 429s/);
+      expect(stdout).toMatch(
+        /reachable ideal: .* s = the best schedule .* s \(-c 40, 5 calls in a row a prompt\) \+ process start and exit .* s \(an empty run\)/,
+      );
+      expect(stdout).toMatch(/openai +retry-after seconds: .* of ideal \(.* of the reachable\), 429s/);
       expect(stdout).toMatch(/storm \(--request-timeout 2\): .* of 6 prompts done in one invocation/);
       const report = results('generate-quota.json');
       expect((report['quota'] as { runs: unknown[] }).runs).toHaveLength(8);
+      expect((report['quota'] as { reachable: { scheduleS: number } }).reachable.scheduleS).toBeGreaterThan(0);
       expect((report['upstream'] as { runs: unknown[] }).runs).toHaveLength(2);
       expect(report['floor']).toMatchObject({ answered: 20 });
       expect(report['storm']).toMatchObject({ prompts: 6, flags: '--request-timeout 2' });
