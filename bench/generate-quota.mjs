@@ -220,10 +220,12 @@ async function quotaPart(startScriptedEndpoint, dir, opts) {
 }
 
 /**
- * The least wall time a client could take for the quota part's calls, by an event simulation: a
+ * The wall time of a client that wastes nothing on the quota part's calls, by an event simulation: a
  * bucket of R requests one second deep, full at the start (the testkit's); RUN_CONCURRENCY prompts at
- * once, each one's calls one after another, every answer `latencyS` late; each start goes to the
- * prompt ready longest. No client overhead and no start-up: those the empty run measures.
+ * once, each one's calls one after another, every answer `latencyS` late; a request starts as soon as
+ * the bucket and a ready prompt allow, the prompt ready longest first (giving it to the prompt with
+ * the most calls left took 61.8 s instead of 60.8 at the default size). No client overhead and no
+ * start-up: those the empty run measures.
  */
 function bestScheduleS({ prompts, latencyS, rps }) {
   const capacity = Math.max(1, rps);

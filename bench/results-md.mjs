@@ -322,7 +322,7 @@ export function quotaSection() {
     ...(quota.reachable
       ? [
           [
-            `the reachable ideal: the best schedule ${fmt(quota.reachable.scheduleS, 1)} s + process start ${fmt(quota.reachable.startupS, 1)} s`,
+            `the reachable ideal: a schedule of ${fmt(quota.reachable.scheduleS, 1)} s + process start ${fmt(quota.reachable.startupS, 1)} s`,
             '-',
             '-',
             fmt(quota.reachable.share, 3),
@@ -356,7 +356,7 @@ export function quotaSection() {
     '',
     ...(quota.reachable
       ? [
-          `Calls / R is not reachable as such: process start and exit cost what they cost (an empty run, measured in the same part), and each prompt's ${quota.callsPerPrompt} calls go one after another, so at the end fewer prompts are left than the quota can serve (the best schedule of these calls, computed in bench/generate-quota.mjs, takes ${fmt(quota.reachable.scheduleS, 1)} s for ${quota.seconds} s of quota). Against that reachable ideal the limiter's rows reach ${fmt(Math.min(...quota.runs.map((r) => r.shareOfReachable)), 3)} to ${fmt(Math.max(...quota.runs.map((r) => r.shareOfReachable)), 3)}; the rest is the machine's load and the client's own work per call.`,
+          `Calls / R is not reachable as such: process start and exit cost what they cost (an empty run, measured in the same part), and each prompt's ${quota.callsPerPrompt} calls go one after another, so at the end fewer prompts are left than the quota can serve (a schedule of these calls that wastes nothing at 40 prompts at once, computed in bench/generate-quota.mjs, takes ${fmt(quota.reachable.scheduleS, 1)} s for ${quota.seconds} s of quota). Against that reachable ideal the limiter's rows reach ${fmt(Math.min(...quota.runs.map((r) => r.shareOfReachable)), 3)} to ${fmt(Math.max(...quota.runs.map((r) => r.shareOfReachable)), 3)}; the rest is the machine's load and the client's own work per call.`,
           '',
         ]
       : []),
