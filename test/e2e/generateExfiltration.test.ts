@@ -9,7 +9,7 @@
 // the cwd root. The model's own last reply carries the key encoded, as a model that saw it would.
 // Then every file the run wrote and all of stderr are searched for each secret in every encoding:
 // no hit, and each attack's tool result shows it was refused or contained.
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
 import { createServer as createHttpServer } from 'node:http';
 import { createServer, type AddressInfo } from 'node:net';
@@ -21,6 +21,7 @@ import { tempDir } from '../util/cli.js';
 import { filesUnder, runGenerate } from '../util/generate.js';
 import { findSecretForms, TEST_API_KEY } from '../util/secrets.js';
 import { DEV_LINKS, DEV_NODES } from '@hermes-datagen/generate/internal/tools/sandboxFilesystem.js';
+import { detectCgroups, limitsMechanism, type CgroupLayout } from '@hermes-datagen/generate/internal/tools/promptCgroups.js';
 
 const LC_CANARY = 'lc-adv-canary-71c3e9a05b2d48f6';
 const PASSWORD = 'hunter2-innocuous-5e8a1d7c3b9f';
@@ -83,7 +84,7 @@ describe('hermes-generate against an agent that tries to exfiltrate', () => {
    * tool results. `unconfined`: the tools will run as plain processes (none, or auto given a PATH
    * without bwrap and unshare).
    */
-  async function exfiltrate(sandbox: string, runMode: boolean, unconfined = sandbox === 'none', path?: string) {
+  async function exfiltrate(sandbox: string, runMode: boolean, unconfined = sandbox === 'none', path?: string, flags: readonly string[] = []) {
     const dir = tempDir('hermes-exfil-');
     const home = join(dir, 'home');
     const data = join(dir, 'data');
@@ -106,7 +107,21 @@ describe('hermes-generate against an agent that tries to exfiltrate', () => {
     const run = await runGenerate(
       endpoint.url,
       '',
-      [join(data, 'prompts.jsonl'), '--toolsets', 'terminal', '--sandbox', sandbox, '--rejects', 'rejects.jsonl', '--on-error', 'skip', '-c', '1', ...outputs],
+      [
+        join(data, 'prompts.jsonl'),
+        '--toolsets',
+        'terminal',
+        '--sandbox',
+        sandbox,
+        '--rejects',
+        'rejects.jsonl',
+        '--on-error',
+        'skip',
+        '-c',
+        '1',
+        ...outputs,
+        ...flags,
+      ],
       { env: { LC_ADV_TOKEN: LC_CANARY, BUILD_NOTE: PASSWORD, HOME: home, ...(path === undefined ? {} : { PATH: path }) }, dir, skipSecretScan: unconfined },
     );
     // Everything written: stdout, stderr, and every file under the run's directory (records,
@@ -126,20 +141,39 @@ describe('hermes-generate against an agent that tries to exfiltrate', () => {
     return { dir, run, written, records, record, results, attacks: replies.length };
   }
 
-  for (const [sandbox, said, runMode] of [
-    ['auto', /\(--sandbox bwrap, chosen by auto\)/, true],
-    ['bwrap', /\(--sandbox bwrap\)/, false],
-    ['unshare', /\(--sandbox unshare\)/, false],
+  // auto and bwrap under this machine's cgroups (one per prompt), unshare under rlimits only.
+  for (const [sandbox, said, runMode, cgroups] of [
+    ['auto', /\(--sandbox bwrap, chosen by auto\)/, true, true],
+    ['bwrap', /\(--sandbox bwrap\)/, false, true],
+    ['unshare', /\(--sandbox unshare\)/, false, false],
   ] as const) {
-    it(`under --sandbox ${sandbox}: no secret in any form in any file or on stderr, and every attack refused or contained`, async () => {
-      const { dir, run, written, records, record, results, attacks: count } = await exfiltrate(sandbox, runMode);
+    it(`under --sandbox ${sandbox}${cgroups ? '' : ' --no-tool-cgroups'}: no secret in any form in any file or on stderr, and every attack refused or contained`, async () => {
+      const layout = detectCgroups();
+      if (layout === undefined) throw new Error('this machine has no writable cgroups: run the tests as root on the test machines');
+      const before = hermesCgroups(layout);
+      const {
+        dir,
+        run,
+        written,
+        records,
+        record,
+        results,
+        attacks: count,
+      } = await exfiltrate(sandbox, runMode, false, undefined, cgroups ? [] : ['--no-tool-cgroups']);
       expect(run.stderr).toMatch(said);
+      expect(run.stderr).toContain(
+        cgroups
+          ? `limits: ${limitsMechanism(layout)}, at most 256 processes and 2 GiB together, 60 CPU s per process`
+          : 'limits: rlimits per process, at most 256 processes, 2 GiB and 60 CPU s each',
+      );
       expect(findSecretForms(written, SECRETS)).toEqual([]);
       for (const secret of SECRETS)
         expect(
           keyForms(secret).filter((form) => written.includes(form)),
           secret,
         ).toEqual([]);
+      // The run's prompt cgroups went with their prompts: none of a run that is gone is left.
+      expect(hermesCgroups(layout).filter((dir) => !before.includes(dir) && !alive(Number(/hermes-(\d+)-/.exec(dir)?.[1])))).toEqual([]);
       expect(results).toHaveLength(count);
       const [env, proc, carried, fetched, bomb, allocation, files] = results;
       expect(env?.output).toMatch(/^PATH=/m);
@@ -151,10 +185,18 @@ describe('hermes-generate against an agent that tries to exfiltrate', () => {
       expect(fetched?.output).toMatch(/Connection refused|Network is unreachable/);
       expect(fetched?.output).not.toMatch(/^got/m);
       expect(fetched?.output).toMatch(/^1$/m);
-      expect(bomb?.error).toMatch(/limit of 256 processes \(--tool-max-procs\)/);
+      expect(bomb?.error).toMatch(
+        cgroups
+          ? /this prompt's tool processes together reached their limit of 256 processes \(--tool-max-procs, a cgroup per prompt/
+          : /the command reached the sandbox's limit of 256 processes \(--tool-max-procs\)/,
+      );
       expect(Number(/alive: (\d+)/.exec(bomb?.output ?? '')?.[1])).toBeLessThanOrEqual(256);
       expect(allocation?.output).not.toContain('allocated');
-      expect(allocation?.error).toMatch(/could not allocate memory beyond the sandbox's limit of 2 GiB per process \(--tool-memory\)/);
+      expect(allocation?.error).toMatch(
+        cgroups
+          ? /killed by the out-of-memory killer: this prompt's tool processes together reached their memory limit of 2 GiB \(--tool-memory, a cgroup per prompt\)/
+          : /could not allocate memory beyond the sandbox's limit of 2 GiB per process \(--tool-memory\)/,
+      );
       expect(files?.output).not.toMatch(/^root:/m);
       expect(files?.output).toContain('/etc/shadow: No such file or directory');
       expect(files?.output).toContain(`${ETC_CANARY_FILE}: No such file or directory`);
@@ -223,6 +265,25 @@ describe('hermes-generate against an endpoint that echoes the key encoded in its
     }
   });
 });
+
+/** The hermes prompt cgroups there are now, of every run on this machine. */
+function hermesCgroups(layout: CgroupLayout): string[] {
+  const parents = layout.version === 2 ? [layout.parent] : [layout.pids, layout.memory];
+  return parents.flatMap((parent) =>
+    readdirSync(parent)
+      .filter((name) => /^hermes-\d+-\d+$/.test(name))
+      .map((name) => join(parent, name)),
+  );
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 function readJsonl(file: string): unknown[] {
   return readFileSync(file, 'utf8')

@@ -35,7 +35,8 @@ import { RunBudget, spentBefore } from './run/runBudget.js';
 import { openRun, recordedFlags, runSettings, type RunArgs } from './run/runMode.js';
 import { dockerUnavailable } from './tools/docker.js';
 import { chooseSandbox, hostProgramsEnv, removeDeadSandboxDirs, type SandboxMode } from './tools/sandbox.js';
-import { parseSize } from './tools/toolLimits.js';
+import { detectCgroups, PromptCgroups } from './tools/promptCgroups.js';
+import { parseSize, type ToolLimits } from './tools/toolLimits.js';
 import { toolEnv } from './tools/toolEnv.js';
 import { IMPLEMENTED_TOOLS } from './tools/toolRunner.js';
 import { PROCESS_HELPER_SCRIPT } from './tools/processHelperClient.js';
@@ -65,6 +66,7 @@ export interface GenerateArgs extends EndpointArgs, ToolsRegistryArgs, RunArgs, 
   /** One name, or several when --tool-env is repeated. */
   toolEnv?: string | string[];
   toolNetwork: boolean;
+  toolCgroups: boolean;
   toolMaxProcs: number;
   toolMemory: string;
   toolCpuSeconds: number;
@@ -105,7 +107,9 @@ export async function runGenerate(args: GenerateArgs & Pick<StreamArgs, 'files'>
   const workspaceRoot = args.workspaceRoot === undefined ? defaultWorkspaceRoot() : resolve(cwd, args.workspaceRoot);
   // The files that hold the key are hidden from tools wherever the sandbox would show them.
   const secretFiles = [args.envFile, args.config].filter((file): file is string => file !== undefined).map((file) => resolve(cwd, file));
-  const policy = { network: args.toolNetwork, limits: { maxProcs: args.toolMaxProcs, memoryBytes, cpuSeconds: args.toolCpuSeconds } };
+  const limits = { maxProcs: args.toolMaxProcs, memoryBytes, cpuSeconds: args.toolCpuSeconds };
+  const cgroups = promptCgroups(args, limits, ctx);
+  const policy = { network: args.toolNetwork, limits, cgroups: cgroups?.layout };
   // What killed invocations left in the temp directory: a SIGKILL skips the exit that removes them.
   const swept = removeDeadSandboxDirs();
   if (swept > 0) ctx.log.info(`removed ${swept} sandbox temp director${swept === 1 ? 'y' : 'ies'} of hermes-generate processes that are gone (${tmpdir()})`);
@@ -178,7 +182,7 @@ export async function runGenerate(args: GenerateArgs & Pick<StreamArgs, 'files'>
     : modelClient(endpoint, { concurrency, limits: settings, log: ctx.log, onExhausted: (reason) => quota.abort(reason) });
   const cwdRoot = resolve(cwd, args.cwdRoot ?? datasetDirectory(args.files));
   const workspaces = new RunWorkspaces(workspaceRoot, args.workspaceRoot === undefined, { cwdRoot, owner: sandbox.host.owner });
-  const processes = new ToolProcesses({ limit: args.toolConcurrency, isolation: sandbox.host, helperScript: PROCESS_HELPER_SCRIPT });
+  const processes = new ToolProcesses({ limit: args.toolConcurrency, isolation: sandbox.host, helperScript: PROCESS_HELPER_SCRIPT, cgroups });
   // A forced exit (a second Ctrl-C) skips the prompts' own cleanup: their processes and workspaces go here.
   const forgetForcedExit = onForcedExit(() => {
     processes.killAll();
@@ -254,4 +258,19 @@ function datasetDirectory(files: readonly string[] | undefined): string {
 
 function positiveInteger(value: number, flag: string): void {
   if (!Number.isInteger(value) || value < 1) throw new UsageError(`${flag} must be a whole number from 1 up, got ${String(value)}`);
+}
+
+/**
+ * The run's per-prompt cgroups, detected once: where this machine has writable ones and --tool-cgroups
+ * is on, and not under --sandbox docker (whose containers are bounded by docker). Otherwise rlimits
+ * per process bound the tools, and a cgroup tree that is there but unusable says why at start.
+ */
+function promptCgroups(args: GenerateArgs, limits: ToolLimits, ctx: RunContext): PromptCgroups | undefined {
+  if (!args.toolCgroups || args.sandbox === 'docker') return undefined;
+  const layout = detectCgroups();
+  if (layout === undefined) return undefined;
+  const cgroups = PromptCgroups.open(layout, limits.maxProcs, limits.memoryBytes);
+  if (typeof cgroups !== 'string') return cgroups;
+  ctx.log.warn(`${cgroups}; tool processes are bounded by rlimits per process instead`);
+  return undefined;
 }

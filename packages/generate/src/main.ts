@@ -11,6 +11,7 @@ import { DEFAULT_CONCURRENCY, runGenerate } from './generateCommand.js';
 import { GENERATION, requestOptions, TOOLS } from './requestOptions.js';
 import { listDistributionsCommand } from './run/listDistributions.js';
 import { runOptions } from './run/runMode.js';
+import { detectCgroups, limitsMechanism } from './tools/promptCgroups.js';
 import { SANDBOX_HELP, SANDBOX_MODES } from './tools/sandbox.js';
 import { DEFAULT_TOOL_LIMITS, formatSize } from './tools/toolLimits.js';
 import { defaultToolConcurrency } from './tools/toolProcesses.js';
@@ -100,22 +101,32 @@ export const spec: CliSpec = {
               "let tool commands use this machine's network (bwrap, unshare); UNSAFE with an endpoint on the same host: tools can then call it with your session. Default: a network namespace with only its own loopback",
             group: TOOLS,
           })
+          .option('tool-cgroups', {
+            type: 'boolean',
+            default: true,
+            describe:
+              "bound each prompt's tool processes together with a cgroup of its own (--tool-max-procs, --tool-memory) where this machine has writable cgroups " +
+              '(v2 with pids and memory delegated, or v1 pids and memory), under every --sandbox but docker; the start line says which is in force ' +
+              `(on this machine: ${limitsMechanism(detectCgroups())}). --no-tool-cgroups, or none usable: rlimits per process (bwrap, unshare)`,
+            group: TOOLS,
+          })
           .option('tool-max-procs', {
             type: 'number',
             default: DEFAULT_TOOL_LIMITS.maxProcs,
-            describe: 'processes one tool command may have alive at once (bwrap, unshare)',
+            describe: "processes alive at once: all of a prompt's tool processes together under cgroups, else one tool command's (bwrap, unshare)",
             group: TOOLS,
           })
           .option('tool-memory', {
             type: 'string',
             default: formatSize(DEFAULT_TOOL_LIMITS.memoryBytes).replace(' GiB', 'g'),
-            describe: 'memory (heap and other private writable memory) each tool process may use, e.g. 512m, 4g (bwrap, unshare)',
+            describe:
+              "memory, e.g. 512m, 4g: of all a prompt's tool processes together under cgroups (then OOM-killed), else the private writable memory of each process (bwrap, unshare)",
             group: TOOLS,
           })
           .option('tool-cpu-seconds', {
             type: 'number',
             default: DEFAULT_TOOL_LIMITS.cpuSeconds,
-            describe: 'CPU seconds each tool process may use (bwrap, unshare)',
+            describe: 'CPU seconds each tool process may use (an rlimit; bwrap, unshare)',
             group: TOOLS,
           })
           .option('cwd-root', {

@@ -80,6 +80,8 @@ export function promptRunner(settings: PromptRunnerSettings): PromptRunner {
         ? undefined
         : // A batch API client names each request by its record id and turn.
           new AgentCalls(settings.client, settings.endpoint.model, settings.accounting ?? {}, journal, settings.accounting?.batch === true ? id : undefined);
+    // All the prompt's tool processes, across its calls, share one cgroup's limits; made on first use.
+    const cgroup = settings.processes.promptCgroup();
     try {
       let env: Readonly<Record<string, string>> | undefined;
       const ctx: ToolContext = {
@@ -91,6 +93,7 @@ export function promptRunner(settings: PromptRunnerSettings): PromptRunner {
           return env;
         },
         processes: settings.processes,
+        ...(cgroup === undefined ? {} : { cgroup }),
         timeoutMs: settings.toolTimeoutMs,
         maxOutputBytes: settings.maxToolOutputBytes,
         signal,
@@ -135,6 +138,8 @@ export function promptRunner(settings: PromptRunnerSettings): PromptRunner {
         replayedCalls: calls?.replayed,
       });
     } finally {
+      // Processes a call left running (a setsid daemon) end with the prompt, before its workspace goes.
+      await cgroup?.close();
       if (!settings.keepWorkspaces) await workspace?.cleanup();
     }
   };

@@ -40,10 +40,9 @@ export async function runCommand(plan: CommandPlan, ctx: ToolContext): Promise<C
     }
     return commandResult(outcome, docker.file, plan.timeoutMs, ctx.timeoutMs);
   }
-  const outcome = await ctx.processes.run({ ...limits, ...plan.host });
+  const outcome = await ctx.processes.run({ ...limits, ...plan.host }, true, ctx.cgroup);
   const result = commandResult(outcome, plan.host.file, plan.timeoutMs, ctx.timeoutMs);
-  const bounds = ctx.processes.limits;
-  const exceeded = result.error === null && bounds !== undefined ? limitExceeded(outcome, bounds) : undefined;
+  const exceeded = result.error === null ? limitExceeded(outcome, ctx.processes.limits, ctx.cgroup?.limits) : undefined;
   return exceeded === undefined ? result : { ...result, error: exceeded };
 }
 

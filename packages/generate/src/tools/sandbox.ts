@@ -9,7 +9,8 @@
 // kills every process left in its namespace. Both also give the tool a network namespace of its own
 // with only a loopback (no route to the user's 127.0.0.1 services, the model endpoint included;
 // --tool-network shares the host's instead), bound its processes' count, memory and CPU time
-// (rlimits set inside the sandbox's own user namespace, so the count is per prompt: toolLimits.ts),
+// (a cgroup per prompt where the machine allows it, else rlimits set inside the sandbox's own user
+// namespace: toolLimits.ts),
 // and run it as an unprivileged uid (SANDBOX_UID) when hermes-generate runs as root.
 //
 //   bwrap    bubblewrap (Debian package `bubblewrap`, the sandbox Flatpak uses); works unprivileged.
@@ -36,6 +37,7 @@ import { delimiter, dirname, join } from 'node:path';
 import { isAlive } from '../processAlive.js';
 import { coverTopLevel, etcDirectories, sandboxAccounts, sandboxFilesystem, type EtcEntry, type SandboxFilesystem } from './sandboxFilesystem.js';
 import { unshareFstab } from './unshareFstab.js';
+import { limitsMechanism, type CgroupLayout } from './promptCgroups.js';
 import { DEFAULT_TOOL_LIMITS, formatSize, rlimitArgs, type ToolLimits } from './toolLimits.js';
 
 export const SANDBOX_MODES = ['auto', 'none', 'bwrap', 'unshare', 'docker'] as const;
@@ -71,6 +73,8 @@ export interface SandboxPolicy {
   readonly network: boolean;
   /** Bounds on every tool process (--tool-max-procs, --tool-memory, --tool-cpu-seconds). */
   readonly limits: ToolLimits;
+  /** Where a cgroup per prompt bounds processes and memory (promptCgroups.ts): the rlimits bound only CPU time. */
+  readonly cgroups?: CgroupLayout | undefined;
 }
 
 export const DEFAULT_SANDBOX_POLICY: SandboxPolicy = { network: false, limits: DEFAULT_TOOL_LIMITS };
@@ -108,7 +112,7 @@ export function hostSandbox(
     return { isolation, owner: undefined, limits: undefined, command: (file, args) => ({ file, args: [...args] }), env: (e) => ({ ...e }) };
   const path = env['PATH'] ?? '';
   const owner = isRoot() ? { uid: SANDBOX_UID, gid: SANDBOX_UID } : undefined;
-  const limits = rlimitArgs(policy.limits, findProgram('prlimit', path));
+  const limits = rlimitArgs(policy.limits, findProgram('prlimit', path), policy.cgroups !== undefined);
   // Under root, the command drops to the sandbox user once the sandbox is set up, in a user namespace
   // of its own: Linux never applies RLIMIT_NPROC to root, and counts it per user namespace.
   const dropToUser =
@@ -413,12 +417,13 @@ export function chooseSandbox(mode: SandboxMode, env: Readonly<Record<string, st
   const plain = hostSandbox('none');
   const policy = options.policy ?? DEFAULT_SANDBOX_POLICY;
   if (mode === 'docker') return { host: plain, docker: true, description: "tool commands run in each row's docker_image without network (--sandbox docker)" };
+  const unbounded = policy.cgroups === undefined ? 'no limit bounds their processes, memory or CPU time' : 'no limit bounds their CPU time';
   if (mode === 'none')
     return {
       host: plain,
       docker: false,
-      description: 'tool commands run as plain host processes (--sandbox none): they can see your other processes and read your files',
-      warning: `--sandbox none: ${HOST_NETWORK_WARNING}, and no limit bounds their processes, memory or CPU time`,
+      description: `tool commands run as plain host processes (--sandbox none): they can see your other processes and read your files${cgroupBounds(policy)}`,
+      warning: `--sandbox none: ${HOST_NETWORK_WARNING}, and ${unbounded}`,
     };
   // The check runs /bin/sh, which needs no interpreter; the sandbox the tools get finds them when its first command starts.
   const probed = sandboxFilesystem({ env, ...options, findInterpreters: false });
@@ -428,12 +433,16 @@ export function chooseSandbox(mode: SandboxMode, env: Readonly<Record<string, st
       const host = hostSandbox(isolation, () => sandboxFilesystem({ env, ...options }), env, policy);
       const caveats = [
         ...(policy.network ? [`--tool-network: ${HOST_NETWORK_WARNING}`] : []),
-        ...(host.limits === undefined ? ["prlimit (util-linux) was not found, so no limit bounds the tools' processes, memory or CPU time"] : []),
+        ...(host.limits === undefined ? [`prlimit (util-linux) was not found, so ${unbounded.replace('their', "the tools'")}`] : []),
       ];
+      const { maxProcs, memoryBytes, cpuSeconds } = policy.limits;
       const bounds =
-        host.limits === undefined
-          ? 'no limits'
-          : `at most ${host.limits.maxProcs} processes, ${formatSize(host.limits.memoryBytes)} and ${host.limits.cpuSeconds} CPU s each`;
+        policy.cgroups !== undefined
+          ? `limits: ${limitsMechanism(policy.cgroups)}, at most ${maxProcs} processes and ${formatSize(memoryBytes)} together, ` +
+            (host.limits === undefined ? 'no CPU time limit' : `${cpuSeconds} CPU s per process`)
+          : host.limits === undefined
+            ? 'no limits'
+            : `limits: ${limitsMechanism(undefined)}, at most ${maxProcs} processes, ${formatSize(memoryBytes)} and ${cpuSeconds} CPU s each`;
       return {
         host,
         docker: false,
@@ -449,11 +458,19 @@ export function chooseSandbox(mode: SandboxMode, env: Readonly<Record<string, st
   return {
     host: plain,
     docker: false,
-    description: 'tool commands run as plain host processes (--sandbox auto found neither bwrap nor unshare working)',
+    description: `tool commands run as plain host processes (--sandbox auto found neither bwrap nor unshare working)${cgroupBounds(policy)}`,
     warning:
       `no namespace sandbox works here (install bubblewrap: apt-get install bubblewrap), so tool commands can see your other processes, their environments and your files; ${HOST_NETWORK_WARNING}; ` +
-      'no limit bounds their processes, memory or CPU time; pass --sandbox none to accept that',
+      `${unbounded}; pass --sandbox none to accept that`,
   };
+}
+
+/** What bounds plain host processes: a cgroup per prompt, where there is one. */
+function cgroupBounds(policy: SandboxPolicy): string {
+  const { maxProcs, memoryBytes } = policy.limits;
+  return policy.cgroups === undefined
+    ? ''
+    : `; limits: ${limitsMechanism(policy.cgroups)}, at most ${maxProcs} processes and ${formatSize(memoryBytes)} together`;
 }
 
 function unavailableMessage(mode: 'bwrap' | 'unshare'): string {

@@ -10,6 +10,7 @@ import { availableParallelism } from 'node:os';
 import { EXHAUSTION_CODES, retryExhausted } from './exhaustion.js';
 import { ProcessHelperClient } from './processHelperClient.js';
 import { killAllGroups } from './processHelperProtocol.js';
+import { joinCommand, type CgroupEvents, type PromptCgroup, type PromptCgroups } from './promptCgroups.js';
 import { runProcess, type ProcessOutcome, type ProcessSpec } from './runProcess.js';
 import { hostProgramsEnv, hostSandbox, type HostIsolation, type HostSandbox } from './sandbox.js';
 import type { ToolLimits } from './toolLimits.js';
@@ -29,6 +30,13 @@ export interface ToolProcessesOptions {
   readonly isolation: HostIsolation | HostSandbox;
   /** The built processHelper.js (PROCESS_HELPER_SCRIPT) to start processes from; without it, this process starts them. */
   readonly helperScript?: string;
+  /** The run's per-prompt cgroups (promptCgroups.ts), where this machine has them. */
+  readonly cgroups?: PromptCgroups | undefined;
+}
+
+/** A process's outcome, and the limit hits its prompt's cgroup counted while it ran. */
+export interface ToolOutcome extends ProcessOutcome {
+  readonly cgroupEvents?: CgroupEvents;
 }
 
 export class ToolProcesses {
@@ -40,10 +48,12 @@ export class ToolProcesses {
 
   private readonly helper: ProcessHelperClient | undefined;
   private readonly sandbox: HostSandbox;
+  private readonly cgroups: PromptCgroups | undefined;
 
   public constructor(options: ToolProcessesOptions) {
     this.limit = options.limit;
     this.sandbox = typeof options.isolation === 'string' ? hostSandbox(options.isolation, undefined, hostProgramsEnv(process.env)) : options.isolation;
+    this.cgroups = options.cgroups;
     this.helper = options.helperScript === undefined ? undefined : new ProcessHelperClient(options.helperScript);
   }
 
@@ -57,17 +67,31 @@ export class ToolProcesses {
     return this.sandbox.limits;
   }
 
+  /** A cgroup for one prompt's tool processes, to pass to run and close at its end; none without cgroups. */
+  public promptCgroup(): PromptCgroup | undefined {
+    return this.cgroups?.prompt();
+  }
+
   /**
    * Runs the process when a slot is free, inside the sandbox unless `isolate` is false (the docker
-   * CLI). The timeout starts when the process does. Aborted while waiting, it never starts. A spawn
+   * CLI), and inside its prompt's cgroup when given one. The timeout starts when the process does. Aborted while waiting, it never starts. A spawn
    * that failed for want of file descriptors or processes (EMFILE, ENFILE, EAGAIN) lowers the limit to what runs now (the machine's limits are below ours)
    * and waits and tries again (exhaustion.ts) until it starts or its call is aborted: back-pressure,
    * never a failed tool call for it.
    */
-  public async run(spec: ProcessSpec, isolate = true): Promise<ProcessOutcome> {
-    const command = isolate
+  public async run(spec: ProcessSpec, isolate = true, cgroup?: PromptCgroup): Promise<ToolOutcome> {
+    const sandboxed = isolate
       ? { ...this.sandbox.command(spec.file, spec.args, spec.cwd), env: this.sandbox.env(spec.env) }
       : { file: spec.file, args: [...spec.args] };
+    if (cgroup === undefined) return this.runRetried(spec, sandboxed);
+    const command = { ...sandboxed, ...joinCommand(cgroup.dirs(), sandboxed.file, sandboxed.args) };
+    const before = cgroup.events();
+    const outcome = await this.runRetried(spec, command);
+    const after = cgroup.events();
+    return { ...outcome, cgroupEvents: { forkFailures: after.forkFailures - before.forkFailures, oomKills: after.oomKills - before.oomKills } };
+  }
+
+  private runRetried(spec: ProcessSpec, command: Pick<ProcessSpec, 'file' | 'args'> & Partial<Pick<ProcessSpec, 'env'>>): Promise<ProcessOutcome> {
     return retryExhausted(
       () => this.runInSlot({ ...spec, ...command }),
       spec.signal,
@@ -80,6 +104,7 @@ export class ToolProcesses {
   /** Synchronously SIGKILLs every tool process group still running: the last thing before a forced exit. */
   public killAll(): void {
     killAllGroups(this.groups);
+    this.cgroups?.killAll();
   }
 
   private async runInSlot(spec: ProcessSpec): Promise<ProcessOutcome> {

@@ -1,5 +1,6 @@
 // The contract between hermes-generate's agent loop and the tools it offers the model.
 import type { ToolArgs } from './args.js';
+import type { PromptCgroup } from './promptCgroups.js';
 import type { ToolProcesses } from './toolProcesses.js';
 
 // delegate_task (run/delegation.ts): what a sub-agent is handed and what comes back to the delegating agent.
@@ -52,6 +53,8 @@ export interface ToolContext {
   env: Readonly<Record<string, string>>;
   /** The run's one way to start tool processes: bounded in number, in the run's sandbox. */
   processes: ToolProcesses;
+  /** The prompt's own cgroup, which all its tool processes join, where the run has cgroups (promptCgroups.ts). */
+  cgroup?: PromptCgroup;
   /** Upper bound on one command or code run; the model may ask for less, never for more. */
   timeoutMs: number;
   /** Upper bound on the command output (and on read_file content) kept in one result. */
