@@ -6,34 +6,39 @@
 //             (openai, anthropic, litellm, none) and Retry-After (seconds, none): the wall time as a
 //             share of the ideal (calls / R; process start and exit included), 429s as a share of
 //             the requests, prompts failed. Targets: >= 0.95 of the ideal with headers, >= 0.85
-//             with none; 429s <= 3%; no prompt failed.
+//             with none; 429s <= 3%; no prompt failed. Beside them, the reachable ideal: the best
+//             schedule of these calls under the quota (computed: each prompt's calls go one after
+//             another, so at the end fewer prompts are left than the quota can serve) plus process
+//             start and exit (measured in the same part: an empty run); each row's wall time is also
+//             given as a share of it.
 //   floor:    the same prompts with no quota at all, R x latency of them at once (-c): the requests in
 //             flight the quota allows, kept full by nothing but the prompts themselves. What it takes
 //             beyond the ideal is the workload's own (process start, the last prompts' five calls in
-//             a row, the first round), the most any limiter could reach here.
+//             a row, the first round), at -c R x latency (more in flight would pass the quota).
 //   upstream: the same quota without headers, with Retry-After and without, run the way upstream's
 //             batch_runner calls a model: a fixed number of retries (the client's 2) after
 //             Retry-After or a backoff, no limiter. hermes-generate's stream mode is exactly that
 //             client, so it stands in for upstream: prompts failed and 429s.
-//   storm:    M prompts (default 1,000) of 2 calls, default flags but --request-timeout 10, 27% of
-//             calls faulted (429 with Retry-After 8%, 500 7%, dropped connection 6%, truncated body
-//             5%, no answer 3%, 503 2%): the share done in one invocation (target >= 99%), the
-//             failures by class, and what --resume leaves (target: nothing). At the default 120 s a
-//             call that never gets an answer waits 120 s an attempt, and the storm's wall time is then
-//             that of its unluckiest prompt (three such attempts: 6 minutes), a measure of the flag.
+//   storm:    M prompts (default 1,000) of 2 calls, default flags, 27% of calls faulted (429 with
+//             Retry-After 8%, 500 7%, dropped connection 6%, truncated body 5%, no answer 3%, 503
+//             2%): the share done in one invocation (target >= 99%), the failures by class, and what
+//             --resume leaves (target: nothing). A call that never gets an answer holds its prompt
+//             for the whole --request-timeout (default 120 s) an attempt, so the wall time is mostly
+//             that flag's; --storm-request-timeout S sets it (a quick trial, the test's tiny run).
 // Writes bench/results/generate-quota.json; exits 1 when a target is missed (--no-fail: report only).
 // Needs the build (npx tsc -b).
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { exitWithUsage, parseFlags, resultsFile, shownPath, wholeNumber, writeResults } from './cli-args.mjs';
+import { runBenchParts } from './bench-parts.mjs';
+import { exitWithUsage, parseFlags, resultsFile, wholeNumber } from './cli-args.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BIN = `${ROOT}packages/generate/bin/hermes-generate.js`;
-const TESTKIT = `${ROOT}packages/testkit/dist/index.js`;
 const CALLS_PER_PROMPT = 5;
+/** Prompts at once in run mode with default flags (--num-workers 4 x --batch-size 10). */
+const RUN_CONCURRENCY = 40;
 const HEADER_STYLES = ['openai', 'anthropic', 'litellm', 'none'];
 const RETRY_AFTER = ['seconds', 'none'];
 const TARGETS = { withHeaders: 0.95, withoutHeaders: 0.85, refusals: 0.03, stormDone: 0.99 };
@@ -46,13 +51,16 @@ const STORM_FAULTS = [
   { kind: 'timeout', share: 0.03 },
   { kind: 'unavailable', share: 0.02 },
 ];
-const STORM_REQUEST_TIMEOUT_S = 10;
 const PARTS = ['quota', 'floor', 'upstream', 'storm'];
-const USAGE = `usage: node bench/generate-quota.mjs [--prompts N] [--seconds S] [--latency-ms N] [--storm-prompts N] [--only quota|floor|upstream|storm] [--no-fail] [--out DIR]
+const USAGE = `usage: node bench/generate-quota.mjs [--prompts N] [--seconds S] [--latency-ms N] [--storm-prompts N] [--storm-request-timeout S] [--limit-headers LIST] [--only quota|floor|upstream|storm] [--no-fail] [--out DIR]
   --prompts N        prompts of each quota run (default 300; 5 calls each)
   --seconds S        what the quota run takes at the ideal rate: R = prompts x 5 / S (default 60)
   --latency-ms N     how late each answer comes (default 1000)
   --storm-prompts N  prompts of the fault storm (default 1000; 2 calls each)
+  --storm-request-timeout S
+                     the storm's --request-timeout (default: hermes-generate's own, as every other flag)
+  --limit-headers LIST
+                     the quota part's header styles, comma-separated (default ${HEADER_STYLES.join(',')}); with fewer, the results file is left as it is
   --only PART        run one part and leave the results file as it is
   --no-fail          report a miss without exiting 1
   --out DIR          write generate-quota.json into DIR, not bench/results/`;
@@ -64,6 +72,8 @@ function options() {
       seconds: { type: 'string', default: '60' },
       'latency-ms': { type: 'string', default: '1000' },
       'storm-prompts': { type: 'string', default: '1000' },
+      'storm-request-timeout': { type: 'string' },
+      'limit-headers': { type: 'string', default: HEADER_STYLES.join(',') },
       only: { type: 'string' },
       'no-fail': { type: 'boolean', default: false },
       out: { type: 'string' },
@@ -72,12 +82,18 @@ function options() {
   );
   if (values.only !== undefined && !PARTS.includes(values.only))
     exitWithUsage(`--only takes ${PARTS.join(', ')} (got ${JSON.stringify(values.only)})\n${USAGE}`);
+  const limitHeaders = values['limit-headers'].split(',');
+  const unknown = limitHeaders.find((style) => !HEADER_STYLES.includes(style));
+  if (unknown !== undefined) exitWithUsage(`--limit-headers takes ${HEADER_STYLES.join(', ')} (got ${JSON.stringify(unknown)})\n${USAGE}`);
   return {
     parts: values.only === undefined ? PARTS : [values.only],
+    limitHeaders,
     prompts: wholeNumber('--prompts', values.prompts, 1),
     seconds: wholeNumber('--seconds', values.seconds, 1),
     latencyMs: wholeNumber('--latency-ms', values['latency-ms'], 0),
     stormPrompts: wholeNumber('--storm-prompts', values['storm-prompts'], 1),
+    stormRequestTimeoutS:
+      values['storm-request-timeout'] === undefined ? undefined : wholeNumber('--storm-request-timeout', values['storm-request-timeout'], 1),
     noFail: values['no-fail'],
     resultsFile: resultsFile(values.out, 'generate-quota.json'),
   };
@@ -158,17 +174,28 @@ async function quotaRun(startScriptedEndpoint, dir, opts, quota, mode) {
 }
 
 const pct = (x) => `${(x * 100).toFixed(1)}%`;
+const reachableLine = (r) =>
+  `reachable ideal: ${r.wallS.toFixed(1)} s = the best schedule ${r.scheduleS.toFixed(1)} s (-c ${RUN_CONCURRENCY}, ${CALLS_PER_PROMPT} calls in a row a prompt) + process start and exit ${r.startupS.toFixed(1)} s (an empty run) = ${r.share.toFixed(3)} of calls / R`;
 const row = (r) =>
-  `${r.limitHeaders.padEnd(9)} retry-after ${r.retryAfter.padEnd(7)}: ${r.wallS.toFixed(1)} s for ${r.answered} calls at ${r.rps} req/s = ${r.share.toFixed(3)} of ideal, 429s ${pct(r.refusedShare)} of ${r.requests} requests, ${r.failed} prompts failed (exit ${r.code})`;
+  `${r.limitHeaders.padEnd(9)} retry-after ${r.retryAfter.padEnd(7)}: ${r.wallS.toFixed(1)} s for ${r.answered} calls at ${r.rps} req/s = ${r.share.toFixed(3)} of ideal${r.shareOfReachable === undefined ? '' : ` (${r.shareOfReachable.toFixed(3)} of the reachable)`}, 429s ${pct(r.refusedShare)} of ${r.requests} requests, ${r.failed} prompts failed (exit ${r.code})`;
 
 async function quotaPart(startScriptedEndpoint, dir, opts) {
   process.stderr.write(
-    `bench: run mode behind a quota, ${opts.prompts} prompts x ${CALLS_PER_PROMPT} calls, ${opts.latencyMs} ms replies, ${HEADER_STYLES.length * RETRY_AFTER.length} runs\n`,
+    `bench: run mode behind a quota, ${opts.prompts} prompts x ${CALLS_PER_PROMPT} calls, ${opts.latencyMs} ms replies, ${opts.limitHeaders.length * RETRY_AFTER.length} runs\n`,
   );
+  // The reachable ideal, beside the rows: the best schedule of these calls under the quota (computed:
+  // a prompt's calls go one after another, so at the end fewer prompts are left than the quota can
+  // serve) plus what process start and exit take now on this machine (measured: an empty run).
+  const rps = (opts.prompts * CALLS_PER_PROMPT) / opts.seconds;
+  const scheduleS = bestScheduleS({ prompts: opts.prompts, latencyS: opts.latencyMs / 1000, rps });
+  const startupS = (await unlimitedRun(startScriptedEndpoint, dir, { ...opts, prompts: 0 }, 'empty', [])).wallS;
+  const reachable = { scheduleS, startupS, wallS: scheduleS + startupS, share: (opts.prompts * CALLS_PER_PROMPT) / rps / (scheduleS + startupS) };
+  process.stderr.write(`bench:   ${reachableLine(reachable)}\n`);
   const runs = [];
-  for (const limitHeaders of HEADER_STYLES) {
+  for (const limitHeaders of opts.limitHeaders) {
     for (const retryAfter of RETRY_AFTER) {
-      const result = await quotaRun(startScriptedEndpoint, dir, opts, { limitHeaders, retryAfter }, 'run');
+      const run = await quotaRun(startScriptedEndpoint, dir, opts, { limitHeaders, retryAfter }, 'run');
+      const result = { ...run, shareOfReachable: reachable.wallS / run.wallS };
       process.stderr.write(`bench:   ${row(result)}\n`);
       runs.push(result);
     }
@@ -184,23 +211,66 @@ async function quotaPart(startScriptedEndpoint, dir, opts) {
     ];
   });
   return {
-    report: { quota: { prompts: opts.prompts, callsPerPrompt: CALLS_PER_PROMPT, latencyMs: opts.latencyMs, seconds: opts.seconds, targets: TARGETS, runs } },
-    lines: runs.map(row),
+    report: {
+      quota: { prompts: opts.prompts, callsPerPrompt: CALLS_PER_PROMPT, latencyMs: opts.latencyMs, seconds: opts.seconds, targets: TARGETS, reachable, runs },
+    },
+    lines: [reachableLine(reachable), ...runs.map(row)],
     misses,
   };
+}
+
+/**
+ * The wall time of a client that wastes nothing on the quota part's calls, by an event simulation: a
+ * bucket of R requests one second deep, full at the start (the testkit's); RUN_CONCURRENCY prompts at
+ * once, each one's calls one after another, every answer `latencyS` late; a request starts as soon as
+ * the bucket and a ready prompt allow, the prompt ready longest first (giving it to the prompt with
+ * the most calls left took 61.8 s instead of 60.8 at the default size). No client overhead and no
+ * start-up: those the empty run measures.
+ */
+function bestScheduleS({ prompts, latencyS, rps }) {
+  const capacity = Math.max(1, rps);
+  let level = capacity;
+  let at = 0;
+  let started = 0;
+  let end = 0;
+  const active = [];
+  const admit = (readyAt) => {
+    if (started >= prompts) return;
+    started += 1;
+    active.push({ readyAt, left: CALLS_PER_PROMPT });
+  };
+  for (let i = 0; i < RUN_CONCURRENCY; i += 1) admit(0);
+  while (active.length > 0) {
+    const next = active.reduce((a, b) => (b.readyAt < a.readyAt ? b : a));
+    const startAt = Math.max(next.readyAt, at + Math.max(0, 1 - level) / rps);
+    level = Math.min(capacity, level + (startAt - at) * rps) - 1;
+    at = startAt;
+    next.left -= 1;
+    next.readyAt = startAt + latencyS;
+    if (next.left > 0) continue;
+    active.splice(active.indexOf(next), 1);
+    end = Math.max(end, next.readyAt);
+    admit(next.readyAt);
+  }
+  return end;
+}
+
+/** One run with no quota at the endpoint, with these flags: wall time and calls answered. */
+async function unlimitedRun(startScriptedEndpoint, dir, opts, name, args) {
+  const endpoint = await startScriptedEndpoint({ script: script(CALLS_PER_PROMPT), latencyMs: opts.latencyMs, recordRequests: false });
+  const runDir = mkdtempSync(join(dir, `${name}-`));
+  dataset(runDir, opts.prompts);
+  const { code, wallS } = await generate(endpoint, runDir, ['--run-name', name, ...args]);
+  await endpoint.close();
+  rmSync(runDir, { recursive: true, force: true });
+  return { code, wallS, answered: endpoint.stats.answered };
 }
 
 async function floorPart(startScriptedEndpoint, dir, opts) {
   const rps = (opts.prompts * CALLS_PER_PROMPT) / opts.seconds;
   const concurrency = Math.max(1, Math.round((rps * opts.latencyMs) / 1000));
   process.stderr.write(`bench: the workload's own floor: no quota, -c ${concurrency} (${rps} req/s x ${opts.latencyMs} ms)\n`);
-  const endpoint = await startScriptedEndpoint({ script: script(CALLS_PER_PROMPT), latencyMs: opts.latencyMs, recordRequests: false });
-  const runDir = mkdtempSync(join(dir, 'floor-'));
-  dataset(runDir, opts.prompts);
-  const { code, wallS } = await generate(endpoint, runDir, ['--run-name', 'floor', '-c', String(concurrency)]);
-  await endpoint.close();
-  rmSync(runDir, { recursive: true, force: true });
-  const { answered } = endpoint.stats;
+  const { code, wallS, answered } = await unlimitedRun(startScriptedEndpoint, dir, opts, 'floor', ['-c', String(concurrency)]);
   const floor = { concurrency, rps, code, wallS, answered, share: answered / rps / wallS };
   return {
     report: { floor },
@@ -220,7 +290,9 @@ async function upstreamPart(startScriptedEndpoint, dir, opts) {
 }
 
 async function stormPart(startScriptedEndpoint, dir, opts) {
-  process.stderr.write(`bench: fault storm, ${opts.stormPrompts} prompts x 2 calls, --request-timeout ${STORM_REQUEST_TIMEOUT_S}, 27% of calls faulted\n`);
+  const timeoutFlags = opts.stormRequestTimeoutS === undefined ? [] : ['--request-timeout', String(opts.stormRequestTimeoutS)];
+  const flagsShown = timeoutFlags.length === 0 ? 'default flags' : timeoutFlags.join(' ');
+  process.stderr.write(`bench: fault storm, ${opts.stormPrompts} prompts x 2 calls, ${flagsShown}, 27% of calls faulted\n`);
   let left = 1;
   const faults = STORM_FAULTS.map(({ share, ...rule }) => {
     const rate = share / left;
@@ -231,7 +303,7 @@ async function stormPart(startScriptedEndpoint, dir, opts) {
   const runDir = mkdtempSync(join(dir, 'storm-'));
   dataset(runDir, opts.stormPrompts);
   const failures = () => lines(join(runDir, 'data', 'storm', 'failures.jsonl')).map((line) => JSON.parse(line));
-  const flags = ['--run-name', 'storm', '--request-timeout', String(STORM_REQUEST_TIMEOUT_S)];
+  const flags = ['--run-name', 'storm', ...timeoutFlags];
   const first = await generate(endpoint, runDir, flags);
   const afterFirst = failures();
   const byClass = {};
@@ -245,7 +317,7 @@ async function stormPart(startScriptedEndpoint, dir, opts) {
   const done = (opts.stormPrompts - afterFirst.length) / opts.stormPrompts;
   const storm = {
     prompts: opts.stormPrompts,
-    requestTimeoutS: STORM_REQUEST_TIMEOUT_S,
+    flags: flagsShown,
     faults: STORM_FAULTS,
     first: { code: first.code, wallS: first.wallS, failed: afterFirst.length, byClass, doneShare: done },
     resume: { code: resumed.code, wallS: resumed.wallS, failedLeft: afterResume },
@@ -259,7 +331,7 @@ async function stormPart(startScriptedEndpoint, dir, opts) {
   return {
     report: { storm },
     lines: [
-      `storm: ${pct(done)} of ${opts.stormPrompts} prompts done in one invocation (${first.wallS.toFixed(1)} s, exit ${first.code}; failed: ${classes || 'none'}); --resume (${resumed.wallS.toFixed(1)} s, exit ${resumed.code}) leaves ${afterResume} failed, ${records} records`,
+      `storm (${flagsShown}): ${pct(done)} of ${opts.stormPrompts} prompts done in one invocation (${first.wallS.toFixed(1)} s, exit ${first.code}; failed: ${classes || 'none'}); --resume (${resumed.wallS.toFixed(1)} s, exit ${resumed.code}) leaves ${afterResume} failed, ${records} records`,
     ],
     misses: [
       ...(done < TARGETS.stormDone ? [`storm: ${pct(done)} done in one invocation is under ${pct(TARGETS.stormDone)}`] : []),
@@ -268,39 +340,13 @@ async function stormPart(startScriptedEndpoint, dir, opts) {
   };
 }
 
-async function main() {
-  const opts = options();
-  if (!existsSync(TESTKIT) || !existsSync(`${ROOT}packages/generate/dist/main.js`)) exitWithUsage('packages are not built: run `npx tsc -b` first');
-  const { startScriptedEndpoint } = await import(TESTKIT);
-  const loadBefore = loadavg();
-  const dir = mkdtempSync(join(tmpdir(), 'hermes-bench-quota-'));
-  try {
-    const parts = { quota: quotaPart, floor: floorPart, upstream: upstreamPart, storm: stormPart };
-    const results = [];
-    for (const part of opts.parts) results.push(await parts[part](startScriptedEndpoint, dir, opts));
-    const report = {
-      date: new Date().toISOString(),
-      node: process.version,
-      machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? null, loadBefore, loadAfter: loadavg() },
-      ...Object.assign({}, ...results.map((result) => result.report)),
-    };
-    const complete = opts.parts.length === PARTS.length;
-    if (complete) writeResults(opts.resultsFile, report);
-    process.stdout.write(
-      `${[
-        `hermes-generate behind a quota, load average ${loadBefore.map((v) => v.toFixed(1)).join(' ')} on ${cpus().length} CPUs`,
-        ...results.flatMap((result) => result.lines),
-        complete ? `written to ${shownPath(opts.resultsFile)}` : `(--only ${opts.parts[0]}: ${shownPath(opts.resultsFile)} left as it was)`,
-      ].join('\n')}\n`,
-    );
-    const misses = results.flatMap((result) => result.misses);
-    if (misses.length > 0 && !opts.noFail) {
-      process.stderr.write(misses.map((miss) => `bench: ${miss}\n`).join(''));
-      process.exitCode = 1;
-    }
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
-
-await main();
+const opts = options();
+const parts = { quota: quotaPart, floor: floorPart, upstream: upstreamPart, storm: stormPart };
+await runBenchParts({
+  title: 'hermes-generate behind a quota',
+  scratchPrefix: 'hermes-bench-quota-',
+  parts: opts.parts.map((part) => (startScriptedEndpoint, dir) => parts[part](startScriptedEndpoint, dir, opts)),
+  complete: opts.parts.length === PARTS.length && opts.limitHeaders.length === HEADER_STYLES.length,
+  resultsFile: opts.resultsFile,
+  noFail: opts.noFail,
+});

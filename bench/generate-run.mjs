@@ -23,15 +23,14 @@
 // Writes bench/results/generate-run.json; exits 1 when a target is missed (--no-fail: report only).
 // Needs the build (npx tsc -b).
 import { spawn } from 'node:child_process';
-import { closeSync, existsSync, fsyncSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { closeSync, fsyncSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { exitWithUsage, parseFlags, resultsFile, shownPath, wholeNumber, writeResults } from './cli-args.mjs';
+import { runBenchParts } from './bench-parts.mjs';
+import { exitWithUsage, parseFlags, resultsFile, wholeNumber } from './cli-args.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BIN = `${ROOT}packages/generate/bin/hermes-generate.js`;
-const TESTKIT = `${ROOT}packages/testkit/dist/index.js`;
 const OVERHEAD_TARGET = 0.1;
 const RESUME_TARGET = 0.05;
 const RSS_TARGET_MB = 500;
@@ -294,40 +293,13 @@ async function gatewayPart(startScriptedEndpoint, dir, opts) {
 
 const pct = (x) => `${(x * 100).toFixed(1)}%`;
 
-async function main() {
-  const opts = options();
-  if (!existsSync(TESTKIT) || !existsSync(`${ROOT}packages/generate/dist/main.js`)) exitWithUsage('packages are not built: run `npx tsc -b` first');
-  const { startScriptedEndpoint } = await import(TESTKIT);
-  const loadBefore = loadavg();
-  const dir = mkdtempSync(join(tmpdir(), 'hermes-bench-run-'));
-  try {
-    const parts = { overhead: overheadPart, gateway: gatewayPart };
-    const results = [];
-    for (const part of opts.parts) results.push(await parts[part](startScriptedEndpoint, dir, opts));
-    const report = {
-      date: new Date().toISOString(),
-      node: process.version,
-      machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? null, loadBefore, loadAfter: loadavg() },
-      ...Object.assign({}, ...results.map((result) => result.report)),
-    };
-    // A one-part run is for iterating: bench/results-md.mjs reads every part from the results file.
-    const complete = opts.parts.length === PARTS.length;
-    if (complete) writeResults(opts.resultsFile, report);
-    process.stdout.write(
-      `${[
-        `hermes-generate run mode, load average ${loadBefore.map((v) => v.toFixed(1)).join(' ')} on ${cpus().length} CPUs`,
-        ...results.flatMap((result) => result.lines),
-        complete ? `written to ${shownPath(opts.resultsFile)}` : `(--only ${opts.parts[0]}: ${shownPath(opts.resultsFile)} left as it was)`,
-      ].join('\n')}\n`,
-    );
-    const misses = results.flatMap((result) => result.misses);
-    if (misses.length > 0 && !opts.noFail) {
-      process.stderr.write(misses.map((miss) => `bench: ${miss}\n`).join(''));
-      process.exitCode = 1;
-    }
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
-
-await main();
+const opts = options();
+const parts = { overhead: overheadPart, gateway: gatewayPart };
+await runBenchParts({
+  title: 'hermes-generate run mode',
+  scratchPrefix: 'hermes-bench-run-',
+  parts: opts.parts.map((part) => (startScriptedEndpoint, dir) => parts[part](startScriptedEndpoint, dir, opts)),
+  complete: opts.parts.length === PARTS.length,
+  resultsFile: opts.resultsFile,
+  noFail: opts.noFail,
+});

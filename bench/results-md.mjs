@@ -319,7 +319,19 @@ export function quotaSection() {
   const { quota, floor, upstream, storm } = q;
   const rows = [
     ...quota.runs.map((r) => ['run mode (the limiter)', r.limitHeaders, r.retryAfter, fmt(r.share, 3), pct1(r.refusedShare), String(r.failed)]),
-    ...(floor ? [[`no quota at all, -c ${floor.concurrency} (the most this workload reaches)`, '-', '-', fmt(floor.share, 3), '-', '-']] : []),
+    ...(quota.reachable
+      ? [
+          [
+            `the reachable ideal: a schedule of ${fmt(quota.reachable.scheduleS, 1)} s + process start ${fmt(quota.reachable.startupS, 1)} s`,
+            '-',
+            '-',
+            fmt(quota.reachable.share, 3),
+            '-',
+            '-',
+          ],
+        ]
+      : []),
+    ...(floor ? [[`no quota at all, -c ${floor.concurrency} (R x latency in flight)`, '-', '-', fmt(floor.share, 3), '-', '-']] : []),
     ...upstream.runs.map((r) => [
       'upstream-style: 2 retries, no limiter',
       r.limitHeaders,
@@ -342,13 +354,19 @@ export function quotaSection() {
     '',
     table(['client', 'budget headers', 'Retry-After', 'share of ideal', '429s of requests', 'prompts failed'], rows),
     '',
+    ...(quota.reachable
+      ? [
+          `Calls / R is not reachable as such: process start and exit cost what they cost (an empty run, measured in the same part), and each prompt's ${quota.callsPerPrompt} calls go one after another, so at the end fewer prompts are left than the quota can serve (a schedule of these calls that wastes nothing at 40 prompts at once, computed in bench/generate-quota.mjs, takes ${fmt(quota.reachable.scheduleS, 1)} s for ${quota.seconds} s of quota). Against that reachable ideal the limiter's rows reach ${fmt(Math.min(...quota.runs.map((r) => r.shareOfReachable)), 3)} to ${fmt(Math.max(...quota.runs.map((r) => r.shareOfReachable)), 3)}; the rest is the machine's load and the client's own work per call.`,
+          '',
+        ]
+      : []),
     ...(floor
       ? [
           `The share of ideal includes what the workload costs with no quota at all (the row "no quota at all": process start, the first round, the last prompts' ${quota.callsPerPrompt} calls in a row): the limited runs reach ${fmt(Math.min(...quota.runs.map((r) => r.share)) / floor.share, 2)} to ${fmt(Math.max(...quota.runs.map((r) => r.share)) / floor.share, 2)} of it, so a target near that row measures the workload more than the limiter. The upstream-style rows (stream mode: the client's 2 fixed retries after Retry-After or a backoff, no limiter) lose ${upstream.runs.map((r) => r.failed).join(' and ')} of the ${quota.prompts} prompts; their share counts only the calls answered.`,
           '',
         ]
       : []),
-    `Fault storm: ${storm.prompts} prompts x 2 calls, --request-timeout ${storm.requestTimeoutS}, ${storm.faults.map((f) => `${f.kind} ${pct(f.share)}`).join(', ')} of calls: ${pct1(storm.first.doneShare)} done in one invocation (${fmt(storm.first.wallS, 1)} s, exit ${storm.first.code}; failed: ${classes || 'none'}; target >= ${pct(storm.target)}); \`--resume\` (${fmt(storm.resume.wallS, 1)} s, exit ${storm.resume.code}) leaves ${storm.resume.failedLeft} failed.${storm.note ? ` (${storm.note})` : ''}`,
+    `Fault storm: ${storm.prompts} prompts x 2 calls, ${storm.flags ?? `--request-timeout ${storm.requestTimeoutS}`}, ${storm.faults.map((f) => `${f.kind} ${pct(f.share)}`).join(', ')} of calls: ${pct1(storm.first.doneShare)} done in one invocation (${fmt(storm.first.wallS, 1)} s, exit ${storm.first.code}; failed: ${classes || 'none'}; target >= ${pct(storm.target)}); \`--resume\` (${fmt(storm.resume.wallS, 1)} s, exit ${storm.resume.code}) leaves ${storm.resume.failedLeft} failed.${storm.note ? ` (${storm.note})` : ''}`,
     '',
   ];
 }

@@ -254,16 +254,68 @@ describe('RateLimiter', () => {
     expect(await grantTimes(rate, 1, 60_000)).toEqual([30_000]);
   });
 
-  it("LiteLLM's remaining count alone (named after the model) holds the requests in flight to what it leaves room for", async () => {
-    const rate = limiter({ model: 'gpt-x' });
-    const held = await Promise.all(Array.from({ length: 4 }, () => rate.acquire(0, never)));
-    rate.release(held[0]!, { status: 200, headers: new Headers({ 'x-litellm-key-remaining-requests-gpt-x': '1' }) });
-    // 3 in flight and 1 left: 4 at most.
-    expect(rate.limit).toBe(4);
-    rate.release(held[1]!, { status: 200, headers: new Headers({ 'x-litellm-key-remaining-requests-other-model': '0' }) });
-    expect(rate.limit).toBe(4);
-    rate.release(held[2]!, { status: 200, headers: new Headers({ 'x-litellm-key-remaining-requests-gpt-x': '0' }) });
-    expect(rate.limit).toBe(1);
+  it("LiteLLM's remaining count alone (named after the model): while it says none is left, successes do not raise the requests in flight", async () => {
+    const rate = limiter({ model: 'gpt-x', maxConcurrency: 8 });
+    // A refusal cuts 8 to 5.6.
+    rate.release(await rate.acquire(0, never), { status: 429, refused: true });
+    expect(rate.limit).toBe(5);
+    const answer = (remaining: string, model = 'gpt-x') => ({
+      status: 200,
+      headers: new Headers({ [`x-litellm-key-remaining-requests-${model}`]: remaining }),
+    });
+    for (let i = 0; i < 30; i += 1) rate.release(await rate.acquire(0, never), answer('0'));
+    expect(rate.limit).toBe(5);
+    // Another model's count says nothing of this one's budget; a count above 0 lets the window grow again.
+    for (let i = 0; i < 30; i += 1) rate.release(await rate.acquire(0, never), answer('0', 'other-model'));
+    expect(rate.limit).toBe(8);
+    rate.release(await rate.acquire(0, never), { status: 429, refused: true });
+    for (let i = 0; i < 30; i += 1) rate.release(await rate.acquire(0, never), answer('3'));
+    expect(rate.limit).toBe(8);
+  });
+
+  it("LiteLLM's count at 0 holds the level: answer after answer that says 0 does not shrink the requests in flight", async () => {
+    const rate = limiter({ model: 'gpt-x', maxConcurrency: 8 });
+    const spent = { status: 200, headers: new Headers({ 'x-litellm-key-remaining-requests-gpt-x': '0' }) };
+    let held = await Promise.all(Array.from({ length: 8 }, () => rate.acquire(0, never)));
+    // Each answer's prompt sends its next call: the level of 8 holds, round after round.
+    for (let round = 0; round < 5; round += 1) {
+      const next: Permit[] = [];
+      for (const permit of held) {
+        rate.release(permit, spent);
+        expect(rate.limit).toBe(8);
+        next.push(await rate.acquire(0, never));
+      }
+      held = next;
+    }
+  });
+
+  it('a request unanswered far longer than answers take (hung until its timeout) stops holding its place in flight', async () => {
+    const rate = limiter({ maxConcurrency: 2 });
+    // Answers take 100 ms: a request goes stale after the floor, 10 s (5 x 100 ms is less).
+    const first = await rate.acquire(0, never);
+    await vi.advanceTimersByTimeAsync(100);
+    rate.release(first, { status: 200 });
+    const hung = await Promise.all([rate.acquire(0, never), rate.acquire(0, never)]);
+    let grantedAt: number | undefined;
+    const start = Date.now();
+    void rate.acquire(0, never).then(() => (grantedAt = Date.now() - start));
+    await vi.advanceTimersByTimeAsync(9_999);
+    expect(grantedAt).toBeUndefined();
+    await vi.advanceTimersByTimeAsync(1);
+    expect(grantedAt).toBe(10_000);
+    // Both still count as in flight for the progress line, and their late answers are taken as any other.
+    expect(rate.stats.inFlight).toBe(3);
+    for (const permit of hung) rate.release(permit, { status: 200 });
+    expect(rate.stats.inFlight).toBe(1);
+  });
+
+  it('before any answer, no request in flight goes stale: the first ones may take as long as they take', async () => {
+    const rate = limiter({ maxConcurrency: 1 });
+    await rate.acquire(0, never);
+    let granted = false;
+    void rate.acquire(0, never).then(() => (granted = true));
+    await vi.advanceTimersByTimeAsync(600_000);
+    expect(granted).toBe(false);
   });
 
   it('gives an aborted wait back at once', async () => {

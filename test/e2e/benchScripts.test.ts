@@ -64,14 +64,30 @@ describe('the bench scripts', () => {
   it(
     'bench/generate-quota.mjs runs the quota table, the upstream-style client and the fault storm',
     async () => {
-      const { stdout, results } = await bench('generate-quota.mjs', ['--prompts', '4', '--seconds', '2', '--latency-ms', '50', '--storm-prompts', '6']);
-      expect(stdout).toMatch(/openai +retry-after seconds: .* of ideal, 429s/);
-      expect(stdout).toMatch(/storm: .* of 6 prompts done in one invocation/);
+      const { stdout, results } = await bench('generate-quota.mjs', [
+        '--prompts',
+        '4',
+        '--seconds',
+        '2',
+        '--latency-ms',
+        '50',
+        '--storm-prompts',
+        '6',
+        // A call that never gets an answer would hold the tiny storm for the default 120 s.
+        '--storm-request-timeout',
+        '2',
+      ]);
+      expect(stdout).toMatch(
+        /reachable ideal: .* s = the best schedule .* s \(-c 40, 5 calls in a row a prompt\) \+ process start and exit .* s \(an empty run\)/,
+      );
+      expect(stdout).toMatch(/openai +retry-after seconds: .* of ideal \(.* of the reachable\), 429s/);
+      expect(stdout).toMatch(/storm \(--request-timeout 2\): .* of 6 prompts done in one invocation/);
       const report = results('generate-quota.json');
       expect((report['quota'] as { runs: unknown[] }).runs).toHaveLength(8);
+      expect((report['quota'] as { reachable: { scheduleS: number } }).reachable.scheduleS).toBeGreaterThan(0);
       expect((report['upstream'] as { runs: unknown[] }).runs).toHaveLength(2);
       expect(report['floor']).toMatchObject({ answered: 20 });
-      expect(report['storm']).toMatchObject({ prompts: 6 });
+      expect(report['storm']).toMatchObject({ prompts: 6, flags: '--request-timeout 2' });
     },
     SCRIPT_TIMEOUT_MS,
   );

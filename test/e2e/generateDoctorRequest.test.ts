@@ -2,6 +2,8 @@
 // headers, and no max_tokens (a run sends none); so a deployment that refuses one of them (LiteLLM's
 // UnsupportedParamsError, here from hermes-testkit --reject-param as a real process) fails doctor,
 // naming the parameter and the flag that sends it, before it fails every prompt of a run.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startScriptedEndpoint, type ScriptedEndpoint } from '@hermes-datagen/testkit';
 import { spec } from '@hermes-datagen/generate/internal/main.js';
@@ -80,14 +82,20 @@ describe('doctor sends the request a run sends', () => {
 });
 
 describe('hermes-testkit --insufficient-quota (a real process)', () => {
-  it('doctor names it a billing limit, exit 1, and a run fails every prompt at once with exit 1', async () => {
+  it('doctor names it a billing limit, exit 1, and a stream-mode run stops at the first refusal with exit 1', async () => {
     const url = await startTestkit(['--insufficient-quota']);
     const checked = await doctor(url, ['--toolsets', 'todo']);
     expect(checked.failed?.id).toBe('insufficient-quota');
     expect(checked.code).toBe(1);
-    const run = await runGenerate(url, [{ prompt: 'a' }, { prompt: 'b' }], ['--toolsets', 'todo', '--rejects', 'rejects.jsonl']);
+    const prompts = Array.from({ length: 8 }, (_, i) => ({ prompt: `task ${i}` }));
+    const run = await runGenerate(url, prompts, ['--toolsets', 'todo', '--rejects', 'rejects.jsonl', '-c', '2']);
     expect(run.code).toBe(1);
-    expect(run.stderr).toContain('2 insufficient-quota');
+    expect(run.stderr).toContain('the run stops at the first insufficient-quota failure (check your plan and billing)');
     expect(parseJsonl(run.stdout)).toEqual([]);
+    // At most the two prompts running at the first refusal are failed; the others never started.
+    const rejects = parseJsonl(readFileSync(join(run.dir, 'rejects.jsonl'), 'utf8')) as { error_class: string }[];
+    expect(rejects.length).toBeGreaterThanOrEqual(1);
+    expect(rejects.length).toBeLessThanOrEqual(2);
+    for (const reject of rejects) expect(reject.error_class).toBe('insufficient-quota');
   });
 });

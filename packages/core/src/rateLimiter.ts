@@ -7,10 +7,16 @@
 //   of the last cut, as after a pause, so a recovery takes a few rounds, not hundreds);
 // - pacing from the budgets the endpoint reports (rateLimitHints.ts): with its size and reset, starts
 //   are spaced at the rate the budget refills once it runs low; with a reset alone, a spent budget
-//   waits for it; with the remaining count alone, no more requests go out than it leaves room for;
+//   waits for it; with the remaining count alone (LiteLLM), the requests in flight stop growing while
+//   it says none is left (it was counted when the request went in, an answer ago, so it caps no
+//   level: capping at what is in flight at each answer ratcheted the run down and left quota unused);
 // - a pause only when even one request in flight is refused: every request waits, then ONE probe
 //   goes out, and only its success opens the way again (no herd); the pause is announced once, and
 //   a request from before it that succeeds meanwhile does not end it;
+// - a request that has gone unanswered far longer than answers take (STALE_FACTOR x their average,
+//   at least STALE_FLOOR_MS) stops holding its place among those in flight: it is most likely hung
+//   until its --request-timeout, and a few hung ones must not hold a window that random 429s have
+//   made small (a fault storm's 3% of calls that never get an answer stalled the whole run);
 // - --rpm / --tpm are hard caps on top: request starts spaced 60/rpm seconds apart, and a token
 //   bucket of one minute's tokens charged an estimate before a call and its usage after;
 // - the run gives up (onExhausted, then every acquire is refused) only when it has had no
@@ -57,6 +63,8 @@ export interface Permit {
   readonly round: number;
   /** The one request sent after a pause. */
   readonly probe: boolean;
+  /** When it went out (the limiter's clock). */
+  readonly startedAt: number;
 }
 
 export class QuotaExhaustedError extends Error {
@@ -71,6 +79,12 @@ const BETA = 0.7;
 /** A pause with no Retry-After to go by starts here and doubles while probes are refused, up to the cap. */
 const FIRST_PAUSE_MS = 1000;
 const PAUSE_CAP_MS = 30_000;
+/** An unanswered request stops counting among those in flight after this many times the average answer's time... */
+const STALE_FACTOR = 5;
+/** ...and never sooner than this. */
+const STALE_FLOOR_MS = 10_000;
+/** Weight of the newest answer in the average answer time. */
+const LATENCY_WEIGHT = 0.2;
 /** Refusals counted for the progress line's rate. */
 const RATE_WINDOW_MS = 60_000;
 
@@ -85,14 +99,18 @@ export class RateLimiter {
   private tokens: number;
   private tokensAt: number;
   private inFlight = 0;
+  /** Start times of the requests in flight, oldest first. */
+  private readonly starts: number[] = [];
+  /** Average time of a successful answer (ms); undefined before the first. */
+  private latencyMs: number | undefined;
   /** Requests allowed in flight, fractional between whole steps. */
   private window: number;
   /** Below it a success adds one request, above it one per round. */
   private threshold: number;
   private cuts = 0;
   private lastSuccessAt: number;
-  /** From a budget that reports only what remains (LiteLLM): no more in flight than it leaves room for. */
-  private budgetCeiling = Infinity;
+  /** From a budget that reports only what remains (LiteLLM): it says none is left, so successes do not raise the window. */
+  private budgetLow = false;
   /** From a budget with a size and a reset: the start spacing of its refill rate, while it runs low. */
   private budgetSpacingMs = 0;
   private phase: Phase = 'open';
@@ -124,7 +142,7 @@ export class RateLimiter {
   /** Requests allowed in flight now (adaptive). */
   public get limit(): number {
     if (this.phase === 'probing' || this.phase === 'paused') return 1;
-    return Math.max(1, Math.min(Math.floor(this.window), this.budgetCeiling));
+    return Math.max(1, Math.floor(this.window));
   }
 
   public get stats(): { requests: number; rateLimited: number; inFlight: number; limit: number; refusalsPerMinute: number } {
@@ -142,23 +160,26 @@ export class RateLimiter {
       const probing = this.phase === 'probing';
       // While paused, every request waits for the pause's end, when one of them goes out as the probe
       // (whatever is still in flight from before: it may hang for a --request-timeout).
-      const slotFree = this.phase === 'paused' || (probing ? !this.probeOut : this.inFlight < this.limit);
+      const slotFree = this.phase === 'paused' || (probing ? !this.probeOut : this.answerable(now) < this.limit);
       const readyAt = Math.max(this.nextStartAt, this.pausedUntil, this.tokensReadyAt(estimate, now));
       if (slotFree && readyAt <= now) {
         this.inFlight += 1;
+        this.starts.push(now);
         this.counts.requests += 1;
         this.nextStartAt = now + Math.max(this.spacingMs, this.budgetSpacingMs);
         if (this.options.tpm !== undefined) this.tokens -= Math.min(estimate, this.options.tpm);
         if (probing) this.probeOut = true;
-        return { estimate, round: this.cuts, probe: probing };
+        return { estimate, round: this.cuts, probe: probing, startedAt: now };
       }
-      await this.wait(slotFree ? readyAt - now : undefined, signal);
+      await this.wait(slotFree ? readyAt - now : this.nextStaleAt(now), signal);
     }
   }
 
   /** Ends a request and learns from what came back. */
   public release(permit: Permit, outcome: Outcome): void {
     this.inFlight -= 1;
+    const at = this.starts.indexOf(permit.startedAt);
+    if (at >= 0) this.starts.splice(at, 1);
     if (permit.probe) this.probeOut = false;
     const now = this.now();
     if (this.options.tpm !== undefined && outcome.tokens !== undefined) {
@@ -202,6 +223,8 @@ export class RateLimiter {
 
   private succeeded(permit: Permit, now: number): void {
     this.lastSuccessAt = now;
+    const took = now - permit.startedAt;
+    this.latencyMs = this.latencyMs === undefined ? took : this.latencyMs + LATENCY_WEIGHT * (took - this.latencyMs);
     if (permit.probe && this.phase === 'probing') {
       // The way is open again: from one request in flight back up to the last cut's level, a round at a time.
       this.phase = 'open';
@@ -211,6 +234,7 @@ export class RateLimiter {
     }
     // A request sent before the pause that succeeds now does not end it: only the probe's answer does.
     if (this.phase !== 'open') return;
+    if (this.budgetLow) return;
     const step = this.window < this.threshold ? 1 : 1 / this.window;
     this.window = Math.min(this.options.maxConcurrency, this.window + step);
   }
@@ -266,6 +290,7 @@ export class RateLimiter {
 
   /** The budgets a response reports: wait out a spent one, spread a thin one. */
   private pace(readings: readonly BudgetReading[], now: number): void {
+    this.budgetLow = false;
     for (const { kind, remaining, limit, resetMs } of readings) {
       const low = remaining <= this.inFlight + 1;
       if (limit !== undefined && resetMs !== undefined && resetMs > 0 && limit > remaining) {
@@ -276,7 +301,7 @@ export class RateLimiter {
         if (remaining <= 0) this.pacingPause(now + resetMs);
         else if (kind === 'requests' && low) this.nextStartAt = Math.max(this.nextStartAt, now + resetMs / (remaining + 1));
       } else if (kind === 'requests') {
-        this.budgetCeiling = Math.max(1, this.inFlight + Math.floor(remaining));
+        this.budgetLow = remaining < 1;
       }
     }
   }
@@ -284,6 +309,26 @@ export class RateLimiter {
   /** A wait the budget headers ask for: every request holds back, but it is pacing, not a pause (no probe, no message). */
   private pacingPause(until: number): void {
     this.nextStartAt = Math.max(this.nextStartAt, Math.min(until, this.now() + PAUSE_CAP_MS));
+  }
+
+  /** How long an unanswered request counts among those in flight; for ever before the first answer. */
+  private get staleAfterMs(): number {
+    return this.latencyMs === undefined ? Infinity : Math.max(STALE_FLOOR_MS, STALE_FACTOR * this.latencyMs);
+  }
+
+  /** The requests in flight that may still be answered: not gone stale. */
+  private answerable(now: number): number {
+    const staleBefore = now - this.staleAfterMs;
+    let stale = 0;
+    while (stale < this.starts.length && this.starts[stale]! <= staleBefore) stale += 1;
+    return this.starts.length - stale;
+  }
+
+  /** Ms until the oldest answerable request goes stale (and frees its place); undefined when none will. */
+  private nextStaleAt(now: number): number | undefined {
+    const staleBefore = now - this.staleAfterMs;
+    const oldest = this.starts.find((start) => start > staleBefore);
+    return oldest === undefined || !Number.isFinite(this.staleAfterMs) ? undefined : oldest + this.staleAfterMs - now;
   }
 
   private tokensReadyAt(estimate: number, now: number): number {

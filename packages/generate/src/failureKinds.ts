@@ -12,6 +12,11 @@ interface FailureKind {
   readonly exit: FailureExit;
   /** What the endpoint did, for the table in --help. */
   readonly what: string;
+  /**
+   * Every prompt would meet it alike (the account, not the prompt): the first one stops the run, and
+   * this is what the user must check.
+   */
+  readonly stopsRun?: string;
 }
 
 export const FAILURE_KINDS = {
@@ -22,7 +27,11 @@ export const FAILURE_KINDS = {
   'path-404': { exit: 1, what: '404/405: nothing serves chat completions there (e.g. /v1 missing or doubled)' },
   'not-an-api': { exit: 1, what: 'an HTML page: the base URL points at a website' },
   'no-choices': { exit: 1, what: 'JSON that is no chat completion' },
-  'insufficient-quota': { exit: 1, what: 'the quota or credit is used up (insufficient_quota 429, 402): never retried' },
+  'insufficient-quota': {
+    exit: 1,
+    what: 'the quota or credit is used up (insufficient_quota 429, 402): never retried',
+    stopsRun: 'check your plan and billing',
+  },
   'key-unverifiable': { exit: 1, what: 'the gateway cannot check the key (LiteLLM without its key database)' },
   'param-rejected': { exit: 1, what: 'the deployment rejects a parameter sent (UnsupportedParamsError, tools)' },
   'header-required': { exit: 1, what: 'the gateway needs a header (Portkey x-portkey-*): pass it with --header' },
@@ -50,6 +59,17 @@ export type FailureKindId = keyof typeof FAILURE_KINDS;
 
 export function isFailureKind(id: string): id is FailureKindId {
   return Object.hasOwn(FAILURE_KINDS, id);
+}
+
+/**
+ * What stderr says when a failure of this kind stops the whole run, with `others` prompts still
+ * running; undefined when it fails its own prompt alone.
+ */
+export function runStopMessage(id: string, others: number): string | undefined {
+  const advice = isFailureKind(id) ? (FAILURE_KINDS[id] as FailureKind).stopsRun : undefined;
+  if (advice === undefined) return undefined;
+  const running = others === 1 ? '1 other prompt running stops' : `${others} other prompts running stop`;
+  return `the run stops at the first ${id} failure (${advice}): no new prompt starts, ${running} unwritten`;
 }
 
 /**

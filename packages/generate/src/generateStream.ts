@@ -9,6 +9,8 @@
 // (SIGINT/SIGTERM), no new prompt starts and the running ones are aborted and not written. When the
 // input fails (a bad line under --on-error fail), no new prompt starts and the running ones finish
 // and are written (or listed as failures) before the exit: nothing read before the bad line is lost.
+// A failure every prompt would meet alike (a billing refusal: failureKinds.ts stopsRun) stops the
+// run as a signal does, and exits 1.
 import {
   ExitCode,
   formatPlace,
@@ -27,7 +29,7 @@ import type { JournalSession } from './agentCalls.js';
 import type { WaitTracker } from '@hermes-datagen/core/endpoint';
 import type { RunRecordFields } from './trajectory.js';
 import type { Delegate } from './tools/types.js';
-import { failureExitCode } from './failureKinds.js';
+import { failureExitCode, runStopMessage } from './failureKinds.js';
 import { abortFailure, failureRecord, InputStopped, internalFailure, promptFailure } from './promptFailure.js';
 
 export interface PromptJob {
@@ -104,6 +106,12 @@ export async function generateStream(ctx: RunContext, options: StreamOptions): P
       failedKinds.set(failure.kind, (failedKinds.get(failure.kind) ?? 0) + 1);
       ctx.stats.add('prompts_failed');
       ctx.log.warn(`prompt ${promptIndex} failed, no trajectory: ${redact(failure.reason, options.secret)}`, place, 'prompt-failed');
+      // A billing refusal: every other prompt would meet it too, so the run stops here.
+      const runStop = stop.signal.aborted ? undefined : runStopMessage(failure.kind, running.size - 1);
+      if (runStop !== undefined) {
+        ctx.log.error(runStop);
+        stop.abort(failure.kind);
+      }
       await (await ctx.rejects())?.write(failureRecord({ id: promptId(row, promptIndex), promptIndex, place, raw }, failure, options.secret));
       return;
     } finally {

@@ -60,6 +60,8 @@ export function promptRuns(options: PromptRunOptions, { ctx, stops, tally, failu
       options.secret,
     );
     ctx.log.warn(`prompt ${job.id} failed, no record (it runs again on --resume): ${record.reason}`, job.place, 'prompt-failed');
+    // A billing refusal: every other prompt would meet it too, so the run stops here (runStops.ts).
+    stops.failed(failure);
     await failures.add(record);
     ctx.progress.tick(0);
   };
