@@ -8,16 +8,12 @@
 // to /chat/completions.
 // Writes bench/results/generate-batch.json; exits 1 when a target is missed (--no-fail: report only).
 // Needs the build (npx tsc -b).
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { exitWithUsage, parseFlags, resultsFile, shownPath, wholeNumber, writeResults } from './cli-args.mjs';
+import { runBenchParts } from './bench-parts.mjs';
+import { parseFlags, resultsFile, wholeNumber } from './cli-args.mjs';
+import { mustSucceed, runGenerate } from './generate-process.mjs';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const BIN = `${ROOT}packages/generate/bin/hermes-generate.js`;
-const TESTKIT = `${ROOT}packages/testkit/dist/index.js`;
 const WALL_TARGET = 1.5;
 const RSS_TARGET_MB = 500;
 const USAGE = `usage: node bench/generate-batch.mjs [--prompts N] [--turns N] [--delay-ms N] [--poll-ms N] [--no-fail] [--out DIR]
@@ -66,13 +62,9 @@ function script(turns) {
   };
 }
 
-async function main() {
-  const opts = options();
-  if (!existsSync(TESTKIT) || !existsSync(`${ROOT}packages/generate/dist/main.js`)) exitWithUsage('packages are not built: run `npx tsc -b` first');
-  const { startScriptedEndpoint } = await import(TESTKIT);
-  const loadBefore = loadavg();
-  const dir = mkdtempSync(join(tmpdir(), 'hermes-bench-batch-'));
-  try {
+/** The one part: the run through --batch-api, against the testkit's batch API. */
+function batchPart(opts) {
+  return async (startScriptedEndpoint, dir) => {
     writeFileSync(
       join(dir, 'prompts.jsonl'),
       `${Array.from({ length: opts.prompts }, (_, i) => JSON.stringify({ id: `p${i}`, prompt: `Benchmark task ${i}: work through the steps, then answer.` })).join('\n')}\n`,
@@ -81,104 +73,61 @@ async function main() {
       `bench: generate --batch-api, ${opts.prompts} prompts x ${opts.turns} turns, batches of ${opts.delayMs} ms, polled from ${opts.pollMs} ms\n`,
     );
     const endpoint = await startScriptedEndpoint({ script: script(opts.turns), recordRequests: false, batch: { delayMs: opts.delayMs } });
-    const cpuOut = join(dir, 'cpu.json');
-    const statsOut = join(dir, 'stats.json');
-    const argv = [
-      '--import',
-      `${ROOT}bench/cpu-usage-hook.mjs`,
-      BIN,
-      'prompts.jsonl',
-      '--base-url',
-      endpoint.url,
-      '--model',
-      'bench-model',
-      '--toolsets',
-      'todo',
-      '--seed',
-      '1',
-      '--max-turns',
-      String(Math.max(opts.turns, 10)),
-      '--workspace-root',
-      join(dir, 'workspaces'),
-      '--stats-out',
-      statsOut,
-      '--run-name',
-      'batch',
-      '--batch-api',
-      '--batch-poll-ms',
-      String(opts.pollMs),
-    ];
-    const env = { PATH: process.env.PATH ?? '', HERMES_API_KEY: 'sk-bench-not-a-real-key', BENCH_CPU_OUT: cpuOut };
-    const started = performance.now();
-    const child = spawn(process.execPath, argv, { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let records = 0;
-    let partial = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk) => {
-      const lines = (partial + chunk).split('\n');
-      partial = lines.pop();
-      records += lines.length;
-    });
-    child.stderr.setEncoding('utf8').on('data', (c) => (stderr += c));
-    const code = await new Promise((resolve) => child.on('close', resolve));
-    const wallS = (performance.now() - started) / 1000;
+    const args = ['--max-turns', String(Math.max(opts.turns, 10)), '--run-name', 'batch', '--batch-api', '--batch-poll-ms', String(opts.pollMs)];
+    let run;
+    try {
+      run = mustSucceed(await runGenerate(endpoint, dir, args, { measure: true }), args);
+    } finally {
+      await endpoint.close();
+    }
+    const { records, wallS, cpuS, stats } = run;
+    if (records !== opts.prompts) throw new Error(`expected ${opts.prompts} records on stdout, got ${records}`);
     const batchStats = endpoint.stats.batch;
     const chatRequests = endpoint.stats.requests;
-    await endpoint.close();
-    if (code !== 0) throw new Error(`hermes-generate exited ${code}: ${stderr.trim().split('\n').slice(-3).join(' | ')}`);
-    if (records !== opts.prompts) throw new Error(`expected ${opts.prompts} records on stdout, got ${records}`);
-    const cpu = JSON.parse(readFileSync(cpuOut, 'utf8'));
-    const stats = JSON.parse(readFileSync(statsOut, 'utf8'));
-    const cpuS = (cpu.user + cpu.system) / 1e6;
     const turns = opts.prompts * opts.turns;
     const idealS = (opts.turns * opts.delayMs) / 1000;
     const resubmitted = [...batchStats.submissions.values()].filter((count) => count !== 1).length;
-    const report = {
-      date: new Date().toISOString(),
-      node: process.version,
-      machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? null, loadBefore, loadAfter: loadavg() },
-      batch: {
-        prompts: opts.prompts,
-        turnsPerPrompt: opts.turns,
-        delayMs: opts.delayMs,
-        pollMs: opts.pollMs,
-        records,
-        wallS,
-        idealS,
-        wallOverIdeal: idealS > 0 ? wallS / idealS : null,
-        target: WALL_TARGET,
-        batches: batchStats.batchesCreated,
-        requestsAnswered: batchStats.requestsAnswered,
-        customIdsSubmittedMoreThanOnce: resubmitted,
-        chatRequests,
-        cpuS,
-        cpuMsPerTurn: (cpuS * 1000) / turns,
-        peakRssMb: stats.peak_rss_mb,
-      },
+    const ratio = idealS > 0 ? wallS / idealS : null;
+    const batch = {
+      prompts: opts.prompts,
+      turnsPerPrompt: opts.turns,
+      delayMs: opts.delayMs,
+      pollMs: opts.pollMs,
+      records,
+      wallS,
+      idealS,
+      wallOverIdeal: ratio,
+      target: WALL_TARGET,
+      batches: batchStats.batchesCreated,
+      requestsAnswered: batchStats.requestsAnswered,
+      customIdsSubmittedMoreThanOnce: resubmitted,
+      chatRequests,
+      cpuS,
+      cpuMsPerTurn: (cpuS * 1000) / turns,
+      peakRssMb: stats.peak_rss_mb,
     };
-    writeResults(opts.resultsFile, report);
-    const ratio = report.batch.wallOverIdeal;
-    process.stdout.write(
-      `${[
-        `hermes-generate --batch-api, load average ${loadBefore.map((v) => v.toFixed(1)).join(' ')} on ${cpus().length} CPUs`,
+    return {
+      report: { batch },
+      lines: [
         `batch: ${opts.prompts} prompts x ${opts.turns} turns, batches of ${opts.delayMs} ms: ${wallS.toFixed(2)} s wall against the rounds' ideal ${idealS.toFixed(1)} s (${opts.turns} x ${opts.delayMs} ms) = ${ratio === null ? 'n/a' : `${ratio.toFixed(2)}x`} (target <= ${WALL_TARGET}x), ${batchStats.batchesCreated} batches`,
-        `       ${report.batch.cpuMsPerTurn.toFixed(3)} ms CPU per turn (${cpuS.toFixed(2)} CPU-s for ${turns} turns, start included), peak RSS ${stats.peak_rss_mb} MB; ${resubmitted} custom_ids submitted more than once, ${chatRequests} requests to /chat/completions`,
-        `written to ${shownPath(opts.resultsFile)}`,
-      ].join('\n')}\n`,
-    );
-    const misses = [
-      ...(ratio !== null && ratio > WALL_TARGET ? [`wall time ${ratio.toFixed(2)}x the rounds' ideal is over ${WALL_TARGET}x`] : []),
-      ...(stats.peak_rss_mb >= RSS_TARGET_MB ? [`peak RSS reached ${RSS_TARGET_MB} MB`] : []),
-      ...(resubmitted > 0 ? [`${resubmitted} custom_ids were submitted more than once`] : []),
-      ...(chatRequests > 0 ? [`${chatRequests} requests went to /chat/completions`] : []),
-    ];
-    if (misses.length > 0 && !opts.noFail) {
-      process.stderr.write(misses.map((miss) => `bench: ${miss}\n`).join(''));
-      process.exitCode = 1;
-    }
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+        `       ${batch.cpuMsPerTurn.toFixed(3)} ms CPU per turn (${cpuS.toFixed(2)} CPU-s for ${turns} turns, start included), peak RSS ${stats.peak_rss_mb} MB; ${resubmitted} custom_ids submitted more than once, ${chatRequests} requests to /chat/completions`,
+      ],
+      misses: [
+        ...(ratio !== null && ratio > WALL_TARGET ? [`wall time ${ratio.toFixed(2)}x the rounds' ideal is over ${WALL_TARGET}x`] : []),
+        ...(stats.peak_rss_mb >= RSS_TARGET_MB ? [`peak RSS reached ${RSS_TARGET_MB} MB`] : []),
+        ...(resubmitted > 0 ? [`${resubmitted} custom_ids were submitted more than once`] : []),
+        ...(chatRequests > 0 ? [`${chatRequests} requests went to /chat/completions`] : []),
+      ],
+    };
+  };
 }
 
-await main();
+const opts = options();
+await runBenchParts({
+  title: 'hermes-generate --batch-api',
+  scratchPrefix: 'hermes-bench-batch-',
+  parts: [batchPart(opts)],
+  complete: true,
+  resultsFile: opts.resultsFile,
+  noFail: opts.noFail,
+});

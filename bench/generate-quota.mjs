@@ -27,15 +27,12 @@
 //             that flag's; --storm-request-timeout S sets it (a quick trial, the test's tiny run).
 // Writes bench/results/generate-quota.json; exits 1 when a target is missed (--no-fail: report only).
 // Needs the build (npx tsc -b).
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { runBenchParts } from './bench-parts.mjs';
+import { runGenerate } from './generate-process.mjs';
 import { exitWithUsage, parseFlags, resultsFile, wholeNumber } from './cli-args.mjs';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const BIN = `${ROOT}packages/generate/bin/hermes-generate.js`;
 const CALLS_PER_PROMPT = 5;
 /** Prompts at once in run mode with default flags (--num-workers 4 x --batch-size 10). */
 const RUN_CONCURRENCY = 40;
@@ -122,34 +119,6 @@ function lines(path) {
     : [];
 }
 
-/** One hermes-generate process with the default flags and these; resolves with its exit code and wall time. */
-async function generate(endpoint, dir, args) {
-  const argv = [
-    BIN,
-    'prompts.jsonl',
-    '--base-url',
-    endpoint.url,
-    '--model',
-    'bench-model',
-    '--toolsets',
-    'todo',
-    '--seed',
-    '1',
-    '--workspace-root',
-    join(dir, 'workspaces'),
-    ...args,
-  ];
-  const env = { PATH: process.env.PATH ?? '', HERMES_API_KEY: 'sk-bench-not-a-real-key' };
-  const started = performance.now();
-  const child = spawn(process.execPath, argv, { cwd: dir, env, stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  child.stderr.setEncoding('utf8').on('data', (chunk) => (stderr = (stderr + chunk).slice(-20_000)));
-  const code = await new Promise((resolve) => child.on('close', resolve));
-  const warning = /Warning|MaxListeners/.exec(stderr);
-  if (warning) throw new Error(`hermes-generate printed a Node warning: ${stderr.slice(warning.index).split('\n')[0]}`);
-  return { code, wallS: (performance.now() - started) / 1000, stderr };
-}
-
 /** One run against a fresh endpoint behind the quota: wall time, calls, 429s, failures. */
 async function quotaRun(startScriptedEndpoint, dir, opts, quota, mode) {
   const rps = (opts.prompts * CALLS_PER_PROMPT) / opts.seconds;
@@ -162,7 +131,7 @@ async function quotaRun(startScriptedEndpoint, dir, opts, quota, mode) {
   const runDir = mkdtempSync(join(dir, 'quota-'));
   dataset(runDir, opts.prompts);
   const args = mode === 'run' ? ['--run-name', 'quota'] : ['--rejects', 'rejects.jsonl', '-c', '40'];
-  const { code, wallS, stderr } = await generate(endpoint, runDir, args);
+  const { code, wallS, stderr } = await runGenerate(endpoint, runDir, args);
   await endpoint.close();
   const failed = mode === 'run' ? lines(join(runDir, 'data', 'quota', 'failures.jsonl')).length : lines(join(runDir, 'rejects.jsonl')).length;
   const { requests, answered, refused } = endpoint.stats;
@@ -260,7 +229,7 @@ async function unlimitedRun(startScriptedEndpoint, dir, opts, name, args) {
   const endpoint = await startScriptedEndpoint({ script: script(CALLS_PER_PROMPT), latencyMs: opts.latencyMs, recordRequests: false });
   const runDir = mkdtempSync(join(dir, `${name}-`));
   dataset(runDir, opts.prompts);
-  const { code, wallS } = await generate(endpoint, runDir, ['--run-name', name, ...args]);
+  const { code, wallS } = await runGenerate(endpoint, runDir, ['--run-name', name, ...args]);
   await endpoint.close();
   rmSync(runDir, { recursive: true, force: true });
   return { code, wallS, answered: endpoint.stats.answered };
@@ -304,11 +273,11 @@ async function stormPart(startScriptedEndpoint, dir, opts) {
   dataset(runDir, opts.stormPrompts);
   const failures = () => lines(join(runDir, 'data', 'storm', 'failures.jsonl')).map((line) => JSON.parse(line));
   const flags = ['--run-name', 'storm', ...timeoutFlags];
-  const first = await generate(endpoint, runDir, flags);
+  const first = await runGenerate(endpoint, runDir, flags);
   const afterFirst = failures();
   const byClass = {};
   for (const f of afterFirst) byClass[f.error_class] = (byClass[f.error_class] ?? 0) + 1;
-  const resumed = await generate(endpoint, runDir, [...flags, '--resume']);
+  const resumed = await runGenerate(endpoint, runDir, [...flags, '--resume']);
   const records = lines(join(runDir, 'data', 'storm', 'trajectories.jsonl')).length;
   const afterResume = failures().length;
   const stats = { ...endpoint.stats };

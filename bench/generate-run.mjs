@@ -22,15 +22,12 @@
 //             round's launch, the last round's tail; about 1.2 s here) would alone be 15%.
 // Writes bench/results/generate-run.json; exits 1 when a target is missed (--no-fail: report only).
 // Needs the build (npx tsc -b).
-import { spawn } from 'node:child_process';
-import { closeSync, fsyncSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, mkdtempSync, openSync, readdirSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { runBenchParts } from './bench-parts.mjs';
+import { mustSucceed, runGenerate } from './generate-process.mjs';
 import { exitWithUsage, parseFlags, resultsFile, wholeNumber } from './cli-args.mjs';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const BIN = `${ROOT}packages/generate/bin/hermes-generate.js`;
 const OVERHEAD_TARGET = 0.1;
 const RESUME_TARGET = 0.05;
 const RSS_TARGET_MB = 500;
@@ -82,50 +79,10 @@ const SCRIPT = {
   ],
 };
 
-/** One hermes-generate process; resolves with its wall time, CPU, peak RSS and records. */
+/** One hermes-generate process that must succeed; resolves with its wall time, CPU, peak RSS and records. */
 async function generate(endpoint, dir, prompts, args) {
-  const cpuOut = join(dir, `cpu-${Math.random().toString(36).slice(2)}.json`);
-  const statsOut = join(dir, `stats-${Math.random().toString(36).slice(2)}.json`);
-  const argv = [
-    '--import',
-    `${ROOT}bench/cpu-usage-hook.mjs`,
-    BIN,
-    'prompts.jsonl',
-    '--base-url',
-    endpoint.url,
-    '--model',
-    'bench-model',
-    '--toolsets',
-    'todo',
-    '--seed',
-    '1',
-    '--workspace-root',
-    join(dir, 'workspaces'),
-    '--stats-out',
-    statsOut,
-    ...args,
-  ];
-  const env = { PATH: process.env.PATH ?? '', HERMES_API_KEY: 'sk-bench-not-a-real-key', BENCH_CPU_OUT: cpuOut };
-  const started = performance.now();
-  const child = spawn(process.execPath, argv, { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let records = 0;
-  let partial = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk) => {
-    const text = partial + chunk;
-    const lines = text.split('\n');
-    partial = lines.pop();
-    records += lines.length;
-  });
-  child.stderr.setEncoding('utf8').on('data', (c) => (stderr += c));
-  const code = await new Promise((resolve) => child.on('close', resolve));
-  const wallS = (performance.now() - started) / 1000;
-  if (code !== 0) throw new Error(`hermes-generate ${args.join(' ')} exited ${code}: ${stderr.trim().split('\n').slice(-3).join(' | ')}`);
-  const warning = /Warning|MaxListeners/.exec(stderr);
-  if (warning) throw new Error(`hermes-generate printed a Node warning: ${stderr.slice(warning.index).split('\n')[0]}`);
-  const cpu = JSON.parse(readFileSync(cpuOut, 'utf8'));
-  const stats = JSON.parse(readFileSync(statsOut, 'utf8'));
-  return { prompts, records, wallS, cpuS: (cpu.user + cpu.system) / 1e6, peakRssMb: stats.peak_rss_mb };
+  const { records, wallS, cpuS, stats } = mustSucceed(await runGenerate(endpoint, dir, args, { measure: true }), args);
+  return { prompts, records, wallS, cpuS, peakRssMb: stats.peak_rss_mb };
 }
 
 function dataset(dir, prompts) {
