@@ -21,10 +21,12 @@ export { describeProxy, proxyPort, proxyVariables, type ProxyVariable } from './
 export {
   DEFAULT_RETRY_AFTER_CAP_MS,
   REPLY_FAULT_HEADER,
+  clientRetries,
   createChatClient,
   embeddedErrorStatus,
   endpointFetch,
   endpointUrl,
+  retryWaitMs,
   type ChatClient,
   type ChatRequestOptions,
   type WaitTracker,

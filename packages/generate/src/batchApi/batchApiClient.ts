@@ -1,12 +1,23 @@
 // The HTTP of OpenAI's batch API at the run's endpoint: upload an input file (POST /files, multipart,
 // purpose batch), create a batch (POST /batches, completion window 24h), retrieve, list and cancel
 // batches, and download a file's content (GET /files/{id}/content). Requests go through the
-// endpoint's transport (its proxy, its --header values) with its key. A connection failure, 408, 409,
-// 429 or 5xx is retried with a backoff; any other status is the APIError openai gives it, so a failed
+// endpoint's transport (its proxy, its --header values) with its key. A failure is retried as a chat
+// completion is (a connection failure, 408, 409, 429 or 5xx, after its Retry-After; never a billing
+// refusal); any other status is the APIError openai gives it, so a failed
 // prompt is named as doctor names it (a refused key is `unauthorized`).
 import { randomBytes } from 'node:crypto';
 import { VERSION } from '@hermes-datagen/core';
-import { endpointFetch, endpointUrl, headerValues, pause, type Endpoint, type FetchLike } from '@hermes-datagen/core/endpoint';
+import {
+  clientRetries,
+  DEFAULT_RETRY_AFTER_CAP_MS,
+  endpointFetch,
+  endpointUrl,
+  headerValues,
+  pause,
+  retryWaitMs,
+  type Endpoint,
+  type FetchLike,
+} from '@hermes-datagen/core/endpoint';
 import { APIConnectionError, APIError, APIUserAbortError } from 'openai/core/error';
 import type { Batch, BatchesPage } from 'openai/resources/batches';
 import { BATCH_ENDPOINT } from './batchInput.js';
@@ -21,27 +32,13 @@ export const FINAL_STATUSES: ReadonlySet<string> = new Set(['completed', 'failed
 
 /** Attempts of one request to the batch API before its failure is given up on. */
 const ATTEMPTS = 6;
-const BACKOFF_MS = 500;
-const BACKOFF_CAP_MS = 30_000;
-
-export interface BatchApiOptions {
-  /** For tests of the wire: another fetch than the endpoint's. */
-  readonly fetch?: FetchLike | undefined;
-  /** Waits between attempts (fake timers in tests). */
-  readonly sleep?: ((ms: number, signal?: AbortSignal) => Promise<void>) | undefined;
-}
 
 export class BatchApi {
   private readonly fetch: FetchLike;
   private readonly headers: Readonly<Record<string, string>>;
-  private readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
 
-  public constructor(
-    private readonly endpoint: Pick<Endpoint, 'baseUrl' | 'apiKey' | 'headers' | 'proxy'>,
-    options: BatchApiOptions = {},
-  ) {
-    this.fetch = options.fetch ?? endpointFetch(endpoint);
-    this.sleep = options.sleep ?? ((ms, signal) => pause(ms, signal, () => new APIUserAbortError()));
+  public constructor(private readonly endpoint: Pick<Endpoint, 'baseUrl' | 'apiKey' | 'headers' | 'proxy'>) {
+    this.fetch = endpointFetch(endpoint);
     this.headers = {
       accept: 'application/json',
       'user-agent': `hermes-datagen/${VERSION}`,
@@ -107,13 +104,13 @@ export class BatchApi {
     }
   }
 
-  /** One request, retried while its failure is worth retrying; a 2xx response. */
+  /** One request, retried as the chat client retries (core clientRetries, retryWaitMs); a 2xx response. */
   private async send(method: string, path: string, request: Request): Promise<Response> {
     const url = endpointUrl(this.endpoint.baseUrl, path);
     const headers = request.type === undefined ? this.headers : { ...this.headers, 'content-type': request.type };
-    for (let attempt = 1; ; attempt += 1) {
+    for (let attempt = 0; ; attempt += 1) {
       if (request.signal?.aborted) throw new APIUserAbortError();
-      let failure: Error;
+      let failure: APIError;
       try {
         const response = await this.fetch(url, { method, headers, ...(request.body === undefined ? {} : { body: request.body }), signal: request.signal });
         if (response.ok) return response;
@@ -125,15 +122,12 @@ export class BatchApi {
           json === undefined ? `${response.status} ${text.slice(0, 200)}` : undefined,
           response.headers,
         );
-        if (!retried(response.status)) throw failure;
       } catch (error) {
-        if (error instanceof APIError && !retried(error.status)) throw error;
         if (request.signal?.aborted) throw new APIUserAbortError();
-        failure =
-          error instanceof APIError ? error : new APIConnectionError({ message: undefined, cause: error instanceof Error ? error : new Error(String(error)) });
+        failure = new APIConnectionError({ message: undefined, cause: error instanceof Error ? error : new Error(String(error)) });
       }
-      if (attempt >= ATTEMPTS) throw failure;
-      await this.sleep(Math.min(BACKOFF_CAP_MS, BACKOFF_MS * 2 ** (attempt - 1)), request.signal);
+      if (attempt + 1 >= ATTEMPTS || !clientRetries(failure)) throw failure;
+      await pause(retryWaitMs(failure, attempt, DEFAULT_RETRY_AFTER_CAP_MS), request.signal, () => new APIUserAbortError());
     }
   }
 }
@@ -142,10 +136,6 @@ interface Request {
   readonly body?: string | Buffer | undefined;
   readonly type?: string | undefined;
   readonly signal?: AbortSignal | undefined;
-}
-
-function retried(status: number | undefined): boolean {
-  return status === undefined || status === 408 || status === 409 || status === 429 || status >= 500;
 }
 
 function safeJson(text: string): unknown {
