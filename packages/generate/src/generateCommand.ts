@@ -10,6 +10,8 @@ import {
   loadToolRegistry,
   onForcedExit,
   UsageError,
+  type Logger,
+  type PriceTable,
   type PricesArgs,
   type RunContext,
   type StreamArgs,
@@ -77,18 +79,7 @@ export interface GenerateArgs extends EndpointArgs, ToolsRegistryArgs, RunArgs, 
 }
 
 export async function runGenerate(args: GenerateArgs & Pick<StreamArgs, 'files'>, ctx: RunContext): Promise<number> {
-  if (args.concurrency !== undefined) positiveInteger(args.concurrency, '--concurrency');
-  positiveInteger(args.maxTurns, '--max-turns');
-  positiveInteger(args.toolConcurrency, '--tool-concurrency');
-  positiveInteger(args.toolMaxProcs, '--tool-max-procs');
-  positiveInteger(args.toolCpuSeconds, '--tool-cpu-seconds');
-  const memoryBytes = parseSize(args.toolMemory);
-  if (memoryBytes === undefined) throw new UsageError(`--tool-memory must be a size such as 512m or 4g, got ${args.toolMemory}`);
-  const passedEnv = args.toolEnv === undefined ? [] : [args.toolEnv].flat();
-  for (const name of passedEnv) if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new UsageError(`--tool-env takes a variable's name, got "${name}"`);
-  if (!(args.toolTimeout > 0)) throw new UsageError(`--tool-timeout must be a number of seconds above 0, got ${String(args.toolTimeout)}`);
-  if (!(args.requestTimeout > 0)) throw new UsageError(`--request-timeout must be a number of seconds above 0, got ${String(args.requestTimeout)}`);
-  if (args.seed !== undefined && !Number.isSafeInteger(args.seed)) throw new UsageError(`--seed must be an integer, got ${String(args.seed)}`);
+  const { memoryBytes, passedEnv } = checkedValues(args);
   const { cwd, env } = ctx.io;
   const settings = runSettings(args);
   const batchApi = batchApiSettings(args);
@@ -149,20 +140,7 @@ export async function runGenerate(args: GenerateArgs & Pick<StreamArgs, 'files'>
   if (settings?.budgetLimits.maxCostUsd !== undefined && prices === undefined) {
     ctx.log.warn('--max-cost without --prices counts only the dollars a gateway reports itself (usage.cost): set --prices to count every call');
   }
-  const unpriced = new Set<string>();
-  const accounting: CallAccounting | undefined =
-    prices === undefined && budget === undefined && batchApi === undefined
-      ? undefined
-      : {
-          batch: batchApi !== undefined,
-          prices,
-          unpriced: (model) => {
-            if (unpriced.has(model)) return;
-            unpriced.add(model);
-            ctx.log.warn(`--prices has no price for model ${model}: records with its calls get no cost_usd`, undefined, 'no-price');
-          },
-          spent: budget === undefined ? undefined : (usd, tokens) => budget.spent(usd, tokens),
-        };
+  const accounting = callAccounting(prices, budget, batchApi !== undefined, ctx.log);
   const quota = new AbortController();
   const rounds =
     batchApi === undefined || run === undefined
@@ -248,6 +226,39 @@ export async function runGenerate(args: GenerateArgs & Pick<StreamArgs, 'files'>
     else await workspaces.remove();
     run?.lock.release();
   }
+}
+
+/** The values no option parser checks: usage errors before anything starts; the tool memory in bytes and the --tool-env names. */
+function checkedValues(args: GenerateArgs): { memoryBytes: number; passedEnv: string[] } {
+  if (args.concurrency !== undefined) positiveInteger(args.concurrency, '--concurrency');
+  positiveInteger(args.maxTurns, '--max-turns');
+  positiveInteger(args.toolConcurrency, '--tool-concurrency');
+  positiveInteger(args.toolMaxProcs, '--tool-max-procs');
+  positiveInteger(args.toolCpuSeconds, '--tool-cpu-seconds');
+  const memoryBytes = parseSize(args.toolMemory);
+  if (memoryBytes === undefined) throw new UsageError(`--tool-memory must be a size such as 512m or 4g, got ${args.toolMemory}`);
+  const passedEnv = args.toolEnv === undefined ? [] : [args.toolEnv].flat();
+  for (const name of passedEnv) if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new UsageError(`--tool-env takes a variable's name, got "${name}"`);
+  if (!(args.toolTimeout > 0)) throw new UsageError(`--tool-timeout must be a number of seconds above 0, got ${String(args.toolTimeout)}`);
+  if (!(args.requestTimeout > 0)) throw new UsageError(`--request-timeout must be a number of seconds above 0, got ${String(args.requestTimeout)}`);
+  if (args.seed !== undefined && !Number.isSafeInteger(args.seed)) throw new UsageError(`--seed must be an integer, got ${String(args.seed)}`);
+  return { memoryBytes, passedEnv };
+}
+
+/** What every call counts toward (agentCalls.ts), when anything does: its price, the run's budget, the batch discount. */
+function callAccounting(prices: PriceTable | undefined, budget: RunBudget | undefined, batch: boolean, log: Logger): CallAccounting | undefined {
+  if (prices === undefined && budget === undefined && !batch) return undefined;
+  const unpriced = new Set<string>();
+  return {
+    batch,
+    prices,
+    unpriced: (model) => {
+      if (unpriced.has(model)) return;
+      unpriced.add(model);
+      log.warn(`--prices has no price for model ${model}: records with its calls get no cost_usd`, undefined, 'no-price');
+    },
+    spent: budget === undefined ? undefined : (usd, tokens) => budget.spent(usd, tokens),
+  };
 }
 
 /** Where rows' cwd may lie by default: the first dataset file's directory, the current one for stdin. */
