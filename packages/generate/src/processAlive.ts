@@ -1,5 +1,5 @@
 // Whether a process of this machine still runs: what decides that a leftover of a killed invocation
-// (a temp file, a workspace, a sandbox directory named by its pid) may be removed.
+// (a temp file, a workspace, a sandbox directory or prompt cgroup named by its pid, a run lock) may be removed.
 
 /** True for this process, and for one that exists though it is another user's (EPERM). */
 export function isAlive(pid: number): boolean {

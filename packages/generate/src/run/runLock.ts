@@ -15,6 +15,7 @@ import { linkSync, readFileSync, renameSync, rmSync, unlinkSync, writeFileSync }
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { outputFailure, UsageError } from '@hermes-datagen/core';
+import { isAlive } from '../processAlive.js';
 
 export const LOCK_FILE = 'run.lock';
 
@@ -120,12 +121,7 @@ function readHolder(path: string): LockHolder | undefined | 'gone' {
 /** Only a lock of this host can be known stale: its process is gone, or its pid now belongs to a process started later. */
 function isStale(holder: LockHolder | undefined): holder is LockHolder {
   if (holder === undefined || holder.host !== hostname()) return false;
-  try {
-    process.kill(holder.pid, 0);
-  } catch (error) {
-    // EPERM: a process of another user has the pid; it is alive.
-    if ((error as NodeJS.ErrnoException).code === 'ESRCH') return true;
-  }
+  if (!isAlive(holder.pid)) return true;
   const start = processStart(holder.pid);
   return holder.process_start !== undefined && start !== undefined && start !== holder.process_start;
 }

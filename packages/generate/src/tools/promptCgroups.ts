@@ -15,6 +15,7 @@ import { accessSync, constants, existsSync, mkdirSync, readdirSync, readFileSync
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { formatSize, type CgroupEvents } from './toolLimits.js';
+import { isAlive } from '../processAlive.js';
 
 export type CgroupLayout =
   /** The directory the prompts' cgroups are made in. */
@@ -215,7 +216,7 @@ function sweep(parent: string): void {
   }
   for (const name of names) {
     const pid = NAME.exec(name)?.[1];
-    if (pid === undefined || alive(Number(pid))) continue;
+    if (pid === undefined || isAlive(Number(pid))) continue;
     const dir = join(parent, name);
     killPids(dir);
     tryRemove(dir);
@@ -253,15 +254,6 @@ function tryRemove(dir: string): boolean {
     return true;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'ENOENT';
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 
