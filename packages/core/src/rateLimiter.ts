@@ -98,7 +98,6 @@ export class RateLimiter {
   private pausedUntil = 0;
   private tokens: number;
   private tokensAt: number;
-  private inFlight = 0;
   /** Start times of the requests in flight, oldest first. */
   private readonly starts: number[] = [];
   /** Average time of a successful answer (ms); undefined before the first. */
@@ -163,7 +162,6 @@ export class RateLimiter {
       const slotFree = this.phase === 'paused' || (probing ? !this.probeOut : this.answerable(now) < this.limit);
       const readyAt = Math.max(this.nextStartAt, this.pausedUntil, this.tokensReadyAt(estimate, now));
       if (slotFree && readyAt <= now) {
-        this.inFlight += 1;
         this.starts.push(now);
         this.counts.requests += 1;
         this.nextStartAt = now + Math.max(this.spacingMs, this.budgetSpacingMs);
@@ -177,7 +175,6 @@ export class RateLimiter {
 
   /** Ends a request and learns from what came back. */
   public release(permit: Permit, outcome: Outcome): void {
-    this.inFlight -= 1;
     const at = this.starts.indexOf(permit.startedAt);
     if (at >= 0) this.starts.splice(at, 1);
     if (permit.probe) this.probeOut = false;
@@ -309,6 +306,11 @@ export class RateLimiter {
   /** A wait the budget headers ask for: every request holds back, but it is pacing, not a pause (no probe, no message). */
   private pacingPause(until: number): void {
     this.nextStartAt = Math.max(this.nextStartAt, Math.min(until, this.now() + PAUSE_CAP_MS));
+  }
+
+  /** Requests sent and not yet released. */
+  private get inFlight(): number {
+    return this.starts.length;
   }
 
   /** How long an unanswered request counts among those in flight; for ever before the first answer. */
