@@ -4,7 +4,7 @@
 // the run by one prompt whose reply never comes (a slow fault), so the second meets it running on any
 // machine, and it is then stopped with SIGTERM (--grace 0) and the run finished by a --resume.
 import type { ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { promptId } from '@hermes-datagen/core';
@@ -113,6 +113,9 @@ describe('hermes-generate: one invocation per run directory', () => {
       const refused = await Promise.race(shards.map(async (shard, i) => ({ i, ...(await shard.ended) })));
       const holder = shards[1 - refused.i]!;
       expectRefused(refused, holder.child);
+      // The refusal can come before the holder has finished a prompt: stop it only once it has written one.
+      const firstBatch = join(dir, 'data', 'r', 'batch_0.jsonl');
+      await until(() => existsSync(firstBatch) && statSync(firstBatch).size > 0);
       holder.child.kill('SIGTERM');
       expect((await holder.ended).code).toBe(143);
       const run = expectRunInvariants(join(dir, 'data', 'r'));
