@@ -34,6 +34,27 @@ describe('testkit quota', () => {
     expect([quota.admit('m', 20).refused, quota.admit('m', 20).refused, quota.admit('m', 20).refused]).toEqual([false, false, true]);
   });
 
+  it("--limit-headers litellm counts as LiteLLM's proxy does: fixed windows, each begun by the first request after the last one ended", () => {
+    const { quota, at } = clocked({ rps: 2, windowS: 10, limitHeaders: 'litellm', retryAfter: 'seconds' });
+    const remaining = (admission: ReturnType<Quota['admit']>) => admission.headers['x-ratelimit-api_key-remaining-requests'];
+    // 20 requests a window of 10 s, however fast they come.
+    const first = Array.from({ length: 20 }, () => quota.admit('m', 1));
+    expect(first.map((a) => a.refused)).toEqual(Array(20).fill(false));
+    expect([remaining(first[0]!), remaining(first[19]!)]).toEqual(['19', '0']);
+    // Refused with the window's whole length as Retry-After, 3 s before its end, and none of the budget headers.
+    at.now += 7000;
+    const refused = quota.admit('m', 1);
+    expect(refused).toMatchObject({ refused: true, headers: { 'retry-after': '10' } });
+    expect(remaining(refused)).toBeUndefined();
+    // The window ends 10 s after its first request; the next begins only with the next request, 5 s later.
+    at.now += 8000;
+    expect(remaining(quota.admit('m', 1))).toBe('19');
+    at.now += 9999;
+    expect(remaining(quota.admit('m', 1))).toBe('18');
+    at.now += 1;
+    expect(remaining(quota.admit('m', 1))).toBe('19');
+  });
+
   it('--tpm: a request of more tokens than are left is refused, and gives its request back', () => {
     const { quota } = clocked({ tpm: 6000, rps: 10 });
     // 100 tokens a second deep; 400 characters are 100 tokens.
@@ -55,9 +76,13 @@ describe('testkit quota', () => {
 
   it.each([
     ['openai', { 'x-ratelimit-limit-requests': '2', 'x-ratelimit-remaining-requests': '1', 'x-ratelimit-reset-requests': '500ms' }],
-    ['litellm', { 'x-litellm-key-remaining-requests-gpt-x': '1' }],
+    [
+      'litellm',
+      // A window of 1 s holds 2 requests at --rps 2.
+      { 'x-ratelimit-api_key-limit-requests': '2', 'x-ratelimit-api_key-remaining-requests': '1', 'x-litellm-key-remaining-requests-gpt-x': '1' },
+    ],
   ] as const)('--limit-headers %s: the budget on every answer', async (style, expected) => {
-    endpoint = await startScriptedEndpoint({ quota: { rps: 2, limitHeaders: style } });
+    endpoint = await startScriptedEndpoint({ quota: { rps: 2, limitHeaders: style, windowS: 1 } });
     const response = await post(endpoint.url, 'gpt-x');
     expect(response.status).toBe(200);
     for (const [name, value] of Object.entries(expected)) expect(response.headers.get(name), name).toBe(value);
@@ -110,6 +135,7 @@ describe('testkit quota', () => {
       [['--rate-429', '2'], /--rate-429 must be a share from 0 to 1/],
       [['--rps', '1', '--rpm', '60'], /--rps and --rpm are the same limit/],
       [['--limit-headers', 'azure'], /limit-headers/],
+      [['--limit-headers', 'litellm', '--window-s', '0'], /--window-s must be a number of seconds above 0/],
     ] as const) {
       const bad = await runInProcess(spec, ['serve', ...flags]);
       expect(bad.code, bad.stderr).toBe(ExitCode.usage);

@@ -23,7 +23,15 @@ export function quotaOptions<T>(y: Argv<T>) {
     .option('limit-headers', {
       choices: LIMIT_HEADER_STYLES,
       default: 'none' as LimitHeaderStyle,
-      describe: "budget headers on every answer: OpenAI's x-ratelimit-*, Anthropic's anthropic-ratelimit-*, LiteLLM's x-litellm-key-remaining-*-<model>",
+      describe:
+        "budget headers on every answer: OpenAI's x-ratelimit-*, Anthropic's anthropic-ratelimit-*, LiteLLM's x-ratelimit-api_key-* and x-litellm-key-remaining-*-<model> (litellm also counts the quota as LiteLLM does: in fixed windows, see --window-s)",
+      group: QUOTA,
+    })
+    .option('window-s', {
+      type: 'number',
+      default: 60,
+      describe:
+        "with --limit-headers litellm: LiteLLM's fixed window (its LITELLM_RATE_LIMIT_WINDOW_SIZE), begun by the first request after the last one ended and holding the window's worth of --rps/--rpm/--tpm; a 429's Retry-After is the whole window",
       group: QUOTA,
     })
     .option('retry-after', {
@@ -41,6 +49,7 @@ export interface QuotaArgs {
   'rate-429'?: number | undefined;
   'retry-after-s': number;
   'limit-headers': LimitHeaderStyle;
+  'window-s': number;
   'retry-after': RetryAfterStyle;
 }
 
@@ -52,6 +61,8 @@ export function quotaFromArgs(args: QuotaArgs): QuotaOptions {
   if (args.rps !== undefined && args.rpm !== undefined) throw new UsageError('--rps and --rpm are the same limit: give one');
   const rate = args['rate-429'];
   if (rate !== undefined && !(rate >= 0 && rate <= 1)) throw new UsageError(`--rate-429 must be a share from 0 to 1, got ${String(rate)}`);
+  if (!(args['window-s'] > 0 && Number.isFinite(args['window-s'])))
+    throw new UsageError(`--window-s must be a number of seconds above 0, got ${String(args['window-s'])}`);
   if (!(args['retry-after-s'] >= 0)) throw new UsageError(`--retry-after-s must be a number of seconds from 0 up, got ${String(args['retry-after-s'])}`);
   return {
     rps: args.rps ?? (args.rpm === undefined ? undefined : args.rpm / 60),
@@ -59,6 +70,7 @@ export function quotaFromArgs(args: QuotaArgs): QuotaOptions {
     rate429: rate,
     randomWaitS: args['retry-after-s'],
     limitHeaders: args['limit-headers'],
+    windowS: args['window-s'],
     retryAfter: args['retry-after'],
   };
 }
