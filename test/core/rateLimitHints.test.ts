@@ -73,4 +73,17 @@ describe('budget headers', () => {
     ]);
     expect(read({ 'x-litellm-key-remaining-requests-other': '7', 'x-ratelimit-remaining-requests': 'many' })).toEqual([]);
   });
+
+  it("reads LiteLLM's proxy limits by what they are set on: a remaining count and a limit, no reset", () => {
+    const read = (headers: Record<string, string>) => readBudgets(new Headers(headers), budgetHeaders(undefined), NOW);
+    expect(read({ 'x-ratelimit-api_key-remaining-requests': '99', 'x-ratelimit-api_key-limit-requests': '100' })).toEqual([
+      { kind: 'requests', remaining: 99, limit: 100, resetMs: undefined, window: 'litellm api_key' },
+    ]);
+    expect(
+      read({ 'x-ratelimit-team-remaining-tokens': '5000', 'x-ratelimit-team-limit-tokens': '9000', 'x-ratelimit-model_per_key-remaining-requests': '3' }),
+    ).toEqual([
+      { kind: 'tokens', remaining: 5000, limit: 9000, resetMs: undefined, window: 'litellm team' },
+      { kind: 'requests', remaining: 3, limit: undefined, resetMs: undefined, window: 'litellm model_per_key' },
+    ]);
+  });
 });

@@ -254,6 +254,89 @@ describe('RateLimiter', () => {
     expect(await grantTimes(rate, 1, 60_000)).toEqual([30_000]);
   });
 
+  it("LiteLLM's fixed window (a limit, no reset): the requests past what it holds wait for its end, learnt from a refusal, which cuts nothing", async () => {
+    const rate = limiter({ maxConcurrency: 8 });
+    const counted = (remaining: number) => ({
+      status: 200,
+      headers: new Headers({ 'x-ratelimit-api_key-remaining-requests': String(remaining), 'x-ratelimit-api_key-limit-requests': '4' }),
+    });
+    const first = await rate.acquire(0, never);
+    await vi.advanceTimersByTimeAsync(100);
+    const rest = await Promise.all([1, 2, 3].map(() => rate.acquire(0, never)));
+    // The first found 3 left of 4, and 3 went out after it: spent, but its end is not known yet.
+    rate.release(first, counted(3));
+    await vi.advanceTimersByTimeAsync(5900);
+    const late = await rate.acquire(0, never);
+    // LiteLLM's Retry-After: the window's whole length. The window began at 0, so it ends at 10 s.
+    rate.release(late, { status: 429, refused: true, retryAfterMs: 10_000 });
+    expect(rate.limit).toBe(8);
+    expect(rate.refusalWaitMs(10_000, 0)).toBe(4100);
+    expect(rate.refusalWaitMs(1000, 0)).toBe(1000);
+    for (const permit of rest) rate.release(permit, counted(0));
+    expect(await grantTimes(rate, 3, 10_000)).toEqual([4100, 4100, 4100]);
+    expect(rate.refusalWaitMs(10_000, 0)).toBe(10_000);
+  });
+
+  it("LiteLLM's windows are one a scope: a refusal is taken as the one with least left, and its tokens count waits in its requests' window", async () => {
+    const rate = limiter({ maxConcurrency: 8 });
+    const counted = (key: number, team: number, teamTokens = 500) => ({
+      status: 200,
+      headers: new Headers({
+        'x-ratelimit-api_key-remaining-requests': String(key),
+        'x-ratelimit-api_key-limit-requests': '100',
+        'x-ratelimit-team-remaining-requests': String(team),
+        'x-ratelimit-team-limit-requests': '10',
+        'x-ratelimit-team-remaining-tokens': String(teamTokens),
+        'x-ratelimit-team-limit-tokens': '1000',
+      }),
+    });
+    // Both windows begin at 0; at 2 s the team's has 1 left of 10, the key's 90 of 100.
+    rate.release(await rate.acquire(0, never), counted(99, 9));
+    await vi.advanceTimersByTimeAsync(2000);
+    rate.release(await rate.acquire(0, never), counted(90, 2));
+    const refused = await rate.acquire(0, never);
+    rate.release(refused, { status: 429, refused: true, retryAfterMs: 5000 });
+    // The team's window: it began at 0 and lasts 5 s. The key's learnt nothing, so it holds nothing.
+    expect(rate.refusalWaitMs(5000, 0)).toBe(3100);
+    expect(await grantTimes(rate, 1, 5000)).toEqual([3100]);
+    // A new team window with the next request, at 7 s, then its tokens spent: the next request waits
+    // for that window's end, 5 s later.
+    rate.release(await rate.acquire(0, never), counted(80, 9));
+    rate.release(await rate.acquire(0, never), counted(79, 8, 0));
+    expect(await grantTimes(rate, 1, 6000)).toEqual([5100]);
+  });
+
+  it('a spent fixed window whose length no refusal says: probes 250 ms apart find its end, and the level from before returns at once', async () => {
+    const rate = limiter({ maxConcurrency: 8 });
+    const counted = (remaining: number) => ({
+      status: 200,
+      headers: new Headers({ 'x-ratelimit-api_key-remaining-requests': String(remaining), 'x-ratelimit-api_key-limit-requests': '2' }),
+    });
+    rate.release(await rate.acquire(0, never), counted(1));
+    await vi.advanceTimersByTimeAsync(100);
+    rate.release(await rate.acquire(0, never), counted(0));
+    await vi.advanceTimersByTimeAsync(100);
+    rate.release(await rate.acquire(0, never), { status: 429, refused: true });
+    const probe = async () => {
+      const start = Date.now();
+      const permit = await new Promise<Permit>((resolve) => {
+        void rate.acquire(0, never).then(resolve);
+        void vi.advanceTimersByTimeAsync(1000);
+      });
+      return { permit, after: Date.now() - start };
+    };
+    const refusedProbe = await probe();
+    expect([refusedProbe.after, refusedProbe.permit.probe]).toEqual([250, true]);
+    rate.release(refusedProbe.permit, { status: 429, refused: true });
+    const admitted = await probe();
+    expect(admitted.after).toBe(250);
+    // The next window began with it, 700 ms after the first: the windows last 700 ms at most.
+    rate.release(admitted.permit, counted(1));
+    expect(rate.limit).toBe(8);
+    rate.release(await rate.acquire(0, never), counted(0));
+    expect(await grantTimes(rate, 2, 2000)).toEqual([800, 800]);
+  });
+
   it("LiteLLM's remaining count alone (named after the model): while it says none is left, successes do not raise the requests in flight", async () => {
     const rate = limiter({ model: 'gpt-x', maxConcurrency: 8 });
     // A refusal cuts 8 to 5.6.

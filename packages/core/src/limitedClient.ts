@@ -52,7 +52,7 @@ export function limitedClient(inner: EndpointChatClient, limiter: RateLimiter, o
         limiter.release(permit, { status: answered?.status, headers: answered?.headers, refused, retryAfterMs });
         if (signal.aborted) throw error;
         if (refused) {
-          wait = retryAfterMs ?? limiter.backoffMs(refusals);
+          wait = limiter.refusalWaitMs(retryAfterMs, refusals);
           refusals += 1;
         } else {
           if (error instanceof APIConnectionTimeoutError) timeouts += 1;

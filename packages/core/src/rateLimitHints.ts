@@ -3,7 +3,8 @@
 // - budgets, from the headers of any answer: OpenAI's x-ratelimit-{limit,remaining,reset}-{requests,tokens}
 //   (a reset as a duration, "6m0s"; remaining alone is read too), Anthropic's
 //   anthropic-ratelimit-{requests,tokens}-{limit,remaining,reset} (a reset as an RFC 3339 time), and
-//   LiteLLM's x-litellm-key-remaining-{requests,tokens}-<model> (remaining alone, no reset);
+//   LiteLLM's x-ratelimit-<scope>-{remaining,limit}-{requests,tokens} (a limit a fixed window, no
+//   reset: fixedWindow.ts) and x-litellm-key-remaining-{requests,tokens}-<model> (remaining alone);
 // - how long a refusal asks to wait: retry-after-ms, Retry-After as seconds or an HTTP date, the
 //   reset (epoch ms) an OpenRouter 429 body carries in error.metadata.headers, and the body's own
 //   words ("try again in 20s", "Please retry after 60 seconds").
@@ -24,6 +25,8 @@ export interface BudgetReading {
   readonly limit?: number | undefined;
   /** Until the budget is full again, in ms from now, when the dialect says. */
   readonly resetMs?: number | undefined;
+  /** The fixed window the budget is counted in, when the dialect counts in windows (LiteLLM: one a scope, for its requests and tokens). */
+  readonly window?: string;
 }
 
 interface BudgetHeaders {
@@ -31,6 +34,7 @@ interface BudgetHeaders {
   readonly remaining: string;
   readonly limit?: string;
   readonly reset?: string;
+  readonly window?: string;
 }
 
 /** The header names of each dialect, spelled out once: every response is looked up by them. */
@@ -44,6 +48,15 @@ const FIXED_DIALECTS: readonly BudgetHeaders[] = [
     reset: 'anthropic-ratelimit-requests-reset',
   },
   { kind: 'tokens', remaining: 'anthropic-ratelimit-tokens-remaining', limit: 'anthropic-ratelimit-tokens-limit', reset: 'anthropic-ratelimit-tokens-reset' },
+  // LiteLLM's proxy names each of its limits by what it is set on (parallel_request_limiter_v3's descriptors).
+  ...['api_key', 'user', 'team', 'team_member', 'end_user', 'model_per_key'].flatMap((scope) =>
+    (['requests', 'tokens'] as const).map((kind) => ({
+      kind,
+      remaining: `x-ratelimit-${scope}-remaining-${kind}`,
+      limit: `x-ratelimit-${scope}-limit-${kind}`,
+      window: `litellm ${scope}`,
+    })),
+  ),
 ];
 
 /** The headers a response may carry its budgets in; LiteLLM's names end in the model group (the model asked for). */
@@ -64,7 +77,8 @@ export function readBudgets(headers: ResponseHeaders, dialects: readonly BudgetH
     if (remaining === undefined) continue;
     const limit = dialect.limit === undefined ? undefined : number(headers.get(dialect.limit));
     const resetText = dialect.reset === undefined ? null : headers.get(dialect.reset);
-    readings.push({ kind: dialect.kind, remaining, limit, resetMs: resetText === null ? undefined : resetMs(resetText, now) });
+    const reading = { kind: dialect.kind, remaining, limit, resetMs: resetText === null ? undefined : resetMs(resetText, now) };
+    readings.push(dialect.window === undefined ? reading : { ...reading, window: dialect.window });
   }
   return readings;
 }

@@ -7,9 +7,13 @@
 //   of the last cut, as after a pause, so a recovery takes a few rounds, not hundreds);
 // - pacing from the budgets the endpoint reports (rateLimitHints.ts): with its size and reset, starts
 //   are spaced at the rate the budget refills once it runs low; with a reset alone, a spent budget
-//   waits for it; with the remaining count alone (LiteLLM), the requests in flight stop growing while
-//   it says none is left (it was counted when the request went in, an answer ago, so it caps no
-//   level: capping at what is in flight at each answer ratcheted the run down and left quota unused);
+//   waits for it; LiteLLM's fixed windows (a size and no reset, one window a scope: fixedWindow.ts):
+//   once the requests sent will spend a window, the rest wait for its end, and so does a refused
+//   request whose Retry-After (the whole window's length) would hold it longer; a refusal of a spent
+//   window cuts nothing, and a pause for it ends by probes WINDOW_PROBE_MS apart; with the remaining count
+//   alone (LiteLLM's per-model one), the requests in flight stop growing while it says none is left
+//   (it was counted when the request went in, an answer ago, so it caps no level: capping at what is
+//   in flight at each answer ratcheted the run down and left quota unused);
 // - a pause only when even one request in flight is refused: every request waits, then ONE probe
 //   goes out, and only its success opens the way again (no herd); the pause is announced once, and
 //   a request from before it that succeeds meanwhile does not end it;
@@ -24,6 +28,7 @@
 //   than that (a Retry-After of an hour).
 import { budgetHeaders, readBudgets, type BudgetReading } from './rateLimitHints.js';
 import type { ResponseHeaders } from './chatClient.js';
+import { FixedWindow } from './fixedWindow.js';
 
 /** --quota-wait's default: a gateway's per-minute window, several times over. */
 export const DEFAULT_QUOTA_WAIT_S = 300;
@@ -79,6 +84,8 @@ const BETA = 0.7;
 /** A pause with no Retry-After to go by starts here and doubles while probes are refused, up to the cap. */
 const FIRST_PAUSE_MS = 1000;
 const PAUSE_CAP_MS = 30_000;
+/** Between probes for the end of a spent fixed window whose length is not known yet. */
+const WINDOW_PROBE_MS = 250;
 /** An unanswered request stops counting among those in flight after this many times the average answer's time... */
 const STALE_FACTOR = 5;
 /** ...and never sooner than this. */
@@ -112,6 +119,8 @@ export class RateLimiter {
   private budgetLow = false;
   /** From a budget with a size and a reset: the start spacing of its refill rate, while it runs low. */
   private budgetSpacingMs = 0;
+  /** The budgets counted in fixed windows (LiteLLM's, one a scope), each learnt. */
+  private readonly fixedWindows = new Map<string, FixedWindow>();
   private phase: Phase = 'open';
   private probeOut = false;
   private pauseMs = 0;
@@ -183,9 +192,11 @@ export class RateLimiter {
       this.refill(now);
       this.tokens = Math.min(this.options.tpm, this.tokens + Math.min(permit.estimate, this.options.tpm) - outcome.tokens);
     }
-    if (outcome.headers) this.pace(readBudgets(outcome.headers, this.dialects, now), now);
-    if (outcome.refused) this.refused(permit, outcome.retryAfterMs, now);
-    else if (outcome.status !== undefined && outcome.status < 400) this.succeeded(permit, now);
+    if (outcome.headers) this.pace(readBudgets(outcome.headers, this.dialects, now), permit, now);
+    if (outcome.refused) {
+      this.refusingWindow()?.refused(outcome.retryAfterMs);
+      this.refused(permit, outcome.retryAfterMs, now);
+    } else if (outcome.status !== undefined && outcome.status < 400) this.succeeded(permit, now);
     this.wake();
   }
 
@@ -218,15 +229,28 @@ export class RateLimiter {
     return Math.round(random() * Math.min(30_000, 500 * 2 ** attempt));
   }
 
+  /**
+   * How long a refused request waits before its retry (`refusals` before it): what the refusal asks,
+   * else a backoff; but no longer than the fixed window it was refused by has left, when that is known
+   * (LiteLLM's Retry-After is the whole window's length, however little is left of it).
+   */
+  public refusalWaitMs(retryAfterMs: number | undefined, refusals: number): number {
+    const asked = retryAfterMs ?? this.backoffMs(refusals);
+    const left = (this.spentWindowsEnd() ?? 0) - this.now();
+    return left > 0 ? Math.min(asked, left) : asked;
+  }
+
   private succeeded(permit: Permit, now: number): void {
     this.lastSuccessAt = now;
     const took = now - permit.startedAt;
     this.latencyMs = this.latencyMs === undefined ? took : this.latencyMs + LATENCY_WEIGHT * (took - this.latencyMs);
     if (permit.probe && this.phase === 'probing') {
-      // The way is open again: from one request in flight back up to the last cut's level, a round at a time.
+      // The way is open again: from one request in flight back up to the last cut's level, a round at a
+      // time; after a spent window, at once at the level from before (the quota was spent, not the
+      // gateway overrun).
       this.phase = 'open';
       this.pauseMs = 0;
-      this.window = 1;
+      if (![...this.fixedWindows.values()].some((window) => window.seen)) this.window = 1;
       return;
     }
     // A request sent before the pause that succeeds now does not end it: only the probe's answer does.
@@ -256,6 +280,14 @@ export class RateLimiter {
       if (permit.probe || this.phase === 'probing') this.pause(retryAfterMs, now);
       return;
     }
+    if (this.windowSpent) {
+      // A window is spent, which says nothing of how many requests may be in flight: no cut. Its end
+      // known, every request waits for it; else probes, a short wait apart, find it.
+      const end = this.spentWindowsEnd();
+      if (end !== undefined && end > now) this.waitForWindow(end);
+      else this.pause(retryAfterMs, now);
+      return;
+    }
     if (permit.round < this.cuts) return;
     const before = this.window;
     this.threshold = Math.max(1, before * BETA);
@@ -271,7 +303,9 @@ export class RateLimiter {
   }
 
   private pause(retryAfterMs: number | undefined, now: number): void {
-    this.pauseMs = retryAfterMs ?? Math.min(PAUSE_CAP_MS, this.pauseMs === 0 ? FIRST_PAUSE_MS : this.pauseMs * 2);
+    const doubled = Math.min(PAUSE_CAP_MS, this.pauseMs === 0 ? FIRST_PAUSE_MS : this.pauseMs * 2);
+    // A spent window ends at a moment the probe is to find: not doubled past it.
+    this.pauseMs = this.windowSpent ? Math.min(retryAfterMs ?? WINDOW_PROBE_MS, WINDOW_PROBE_MS) : (retryAfterMs ?? doubled);
     // The last probe goes out when --quota-wait runs out, so its refusal ends the run then, not a pause later.
     const deadline = this.lastSuccessAt + this.options.quotaWaitMs;
     this.pausedUntil = Math.max(this.pausedUntil, Math.min(now + this.pauseMs, Math.max(now, deadline)));
@@ -286,11 +320,17 @@ export class RateLimiter {
   }
 
   /** The budgets a response reports: wait out a spent one, spread a thin one. */
-  private pace(readings: readonly BudgetReading[], now: number): void {
+  private pace(readings: readonly BudgetReading[], permit: Permit, now: number): void {
     this.budgetLow = false;
-    for (const { kind, remaining, limit, resetMs } of readings) {
+    for (const { kind, remaining, limit, resetMs, window } of readings) {
       const low = remaining <= this.inFlight + 1;
-      if (limit !== undefined && resetMs !== undefined && resetMs > 0 && limit > remaining) {
+      if (window !== undefined && limit !== undefined) {
+        const fixed = this.fixedWindowNamed(window);
+        // Each request sent after this one takes one more of what it found left.
+        const sentSince = this.starts.filter((start) => start > permit.startedAt).length;
+        const until = kind === 'requests' ? fixed.observe(remaining, limit, permit.startedAt, sentSince) : remaining <= 0 ? fixed.spentByOther() : undefined;
+        if (until !== undefined) this.waitForWindow(until);
+      } else if (limit !== undefined && resetMs !== undefined && resetMs > 0 && limit > remaining) {
         // A bucket: it refills at (limit - remaining) / reset. Only the request budget spaces starts.
         if (kind === 'requests') this.budgetSpacingMs = low ? resetMs / (limit - remaining) : 0;
         else if (remaining <= 0) this.pacingPause(now + resetMs / (limit - remaining));
@@ -301,6 +341,41 @@ export class RateLimiter {
         this.budgetLow = remaining < 1;
       }
     }
+  }
+
+  private fixedWindowNamed(name: string): FixedWindow {
+    const known = this.fixedWindows.get(name);
+    if (known !== undefined) return known;
+    const window = new FixedWindow();
+    this.fixedWindows.set(name, window);
+    return window;
+  }
+
+  /** The window a refusal is taken to be of: of those seen, the one with least left. */
+  private refusingWindow(): FixedWindow | undefined {
+    let refusing: FixedWindow | undefined;
+    for (const window of this.fixedWindows.values()) if (window.seen && (refusing === undefined || window.shareLeft < refusing.shareLeft)) refusing = window;
+    return refusing;
+  }
+
+  private get windowSpent(): boolean {
+    return [...this.fixedWindows.values()].some((window) => window.spent);
+  }
+
+  /** When the last of the spent windows ends; undefined when none is spent or one's end is not known. */
+  private spentWindowsEnd(): number | undefined {
+    let end = 0;
+    for (const window of this.fixedWindows.values()) {
+      if (!window.spent) continue;
+      if (window.endsAt === undefined) return undefined;
+      end = Math.max(end, window.endsAt);
+    }
+    return end === 0 ? undefined : end;
+  }
+
+  /** Every request holds back until a spent window's end: learnt from the gateway's own counts, so not capped as pacingPause is. */
+  private waitForWindow(until: number): void {
+    this.nextStartAt = Math.max(this.nextStartAt, until);
   }
 
   /** A wait the budget headers ask for: every request holds back, but it is pacing, not a pause (no probe, no message). */
