@@ -38,6 +38,8 @@ const CALLS_PER_PROMPT = 5;
 const RUN_CONCURRENCY = 40;
 const HEADER_STYLES = ['openai', 'anthropic', 'litellm', 'none'];
 const RETRY_AFTER = ['seconds', 'none'];
+/** The fixed windows of LiteLLM's quota in one run at the ideal rate. */
+const LITELLM_WINDOWS = 6;
 const TARGETS = { withHeaders: 0.95, withoutHeaders: 0.85, refusals: 0.03, stormDone: 0.99 };
 /** Each fault's share of all calls; the testkit tries rules in order, so each rate is of the calls the rules before it left. */
 const STORM_FAULTS = [
@@ -126,7 +128,9 @@ async function quotaRun(startScriptedEndpoint, dir, opts, quota, mode) {
     script: script(CALLS_PER_PROMPT),
     latencyMs: opts.latencyMs,
     recordRequests: false,
-    quota: { rps, ...quota },
+    // LiteLLM counts in fixed windows (its LITELLM_RATE_LIMIT_WINDOW_SIZE): its default 60 s would hold
+    // the whole run in one window, so the run spans LITELLM_WINDOWS of them.
+    quota: { rps, ...quota, ...(quota.limitHeaders === 'litellm' ? { windowS: opts.seconds / LITELLM_WINDOWS } : {}) },
   });
   const runDir = mkdtempSync(join(dir, 'quota-'));
   dataset(runDir, opts.prompts);
