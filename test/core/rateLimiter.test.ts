@@ -30,6 +30,14 @@ async function grantTimes(rate: RateLimiter, n: number, runForMs: number, estima
   return times;
 }
 
+/** Answers that carry LiteLLM's count of the key's fixed window of `limit` requests. */
+function keyWindowCount(limit: number): (remaining: number) => { status: number; headers: Headers } {
+  return (remaining) => ({
+    status: 200,
+    headers: new Headers({ 'x-ratelimit-api_key-remaining-requests': String(remaining), 'x-ratelimit-api_key-limit-requests': String(limit) }),
+  });
+}
+
 /** A deterministic stand-in for Math.random (a linear congruential generator). */
 function seeded(seed: number): () => number {
   let state = seed;
@@ -256,10 +264,7 @@ describe('RateLimiter', () => {
 
   it("LiteLLM's fixed window (a limit, no reset): the requests past what it holds wait for its end, learnt from a refusal, which cuts nothing", async () => {
     const rate = limiter({ maxConcurrency: 8 });
-    const counted = (remaining: number) => ({
-      status: 200,
-      headers: new Headers({ 'x-ratelimit-api_key-remaining-requests': String(remaining), 'x-ratelimit-api_key-limit-requests': '4' }),
-    });
+    const counted = keyWindowCount(4);
     const first = await rate.acquire(0, never);
     await vi.advanceTimersByTimeAsync(100);
     const rest = await Promise.all([1, 2, 3].map(() => rate.acquire(0, never)));
@@ -308,10 +313,7 @@ describe('RateLimiter', () => {
 
   it('a spent fixed window whose length no refusal says: probes 250 ms apart find its end, and the level from before returns at once', async () => {
     const rate = limiter({ maxConcurrency: 8 });
-    const counted = (remaining: number) => ({
-      status: 200,
-      headers: new Headers({ 'x-ratelimit-api_key-remaining-requests': String(remaining), 'x-ratelimit-api_key-limit-requests': '2' }),
-    });
+    const counted = keyWindowCount(2);
     rate.release(await rate.acquire(0, never), counted(1));
     await vi.advanceTimersByTimeAsync(100);
     rate.release(await rate.acquire(0, never), counted(0));
