@@ -169,7 +169,7 @@ async function attemptRequest(settings: Settings, payload: string, headers: Read
 /** The reply of an answered request, or the APIError it stands for. */
 function readReply(answer: TransportResponse): ChatReply {
   const { status } = answer;
-  if (status < 200 || status > 299) throw statusError(answer);
+  if (status < 200 || status > 299) throw statusError(status, withoutBom(answer.body.toString('utf8')), fetchHeaders(answer.headers));
   const headers = new NodeHeaders(answer.headers);
   const reply = (data: unknown): ChatReply => ({ data: data as ChatCompletion, status, headers });
   if (status === 204) return reply(null);
@@ -197,11 +197,10 @@ function readReply(answer: TransportResponse): ChatReply {
  * a body with its error fields at the top (vLLM's `{"object": "error", "message": ...}`, Portkey's
  * `{"status": "failure", ...}`) is kept whole as the error, where openai would keep nothing of it.
  */
-function statusError(answer: TransportResponse): APIError {
-  const text = withoutBom(answer.body.toString('utf8'));
+export function statusError(status: number, text: string, headers: Headers): APIError {
   const json = safeJson(text);
   const body = isPlainObject(json) && !('error' in json) ? { error: json } : json;
-  return APIError.generate(answer.status, body, json === undefined ? text : undefined, fetchHeaders(answer.headers));
+  return APIError.generate(status, body, json === undefined ? text : undefined, headers);
 }
 
 /** The header a 200 turned into a failure carries: what the endpoint really sent. */

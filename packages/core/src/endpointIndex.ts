@@ -27,6 +27,7 @@ export {
   endpointFetch,
   endpointUrl,
   retryWaitMs,
+  statusError,
   type ChatClient,
   type ChatRequestOptions,
   type WaitTracker,

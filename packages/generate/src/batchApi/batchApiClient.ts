@@ -15,6 +15,7 @@ import {
   headerValues,
   pause,
   retryWaitMs,
+  statusError,
   type Endpoint,
   type FetchLike,
 } from '@hermes-datagen/core/endpoint';
@@ -114,14 +115,7 @@ export class BatchApi {
       try {
         const response = await this.fetch(url, { method, headers, ...(request.body === undefined ? {} : { body: request.body }), signal: request.signal });
         if (response.ok) return response;
-        const text = await response.text();
-        const json = safeJson(text);
-        failure = APIError.generate(
-          response.status,
-          json as object | undefined,
-          json === undefined ? `${response.status} ${text.slice(0, 200)}` : undefined,
-          response.headers,
-        );
+        failure = statusError(response.status, await response.text(), response.headers);
       } catch (error) {
         if (request.signal?.aborted) throw new APIUserAbortError();
         failure = new APIConnectionError({ message: undefined, cause: error instanceof Error ? error : new Error(String(error)) });
@@ -136,14 +130,6 @@ interface Request {
   readonly body?: string | Buffer | undefined;
   readonly type?: string | undefined;
   readonly signal?: AbortSignal | undefined;
-}
-
-function safeJson(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
 }
 
 /** A 2xx whose body is not what the route returns: a 502 of the route named, as the chat client names one. */
