@@ -5,7 +5,7 @@ import { ExitCode } from '@hermes-datagen/core';
 import { startScriptedEndpoint, type ScriptedEndpoint, type Script } from '@hermes-datagen/testkit';
 import { spec } from '@hermes-datagen/testkit/internal/main.js';
 import { runInProcess } from '../util/cli.js';
-import { clientFor, endpoint, offer, user, serveInProcess } from './endpoint.js';
+import { clientFor, scriptedEndpoint, offer, user, serveInProcess } from './endpoint.js';
 
 const script: Script = {
   models: ['batch-model'],
@@ -78,7 +78,7 @@ const timeless = (completion: unknown): unknown => ({ ...(completion as Record<s
 
 describe('files', () => {
   it('uploads a batch file, gives its metadata and content, and deletes it', async () => {
-    const target = await endpoint();
+    const target = await scriptedEndpoint();
     const client = clientFor(target);
     const text = jsonl([requestLine('a', 'hello')]);
     const created = await client.files.create({ file: await toFile(Buffer.from(text), 'requests.jsonl'), purpose: 'batch' });
@@ -96,7 +96,7 @@ describe('files', () => {
   });
 
   it('answers an unknown file id with 404, and an upload without a file or with an unknown purpose with 400', async () => {
-    const target = await endpoint();
+    const target = await scriptedEndpoint();
     const client = clientFor(target);
     await expect(client.files.content('file-nope')).rejects.toBeInstanceOf(OpenAI.NotFoundError);
     await expect(client.files.create({ file: await toFile(Buffer.from('{}\n'), 'x.jsonl'), purpose: 'nonsense' as 'batch' })).rejects.toBeInstanceOf(
@@ -111,7 +111,7 @@ describe('files', () => {
   });
 
   it('requires the API key on every route, as chat does', async () => {
-    const target = await endpoint({ apiKey: 'sk-right' });
+    const target = await scriptedEndpoint({ apiKey: 'sk-right' });
     const wrong = clientFor(target, { apiKey: 'sk-wrong' });
     await expect(wrong.files.create({ file: await toFile(Buffer.from('{}\n'), 'x.jsonl'), purpose: 'batch' })).rejects.toBeInstanceOf(
       OpenAI.AuthenticationError,
@@ -126,8 +126,8 @@ describe('files', () => {
 
 describe('a batch', () => {
   it('answers every line as the synchronous route answers the same body, with no request to /chat/completions', async () => {
-    const target = await endpoint({ script, seed: 3 });
-    const twin = await endpoint({ script, seed: 3 });
+    const target = await scriptedEndpoint({ script, seed: 3 });
+    const twin = await scriptedEndpoint({ script, seed: 3 });
     const client = clientFor(target);
     const first = requestLine('rec-1:turn-0', 'Please list the files here');
     const other = requestLine('rec-2:turn-0', 'What is 2 + 2?');
@@ -183,7 +183,7 @@ describe('a batch', () => {
   });
 
   it('writes the lines the rules answer with an HTTP error to the error file, with their status and body', async () => {
-    const target = await endpoint({ script });
+    const target = await scriptedEndpoint({ script });
     const client = clientFor(target);
     const done = await settled(client, (await submit(client, jsonl([requestLine('good', 'hello'), requestLine('bad', 'hello', 'unknown-model')]))).id);
     expect(done.status).toBe('completed');
@@ -198,7 +198,7 @@ describe('a batch', () => {
   });
 
   it('keeps its metadata and lists batches newest first, a page at a time', async () => {
-    const target = await endpoint();
+    const target = await scriptedEndpoint();
     const client = clientFor(target);
     const ids: string[] = [];
     for (let n = 0; n < 3; n += 1) {
@@ -236,7 +236,7 @@ describe('a batch that cannot run', () => {
     ['a duplicate custom_id', jsonl([requestLine('a', 'x'), requestLine('b', 'y'), requestLine('a', 'z')]), [{ code: 'duplicate_custom_id', line: 3 }]],
     ['an empty file', '', [{ code: 'empty_file', line: null }]],
   ])('fails with the error and its line: %s', async (_name, text, errors) => {
-    const target = await endpoint();
+    const target = await scriptedEndpoint();
     const client = clientFor(target);
     const done = await settled(client, (await submit(client, text)).id);
     expect(done.status).toBe('failed');
@@ -248,7 +248,7 @@ describe('a batch that cannot run', () => {
   });
 
   it('fails a file over the limits of requests or bytes', async () => {
-    const target = await endpoint({ batch: { maxRequests: 2, maxBytes: 2000 } });
+    const target = await scriptedEndpoint({ batch: { maxRequests: 2, maxBytes: 2000 } });
     const client = clientFor(target);
     const many = await settled(client, (await submit(client, jsonl([requestLine('a', 'x'), requestLine('b', 'x'), requestLine('c', 'x')]))).id);
     expect(many.status).toBe('failed');
@@ -265,7 +265,7 @@ describe('a batch that cannot run', () => {
     ['a completion window other than 24h', { completion_window: '1h' }, 'completion_window'],
     ['metadata that is not strings', { metadata: { n: 1 } }, 'metadata'],
   ])('refuses a batch with %s (400)', async (_name, change, param) => {
-    const target = await endpoint();
+    const target = await scriptedEndpoint();
     const client = clientFor(target);
     const file = await upload(client, jsonl([requestLine('a', 'x')]));
     const params = { input_file_id: file, endpoint: '/v1/chat/completions', completion_window: '24h', ...change } as OpenAI.Batches.BatchCreateParams;
@@ -274,7 +274,7 @@ describe('a batch that cannot run', () => {
   });
 
   it('refuses a batch of an unknown file (404), and of a file of another purpose (400)', async () => {
-    const target = await endpoint();
+    const target = await scriptedEndpoint();
     const client = clientFor(target);
     await expect(client.batches.create({ input_file_id: 'file-nope', endpoint: '/v1/chat/completions', completion_window: '24h' })).rejects.toBeInstanceOf(
       OpenAI.NotFoundError,
@@ -290,7 +290,7 @@ describe('a batch that cannot run', () => {
 describe('cancelling', () => {
   it('goes through cancelling to cancelled, and every line says it was not run', async () => {
     // A delay no test outlives: the cancel, not the delay, ends the batch.
-    const target = await endpoint({ batch: { delayMs: 3_600_000 } });
+    const target = await scriptedEndpoint({ batch: { delayMs: 3_600_000 } });
     const client = clientFor(target);
     const created = await submit(client, jsonl([requestLine('a', 'x'), requestLine('b', 'y')]));
     const cancelling = await client.batches.cancel(created.id);
@@ -308,7 +308,7 @@ describe('cancelling', () => {
   });
 
   it('refuses to cancel a finished batch (409)', async () => {
-    const target = await endpoint();
+    const target = await scriptedEndpoint();
     const client = clientFor(target);
     const done = await settled(client, (await submit(client, jsonl([requestLine('a', 'x')]))).id);
     const refusal = client.batches.cancel(done.id);
@@ -319,7 +319,7 @@ describe('cancelling', () => {
 
 describe('the configured failures', () => {
   it('expires the batches asked for: the first half of the lines answered, the rest batch_expired', async () => {
-    const target = await endpoint({ batch: { expireNth: [2] } });
+    const target = await scriptedEndpoint({ batch: { expireNth: [2] } });
     const client = clientFor(target);
     const lines = ['a', 'b', 'c', 'd'].map((id) => requestLine(id, `prompt ${id}`));
     expect((await settled(client, (await submit(client, jsonl(lines))).id)).status).toBe('completed');
@@ -340,7 +340,7 @@ describe('the configured failures', () => {
   it('fails a seeded share of lines, the same ones on every run, and a resubmitted custom_id draws again', async () => {
     const lines = Array.from({ length: 40 }, (_, n) => requestLine(`r${n}`, `prompt ${n}`));
     const failedIds = async (seed: number): Promise<{ first: unknown[]; again: unknown[]; submissions: number | undefined }> => {
-      const target = await endpoint({ seed, batch: { failShare: 0.5 } });
+      const target = await scriptedEndpoint({ seed, batch: { failShare: 0.5 } });
       const client = clientFor(target);
       const failed = async (): Promise<unknown[]> => {
         const done = await settled(client, (await submit(client, jsonl(lines))).id);
@@ -373,7 +373,7 @@ describe('the rules of the synchronous route', () => {
         { kind: 'timeout', when: { prompt: { contains: 'hang' } } },
       ],
     };
-    const target = await endpoint({ script: faulty });
+    const target = await scriptedEndpoint({ script: faulty });
     const client = clientFor(target);
     const done = await settled(
       client,

@@ -1,26 +1,15 @@
-// Helpers for the testkit tests: endpoints closed after each test, `hermes-testkit serve` run in process,
-// an openai@6 client for them, and the tool list a request offers.
+// Helpers for the testkit tests: endpoints closed after each test (test/util/scriptedEndpoint.ts, shared
+// with every test), `hermes-testkit serve` run in process, an openai@6 client for them, and the tool list
+// a request offers.
 import { PassThrough, Readable } from 'node:stream';
 import OpenAI, { type ClientOptions } from 'openai';
 import type { ChatCompletionMessage, ChatCompletionTool } from 'openai/resources/chat/completions';
-import { afterEach } from 'vitest';
 import { runCli } from '@hermes-datagen/core/internal/cli.js';
-import { startScriptedEndpoint, type ScriptedEndpoint, type ScriptedEndpointOptions } from '@hermes-datagen/testkit';
+import type { ScriptedEndpoint } from '@hermes-datagen/testkit';
 import { spec } from '@hermes-datagen/testkit/internal/main.js';
 import { REPO_ROOT } from '../util/cli.js';
 
-const open: ScriptedEndpoint[] = [];
-
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((endpoint) => endpoint.close()));
-});
-
-/** A running endpoint, closed after the current test. */
-export async function endpoint(options: ScriptedEndpointOptions = {}): Promise<ScriptedEndpoint> {
-  const started = await startScriptedEndpoint(options);
-  open.push(started);
-  return started;
-}
+export { scriptedEndpoint } from '../util/scriptedEndpoint.js';
 
 /** `hermes-testkit serve` with these flags, in process: its base URL (the first line it prints), what it logged, and a SIGTERM. */
 export interface ServeInProcess {

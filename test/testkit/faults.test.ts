@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import OpenAI from 'openai';
 import { FaultPicker, type FaultContext } from '@hermes-datagen/testkit/internal/faults.js';
 import type { FaultKind, FaultRule } from '@hermes-datagen/testkit';
-import { clientFor, endpoint, offer, user } from './endpoint.js';
+import { clientFor, scriptedEndpoint, offer, user } from './endpoint.js';
 
 const context = (overrides: Partial<FaultContext> = {}): FaultContext => ({ prompt: 'p', step: 0, nth: 1, model: 'm', requestDigest: 'd', ...overrides });
 
@@ -55,7 +55,7 @@ describe('FaultPicker', () => {
 
 describe('faults seen from the openai client', () => {
   it('429 carries Retry-After (and retry-after-ms when asked)', async () => {
-    const target = await endpoint({ script: { faults: [faultFor('rate_limit', { retry_after_s: 2, retry_after_ms: 250 })] } });
+    const target = await scriptedEndpoint({ script: { faults: [faultFor('rate_limit', { retry_after_s: 2, retry_after_ms: 250 })] } });
     const error = await failure(ask(clientFor(target), 'rate_limit'));
     expect(error).toBeInstanceOf(OpenAI.RateLimitError);
     expect(error.status).toBe(429);
@@ -64,7 +64,7 @@ describe('faults seen from the openai client', () => {
   });
 
   it('a 429 on the first request only is retried by the client after retry-after-ms, then answered', async () => {
-    const target = await endpoint({ script: { faults: [{ kind: 'rate_limit', when: { nth: [1] }, retry_after_ms: 80 }] } });
+    const target = await scriptedEndpoint({ script: { faults: [{ kind: 'rate_limit', when: { nth: [1] }, retry_after_ms: 80 }] } });
     const started = Date.now();
     const completion = await ask(clientFor(target, { maxRetries: 2 }), 'list files');
     expect(Date.now() - started).toBeGreaterThanOrEqual(75);
@@ -73,7 +73,7 @@ describe('faults seen from the openai client', () => {
   });
 
   it('500 and 503 (with its optional Retry-After)', async () => {
-    const target = await endpoint({ script: { faults: [faultFor('server_error'), faultFor('unavailable', { retry_after_s: 3 })] } });
+    const target = await scriptedEndpoint({ script: { faults: [faultFor('server_error'), faultFor('unavailable', { retry_after_s: 3 })] } });
     const client = clientFor(target);
     const internal = await failure(ask(client, 'server_error'));
     expect(internal).toBeInstanceOf(OpenAI.InternalServerError);
@@ -84,7 +84,7 @@ describe('faults seen from the openai client', () => {
   });
 
   it('slow replies arrive after their delay', async () => {
-    const target = await endpoint({ script: { faults: [faultFor('slow', { delay_ms: 300 })] } });
+    const target = await scriptedEndpoint({ script: { faults: [faultFor('slow', { delay_ms: 300 })] } });
     const started = Date.now();
     const completion = await ask(clientFor(target), 'slow');
     expect(Date.now() - started).toBeGreaterThanOrEqual(295);
@@ -92,7 +92,7 @@ describe('faults seen from the openai client', () => {
   });
 
   it('a timeout never answers: the client gives up, and close() still ends at once', async () => {
-    const target = await endpoint({ script: { faults: [faultFor('timeout')] } });
+    const target = await scriptedEndpoint({ script: { faults: [faultFor('timeout')] } });
     const error = await failure(ask(clientFor(target, { timeout: 300 }), 'timeout'));
     expect(error).toBeInstanceOf(OpenAI.APIConnectionTimeoutError);
     const hanging = ask(clientFor(target, { timeout: 60_000 }), 'timeout').catch((e: unknown) => e);
@@ -105,7 +105,7 @@ describe('faults seen from the openai client', () => {
   });
 
   it('a dropped connection breaks a reply halfway, plain or streamed', async () => {
-    const target = await endpoint({ script: { faults: [faultFor('drop')] } });
+    const target = await scriptedEndpoint({ script: { faults: [faultFor('drop')] } });
     const client = clientFor(target);
     expect((await failure(ask(client, 'drop'))).message).toMatch(/terminated/);
     const stream = await client.chat.completions.create({ model: 'm', messages: [user('drop')], stream: true });
@@ -116,7 +116,7 @@ describe('faults seen from the openai client', () => {
   });
 
   it('an HTML page with status 200 reaches the caller as text, with no choices', async () => {
-    const target = await endpoint({ script: { faults: [faultFor('html')] } });
+    const target = await scriptedEndpoint({ script: { faults: [faultFor('html')] } });
     const { data, response } = await clientFor(target)
       .chat.completions.create({ model: 'm', messages: [user('html')] })
       .withResponse();
@@ -127,14 +127,14 @@ describe('faults seen from the openai client', () => {
   });
 
   it('a JSON body without choices', async () => {
-    const target = await endpoint({ script: { faults: [faultFor('no_choices')] } });
+    const target = await scriptedEndpoint({ script: { faults: [faultFor('no_choices')] } });
     const completion = await ask(clientFor(target), 'no_choices');
     expect(completion.choices).toBeUndefined();
     expect(completion).toHaveProperty('error.message');
   });
 
   it('a complete 200 whose JSON body is cut in half: the client cannot parse it', async () => {
-    const target = await endpoint({ script: { faults: [faultFor('truncated')] } });
+    const target = await scriptedEndpoint({ script: { faults: [faultFor('truncated')] } });
     const response = await fetch(`${target.url}/chat/completions`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -147,7 +147,7 @@ describe('faults seen from the openai client', () => {
   });
 
   it('an error object with its code in a 200 body, as gateways report an upstream rate limit', async () => {
-    const target = await endpoint({
+    const target = await scriptedEndpoint({
       script: { faults: [faultFor('error_in_200'), { kind: 'error_in_200', code: 503, when: { prompt: { exact: 'other' } } }] },
     });
     const client = clientFor(target);
@@ -156,7 +156,7 @@ describe('faults seen from the openai client', () => {
   });
 
   it('401 as an invalid key or as an expired OAuth token', async () => {
-    const target = await endpoint({ script: { faults: [faultFor('unauthorized'), faultFor('oauth_expired')] } });
+    const target = await scriptedEndpoint({ script: { faults: [faultFor('unauthorized'), faultFor('oauth_expired')] } });
     const client = clientFor(target);
     const key = await failure(ask(client, 'unauthorized'));
     expect(key).toBeInstanceOf(OpenAI.AuthenticationError);
@@ -168,7 +168,7 @@ describe('faults seen from the openai client', () => {
   });
 
   it('401 for a missing or wrong key when the endpoint expects one, and never an echo of the key', async () => {
-    const target = await endpoint({ apiKey: 'sk-expected-secret' });
+    const target = await scriptedEndpoint({ apiKey: 'sk-expected-secret' });
     const wrong = await failure(ask(clientFor(target), 'hi'));
     expect(wrong).toBeInstanceOf(OpenAI.AuthenticationError);
     expect(wrong.message).toMatch(/Incorrect API key/);
@@ -182,7 +182,7 @@ describe('faults seen from the openai client', () => {
   });
 
   it("404 model_not_found for a model outside the script's list", async () => {
-    const target = await endpoint({ script: { models: ['team/model-a'] } });
+    const target = await scriptedEndpoint({ script: { models: ['team/model-a'] } });
     const client = clientFor(target);
     const error = await failure(client.chat.completions.create({ model: 'team/modle-a', messages: [user('hi')] }));
     expect(error).toBeInstanceOf(OpenAI.NotFoundError);
@@ -193,7 +193,7 @@ describe('faults seen from the openai client', () => {
   });
 
   it('a call to a tool that was not offered', async () => {
-    const target = await endpoint({ script: { faults: [faultFor('hallucinated_tool')] } });
+    const target = await scriptedEndpoint({ script: { faults: [faultFor('hallucinated_tool')] } });
     const completion = await ask(clientFor(target), 'hallucinated_tool');
     const call = completion.choices[0]?.message.tool_calls?.[0];
     expect(call?.type === 'function' && call.function.name).toBe('web_search_v2');
@@ -201,11 +201,11 @@ describe('faults seen from the openai client', () => {
   });
 
   it('tool-call arguments that are not JSON, whether or not the reply had a tool call', async () => {
-    const target = await endpoint({ script: { faults: [faultFor('invalid_arguments')] } });
+    const target = await scriptedEndpoint({ script: { faults: [faultFor('invalid_arguments')] } });
     const withCall = (await ask(clientFor(target), 'invalid_arguments')).choices[0]?.message.tool_calls?.[0];
     expect(withCall?.type === 'function' && withCall.function.name).toBe('terminal');
     expect(() => JSON.parse(withCall?.type === 'function' ? withCall.function.arguments : '{}')).toThrow(SyntaxError);
-    const textOnly = await endpoint({
+    const textOnly = await scriptedEndpoint({
       script: { faults: [{ kind: 'invalid_arguments' }], sequences: [{ match: { exact: 'text only' }, replies: [{ content: 'hi' }] }] },
     });
     const call = (await ask(clientFor(textOnly), 'text only')).choices[0]?.message.tool_calls?.[0];
@@ -215,7 +215,7 @@ describe('faults seen from the openai client', () => {
   it('faults by rate hit the same prompts on every run with the same seed', async () => {
     const prompts = Array.from({ length: 30 }, (_, i) => `task number ${i}`);
     const failing = async (seed: number): Promise<string[]> => {
-      const target = await endpoint({ seed, script: { faults: [{ kind: 'server_error', rate: 0.4 }] } });
+      const target = await scriptedEndpoint({ seed, script: { faults: [{ kind: 'server_error', rate: 0.4 }] } });
       const client = clientFor(target);
       const outcomes = await Promise.all(
         prompts.map((p) =>

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { ChatCompletionMessageParam, ChatCompletionMessageToolCall } from 'openai/resources/chat/completions';
 import { planTurns, policyReply } from '@hermes-datagen/testkit';
 import { tempDir } from '../util/cli.js';
-import { clientFor, endpoint, extra, offer, user } from './endpoint.js';
+import { clientFor, scriptedEndpoint, extra, offer, user } from './endpoint.js';
 
 const ALL_TOOLS = ['terminal', 'read_file', 'write_file', 'patch', 'search_files', 'todo', 'execute_code'];
 
@@ -99,7 +99,7 @@ describe('policyReply', () => {
 
   it('drives a whole conversation through the endpoint, ending with the real tool output it was fed', async () => {
     const dir = tempDir();
-    const target = await endpoint();
+    const target = await scriptedEndpoint();
     const client = clientFor(target);
     const prompt = 'Write a shell script that reports on this task, then run it';
     const messages: ChatCompletionMessageParam[] = [{ role: 'system', content: 'You are an agent.' }, user(prompt)];

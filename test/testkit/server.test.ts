@@ -2,7 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import OpenAI from 'openai';
 import { DEFAULT_MODEL, fingerprint, startScriptedEndpoint, type ReasoningField, type Script } from '@hermes-datagen/testkit';
 import { parsedJson } from '../util/parsedJson.js';
-import { clientFor, endpoint, extra, offer, user } from './endpoint.js';
+import { clientFor, scriptedEndpoint, extra, offer, user } from './endpoint.js';
 
 const FIELDS: ReasoningField[] = ['reasoning', 'reasoning_content', 'reasoning_details', 'inline_think', 'inline_scratchpad'];
 
@@ -26,7 +26,7 @@ const byField: Script = {
 
 describe('non-streaming replies', () => {
   it.each(FIELDS)('carries tool calls and reasoning in %s', async (field) => {
-    const target = await endpoint({ script: byField });
+    const target = await scriptedEndpoint({ script: byField });
     const completion = await clientFor(target).chat.completions.create({ model: 'any-model', messages: [user(field)], tools: offer('read_file', 'terminal') });
     expect(completion.object).toBe('chat.completion');
     expect(completion.model).toBe('any-model');
@@ -46,7 +46,7 @@ describe('non-streaming replies', () => {
   });
 
   it('takes the next reply once the tool results are in the history', async () => {
-    const target = await endpoint({ script: byField });
+    const target = await scriptedEndpoint({ script: byField });
     const client = clientFor(target);
     const first = (await client.chat.completions.create({ model: 'm', messages: [user('reasoning')] })).choices[0]!.message;
     const second = await client.chat.completions.create({
@@ -58,7 +58,7 @@ describe('non-streaming replies', () => {
   });
 
   it('gives the same conversation the same tool call ids whatever per-run fields the request carries, and another conversation others', async () => {
-    const target = await endpoint({ script: byField });
+    const target = await scriptedEndpoint({ script: byField });
     const client = clientFor(target);
     const ids = async (prompt: string, run: string): Promise<string[]> =>
       (
@@ -76,7 +76,7 @@ describe('non-streaming replies', () => {
     const onWarning = (warning: Error): void => void warnings.push(warning);
     process.on('warning', onWarning);
     try {
-      const target = await endpoint({ latencyMs: 100 });
+      const target = await scriptedEndpoint({ latencyMs: 100 });
       const client = clientFor(target);
       const started = Date.now();
       await Promise.all(Array.from({ length: 30 }, (_, i) => client.chat.completions.create({ model: 'm', messages: [user(`hi ${i}`)] })));
@@ -106,7 +106,7 @@ describe('close()', () => {
 
 describe('routes', () => {
   it('serves under a configurable base path; a client adding /v1 again gets 404', async () => {
-    const target = await endpoint({ basePath: '/api/v1' });
+    const target = await scriptedEndpoint({ basePath: '/api/v1' });
     expect(target.url).toBe(`http://127.0.0.1:${target.port}/api/v1`);
     const ok = await clientFor(target).chat.completions.create({ model: 'm', messages: [user('hi')] });
     expect(ok.choices).toHaveLength(1);
@@ -117,14 +117,14 @@ describe('routes', () => {
   });
 
   it("lists the script's models, or a default one", async () => {
-    const listed = await clientFor(await endpoint({ script: { models: ['a/one', 'b/two'] } })).models.list();
+    const listed = await clientFor(await scriptedEndpoint({ script: { models: ['a/one', 'b/two'] } })).models.list();
     expect(listed.data.map((m) => m.id)).toEqual(['a/one', 'b/two']);
-    const defaults = await clientFor(await endpoint()).models.list();
+    const defaults = await clientFor(await scriptedEndpoint()).models.list();
     expect(defaults.data.map((m) => m.id)).toEqual([DEFAULT_MODEL]);
   });
 
   it('checks the key on /models too', async () => {
-    const target = await endpoint({ apiKey: 'sk-models' });
+    const target = await scriptedEndpoint({ apiKey: 'sk-models' });
     const error = await clientFor(target)
       .models.list()
       .catch((e: unknown) => e);
@@ -132,7 +132,7 @@ describe('routes', () => {
   });
 
   it('answers 400 to a body that is not a chat request', async () => {
-    const target = await endpoint();
+    const target = await scriptedEndpoint();
     const notJson = await fetch(`${target.url}/chat/completions`, { method: 'POST', body: '{"model":' });
     expect(notJson.status).toBe(400);
     expect(await notJson.json()).toMatchObject({ error: { message: 'the request body is not valid JSON' } });
@@ -142,13 +142,13 @@ describe('routes', () => {
   });
 
   it('rejects a malformed in-process script before listening', async () => {
-    await expect(endpoint({ script: parsedJson<Script>({ faults: [{ kind: 'nope' }] }) })).rejects.toThrow(/options\.script at \/faults\/0\/kind/);
+    await expect(scriptedEndpoint({ script: parsedJson<Script>({ faults: [{ kind: 'nope' }] }) })).rejects.toThrow(/options\.script at \/faults\/0\/kind/);
   });
 });
 
 describe('request log', () => {
   it('keeps path, headers and body, with the key only as a fingerprint', async () => {
-    const target = await endpoint({ apiKey: 'sk-live-0123456789' });
+    const target = await scriptedEndpoint({ apiKey: 'sk-live-0123456789' });
     await clientFor(target, { apiKey: 'sk-live-0123456789' }).chat.completions.create({ model: 'm', messages: [user('hi')], tools: offer('terminal') });
     const [logged] = target.requests;
     expect(logged?.method).toBe('POST');
@@ -159,7 +159,7 @@ describe('request log', () => {
   });
 
   it('can be turned off', async () => {
-    const target = await endpoint({ recordRequests: false });
+    const target = await scriptedEndpoint({ recordRequests: false });
     await clientFor(target).chat.completions.create({ model: 'm', messages: [user('hi')] });
     expect(target.requests).toEqual([]);
   });
@@ -178,7 +178,7 @@ describe('concurrency', () => {
         })),
       })),
     };
-    const target = await endpoint({ script, latencyMs: 5 });
+    const target = await scriptedEndpoint({ script, latencyMs: 5 });
     const client = clientFor(target);
     const history = (prompt: string, step: number): OpenAI.Chat.Completions.ChatCompletionMessageParam[] => [
       user(prompt),

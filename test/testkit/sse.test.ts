@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
 import { argumentPieces, wordPieces } from '@hermes-datagen/testkit/internal/sse.js';
-import { clientFor, endpoint, offer, user } from './endpoint.js';
+import { clientFor, scriptedEndpoint, offer, user } from './endpoint.js';
 
 const ARGUMENTS = { path: 'fib.py', content: 'a, b = 0, 1\nfor _ in range(10):\n    print(a)\n' };
 
@@ -49,7 +49,7 @@ describe('pieces', () => {
 
 describe('streaming (stream: true) through the openai client', () => {
   it('streams reasoning, content and tool calls whose argument deltas are split across chunks', async () => {
-    const target = await endpoint({ script });
+    const target = await scriptedEndpoint({ script });
     const chunks = await collect(
       await clientFor(target).chat.completions.create({
         model: 'm',
@@ -70,7 +70,7 @@ describe('streaming (stream: true) through the openai client', () => {
   });
 
   it('reassembles into the same message with the client stream helper', async () => {
-    const target = await endpoint({ script });
+    const target = await scriptedEndpoint({ script });
     const client = clientFor(target);
     const streamed = await client.chat.completions
       .stream({ model: 'm', messages: [user('stream me')], tools: offer('write_file', 'terminal') })
@@ -84,7 +84,7 @@ describe('streaming (stream: true) through the openai client', () => {
   });
 
   it('ends with a usage chunk when stream_options.include_usage is set', async () => {
-    const target = await endpoint({ script });
+    const target = await scriptedEndpoint({ script });
     const chunks = await collect(
       await clientFor(target).chat.completions.create({
         model: 'm',
@@ -118,7 +118,7 @@ describe('streaming (stream: true) through the openai client', () => {
       (chunks: ChatCompletionChunk[]) => /^<REASONING_SCRATCHPAD>\n(.*)\n<\/REASONING_SCRATCHPAD>\n$/s.exec(deltaText(chunks, 'content'))?.[1],
     ],
   ] as const)('streams reasoning in %s', async (field, reasoningOf) => {
-    const target = await endpoint({
+    const target = await scriptedEndpoint({
       script: { sequences: [{ match: { exact: 'think' }, replies: [{ reasoning: 'Several words of careful thought here.', reasoning_field: field }] }] },
     });
     const chunks = await collect(await clientFor(target).chat.completions.create({ model: 'm', messages: [user('think')], stream: true }));
