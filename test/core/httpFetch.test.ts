@@ -5,15 +5,12 @@ import type { AddressInfo } from 'node:net';
 import OpenAI, { APIConnectionError, APIUserAbortError, RateLimitError } from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
 import { nodeHttpFetch } from '@hermes-datagen/core/internal/httpFetch.js';
-import { startScriptedEndpoint, type ScriptedEndpoint } from '@hermes-datagen/testkit';
+import { scriptedEndpoint } from '../util/scriptedEndpoint.js';
 
 let server: Server | undefined;
-let endpoint: ScriptedEndpoint | undefined;
 afterEach(async () => {
   await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
   server = undefined;
-  await endpoint?.close();
-  endpoint = undefined;
 });
 
 /** A server that echoes what it received, and answers some paths specially. */
@@ -85,7 +82,7 @@ describe('nodeHttpFetch', () => {
   });
 
   it("works as the OpenAI client's fetch: completions, retried 429s, aborts and refused connections", async () => {
-    endpoint = await startScriptedEndpoint({
+    const endpoint = await scriptedEndpoint({
       script: {
         sequences: [{ match: { regex: '.' }, replies: [{ content: 'hi there' }] }],
         faults: [{ kind: 'rate_limit', when: { nth: [1, 3, 4] }, retry_after_s: 0 }],
@@ -99,7 +96,6 @@ describe('nodeHttpFetch', () => {
     await expect(ask(AbortSignal.abort())).rejects.toBeInstanceOf(APIUserAbortError);
     const url = endpoint.url;
     await endpoint.close();
-    endpoint = undefined;
     const refused = await new OpenAI({ baseURL: url, apiKey: 'sk-x', fetch: nodeHttpFetch(), maxRetries: 0 }).chat.completions
       .create({ model: 'm', messages: [{ role: 'user', content: 'x' }] })
       .catch((e: unknown) => e);

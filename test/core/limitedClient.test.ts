@@ -1,19 +1,14 @@
 // The limited client against the real scripted endpoint over HTTP: a wait for the limiter never
 // counts against the per-attempt timeout, a rate-limit refusal is waited out past the retries, the
 // caller hears of every wait, and a failure that is no rate limit has its bounded retries.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { APIConnectionTimeoutError, InternalServerError } from 'openai';
-import { startScriptedEndpoint, type Script, type ScriptedEndpoint } from '@hermes-datagen/testkit';
+import type { Script } from '@hermes-datagen/testkit';
+import { scriptedEndpoint } from '../util/scriptedEndpoint.js';
 import { createChatClient, limitedClient, RateLimiter, resolveEndpoint, type WaitTracker } from '@hermes-datagen/core/endpoint';
 
-let endpoint: ScriptedEndpoint | undefined;
-afterEach(async () => {
-  await endpoint?.close();
-  endpoint = undefined;
-});
-
 async function clientOf(script: Script, limits: { rpm?: number; retries?: number } = {}) {
-  endpoint = await startScriptedEndpoint({ script });
+  const endpoint = await scriptedEndpoint({ script });
   const resolved = await resolveEndpoint({ baseUrl: endpoint.url, model: 'm' }, { env: { HERMES_API_KEY: 'sk-hermes-FAKE-limited-1111' }, cwd: process.cwd() });
   const limiter = new RateLimiter({ maxConcurrency: 4, quotaWaitMs: 60_000, rpm: limits.rpm });
   const client = limitedClient(createChatClient(resolved, { maxRetries: 0 }), limiter, { retries: limits.retries ?? 0 });

@@ -2,9 +2,10 @@
 // tools here are a recording stand-in: the real tools run in the end-to-end tests.
 import { getEventListeners } from 'node:events';
 import OpenAI, { APIConnectionTimeoutError } from 'openai';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { AssistantMessage, ChatMessage, ToolDefinition } from '@hermes-datagen/core';
-import { startScriptedEndpoint, type ReasoningField, type Script, type ScriptedEndpoint } from '@hermes-datagen/testkit';
+import type { ReasoningField, Script } from '@hermes-datagen/testkit';
+import { scriptedEndpoint } from '../util/scriptedEndpoint.js';
 import { runAgent, type AgentInput, type AgentRun } from '@hermes-datagen/generate/internal/agentLoop.js';
 import { MAX_TURNS_MESSAGE } from '@hermes-datagen/generate/internal/maxTurns.js';
 import { InvalidReplyError } from '@hermes-datagen/generate/internal/modelReply.js';
@@ -16,12 +17,6 @@ const TOOLS: ToolDefinition[] = [
 ];
 const KNOWN = new Set(['read_file', 'terminal', 'web_search', 'write_file']);
 
-let endpoint: ScriptedEndpoint | undefined;
-afterEach(async () => {
-  await endpoint?.close();
-  endpoint = undefined;
-});
-
 interface Harness {
   run: AgentRun;
   toolRuns: { name: string; args: Record<string, unknown> }[];
@@ -29,7 +24,7 @@ interface Harness {
 }
 
 async function runScript(script: Script, overrides: Partial<AgentInput> = {}): Promise<Harness> {
-  endpoint = await startScriptedEndpoint({ script, apiKey: TEST_API_KEY });
+  const endpoint = await scriptedEndpoint({ script, apiKey: TEST_API_KEY });
   const toolRuns: Harness['toolRuns'] = [];
   const run = await runAgent({
     prompt: 'Count the lines of notes.txt',
@@ -170,7 +165,6 @@ describe('runAgent', () => {
 
   it('fails the run when the endpoint answers without choices', async () => {
     await expect(runScript({ faults: [{ kind: 'no_choices' }] })).rejects.toThrow(InvalidReplyError);
-    await endpoint?.close();
     await expect(runScript({ faults: [{ kind: 'html' }] })).rejects.toThrow(/answered with text, not a chat completion \(it starts "<!DOCTYPE html>/);
   });
 
@@ -209,7 +203,6 @@ describe('runAgent', () => {
     const { run } = await runScript(sequence(call, call, call, { content: 'It has 3 lines.' }), { signal });
     expect(run.apiCalls).toBe(4);
     expect(getEventListeners(signal, 'abort')).toHaveLength(0);
-    await endpoint?.close();
     await expect(runScript({ faults: [{ kind: 'timeout' }] }, { signal, requestTimeoutMs: 100 })).rejects.toBeInstanceOf(APIConnectionTimeoutError);
     expect(getEventListeners(signal, 'abort')).toHaveLength(0);
   });

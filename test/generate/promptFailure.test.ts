@@ -1,8 +1,9 @@
 // Real failures from the real chat client against the scripted endpoint, classified by doctor's own
 // diagnosis: the error_class is doctor's check id, and the id alone decides the exit code.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createChatClient, resolveEndpoint, type Endpoint } from '@hermes-datagen/core/endpoint';
-import { startScriptedEndpoint, type Script, type ScriptedEndpoint } from '@hermes-datagen/testkit';
+import { startScriptedEndpoint, type Script } from '@hermes-datagen/testkit';
+import { scriptedEndpoint } from '../util/scriptedEndpoint.js';
 import { FAILURE_KINDS, failureExitCode } from '@hermes-datagen/generate/internal/failureKinds.js';
 import { InvalidReplyError, readModelReply } from '@hermes-datagen/generate/internal/modelReply.js';
 import {
@@ -16,12 +17,6 @@ import {
 } from '@hermes-datagen/generate/internal/promptFailure.js';
 import { WorkspaceError } from '@hermes-datagen/generate/internal/tools/workspace.js';
 import { TEST_API_KEY } from '../util/secrets.js';
-
-let endpoint: ScriptedEndpoint | undefined;
-afterEach(async () => {
-  await endpoint?.close();
-  endpoint = undefined;
-});
 
 function endpointAt(baseUrl: string): Promise<Endpoint> {
   return resolveEndpoint({ baseUrl, model: 'test-model' }, { env: { HERMES_API_KEY: TEST_API_KEY }, cwd: process.cwd() });
@@ -41,7 +36,7 @@ async function failureAt(target: Endpoint): Promise<PromptFailure | undefined> {
 }
 
 async function failureOf(script: Script): Promise<PromptFailure | undefined> {
-  endpoint = await startScriptedEndpoint({ script });
+  const endpoint = await scriptedEndpoint({ script });
   return failureAt(await endpointAt(endpoint.url));
 }
 
@@ -90,7 +85,7 @@ describe('promptFailure', () => {
   });
 
   it('calls a doubled /v1 a wrong path', async () => {
-    endpoint = await startScriptedEndpoint();
+    const endpoint = await scriptedEndpoint();
     expect(await failureAt(await endpointAt(`${endpoint.url}/v1`))).toMatchObject({ kind: 'path-404', retryable: false });
   });
 

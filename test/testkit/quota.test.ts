@@ -1,15 +1,10 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ExitCode } from '@hermes-datagen/core';
-import { Quota, startScriptedEndpoint, type QuotaOptions, type ScriptedEndpoint } from '@hermes-datagen/testkit';
+import { Quota, type QuotaOptions } from '@hermes-datagen/testkit';
+import { scriptedEndpoint } from '../util/scriptedEndpoint.js';
 import { spec } from '@hermes-datagen/testkit/internal/main.js';
 import { serveInProcess } from './endpoint.js';
 import { runInProcess } from '../util/cli.js';
-
-let endpoint: ScriptedEndpoint | undefined;
-afterEach(async () => {
-  await endpoint?.close();
-  endpoint = undefined;
-});
 
 async function post(url: string, model = 'm'): Promise<Response> {
   return fetch(`${url}/chat/completions`, {
@@ -82,14 +77,14 @@ describe('testkit quota', () => {
       { 'x-ratelimit-api_key-limit-requests': '2', 'x-ratelimit-api_key-remaining-requests': '1', 'x-litellm-key-remaining-requests-gpt-x': '1' },
     ],
   ] as const)('--limit-headers %s: the budget on every answer', async (style, expected) => {
-    endpoint = await startScriptedEndpoint({ quota: { rps: 2, limitHeaders: style, windowS: 1 } });
+    const endpoint = await scriptedEndpoint({ quota: { rps: 2, limitHeaders: style, windowS: 1 } });
     const response = await post(endpoint.url, 'gpt-x');
     expect(response.status).toBe(200);
     for (const [name, value] of Object.entries(expected)) expect(response.headers.get(name), name).toBe(value);
   });
 
   it('--limit-headers anthropic: limit, remaining, and the reset as an RFC 3339 time', async () => {
-    endpoint = await startScriptedEndpoint({ quota: { rps: 2, limitHeaders: 'anthropic' } });
+    const endpoint = await scriptedEndpoint({ quota: { rps: 2, limitHeaders: 'anthropic' } });
     const before = Date.now();
     const response = await post(endpoint.url);
     expect(response.headers.get('anthropic-ratelimit-requests-limit')).toBe('2');
@@ -103,7 +98,7 @@ describe('testkit quota', () => {
     ['date', (r: Response) => expect(Date.parse(r.headers.get('retry-after') ?? '')).toBeGreaterThan(Date.now() - 1000)],
     ['none', (r: Response) => expect(r.headers.get('retry-after')).toBeNull()],
   ] as const)('--retry-after %s: how a refusal says when to come back', async (style, check) => {
-    endpoint = await startScriptedEndpoint({ quota: { rps: 1, retryAfter: style } });
+    const endpoint = await scriptedEndpoint({ quota: { rps: 1, retryAfter: style } });
     expect((await post(endpoint.url)).status).toBe(200);
     const refused = await post(endpoint.url);
     expect(refused.status).toBe(429);
@@ -113,7 +108,7 @@ describe('testkit quota', () => {
   });
 
   it('--retry-after body: "Please try again in …" in the message and no header', async () => {
-    endpoint = await startScriptedEndpoint({ quota: { rps: 1, retryAfter: 'body' } });
+    const endpoint = await scriptedEndpoint({ quota: { rps: 1, retryAfter: 'body' } });
     await post(endpoint.url);
     const refused = await post(endpoint.url);
     expect(refused.headers.get('retry-after')).toBeNull();

@@ -1,15 +1,10 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { parseScript, startScriptedEndpoint, type ScriptedEndpoint } from '@hermes-datagen/testkit';
-
-let endpoint: ScriptedEndpoint | undefined;
-afterEach(async () => {
-  await endpoint?.close();
-  endpoint = undefined;
-});
+import { describe, expect, it } from 'vitest';
+import { parseScript } from '@hermes-datagen/testkit';
+import { scriptedEndpoint } from '../util/scriptedEndpoint.js';
 
 describe('testkit rate_limit headers', () => {
   it("sends the rule's headers with the 429, and then no default retry-after; each request has its arrival time", async () => {
-    endpoint = await startScriptedEndpoint({
+    const endpoint = await scriptedEndpoint({
       script: { faults: [{ kind: 'rate_limit', headers: { 'x-ratelimit-remaining-requests': '0', 'x-ratelimit-reset-requests': '2s' } }] },
     });
     const before = Date.now();

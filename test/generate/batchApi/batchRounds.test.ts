@@ -3,9 +3,10 @@
 // batch still runs, a round split into input files at the byte limit, a call aborted before its round
 // went out never submitted, and a call without its record id and turn refused.
 import { PassThrough } from 'node:stream';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ApiKey, Logger } from '@hermes-datagen/core';
-import { startScriptedEndpoint, type ScriptedEndpoint } from '@hermes-datagen/testkit';
+import type { ScriptedEndpoint } from '@hermes-datagen/testkit';
+import { scriptedEndpoint } from '../../util/scriptedEndpoint.js';
 import { BatchApi } from '@hermes-datagen/generate/internal/batchApi/batchApiClient.js';
 import { inputLine, OPENAI_BATCH_LIMITS } from '@hermes-datagen/generate/internal/batchApi/batchInput.js';
 import { BatchLedger } from '@hermes-datagen/generate/internal/batchApi/batchLedger.js';
@@ -13,18 +14,11 @@ import { BatchRounds } from '@hermes-datagen/generate/internal/batchApi/batchRou
 import { tempDir } from '../../util/cli.js';
 import { until } from '../../util/until.js';
 
-let endpoint: ScriptedEndpoint | undefined;
-afterEach(async () => {
-  await endpoint?.close();
-  endpoint = undefined;
-});
-
 const log = new Logger('test', new PassThrough(), { color: false });
 const body = { model: 'test-model', messages: [{ role: 'user' as const, content: 'say hello' }] };
 
 async function rounds(delayMs: number, limits = OPENAI_BATCH_LIMITS): Promise<{ rounds: BatchRounds; server: ScriptedEndpoint }> {
-  const server = await startScriptedEndpoint({ batch: { delayMs, ...limits } });
-  endpoint = server;
+  const server = await scriptedEndpoint({ batch: { delayMs, ...limits } });
   const ledger = await BatchLedger.open(tempDir('hermes-rounds-'), () => false, log);
   const api = new BatchApi({ baseUrl: server.url, apiKey: new ApiKey('sk-rounds-test-key'), headers: [], proxy: undefined });
   return { rounds: new BatchRounds({ api, ledger, limits, pollMs: 10, retries: 1, runName: 'unit', log }), server };
