@@ -7,9 +7,9 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createRng } from '@hermes-datagen/core';
-import { startScriptedEndpoint, type ScriptedEndpoint } from '@hermes-datagen/testkit';
+import { scriptedEndpoint } from '../util/scriptedEndpoint.js';
 import { binPath, jsonl, parseJsonl, REPO_ROOT, runCommand, runProcess, tempDir, writeFiles } from '../util/cli.js';
 import { TEST_API_KEY } from '../util/secrets.js';
 import { gpt, human, system, trajectory } from '../util/trajectories.js';
@@ -44,12 +44,6 @@ const GZIP_ERROR = /error \(at in\.jsonl\.gz:(\d+)\): not valid gzip data \([^)]
 function duckdbTempDirs(): string[] {
   return readdirSync(tmpdir()).filter((name) => name.startsWith('hermes-stats-duckdb-'));
 }
-
-let endpoint: ScriptedEndpoint | undefined;
-afterEach(async () => {
-  await endpoint?.close();
-  endpoint = undefined;
-});
 
 describe.each(Object.entries(damage))('gzip input with %s', (_what, spoil) => {
   const records = trajectories(3000);
@@ -113,7 +107,7 @@ describe.each(Object.entries(damage))('gzip input with %s', (_what, spoil) => {
   });
 
   it('hermes-generate prompts: exit 3, located', async () => {
-    endpoint = await startScriptedEndpoint({ script: {}, apiKey: TEST_API_KEY });
+    const endpoint = await scriptedEndpoint({ script: {}, apiKey: TEST_API_KEY });
     const dir = tempDir();
     const random = createRng(3);
     const prompts = Array.from({ length: 400 }, (_, i) => ({ id: `p${i}`, prompt: `Say ${Math.floor(random() * 1e12).toString(36)} ${i}` }));

@@ -2,25 +2,19 @@
 // real tools in real workspaces. The key never appears in any output (checked by runGenerate).
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loadToolRegistry, parseToolValue, pythonJsonDumps, validator, type Trajectory } from '@hermes-datagen/core';
 import { hermesSystemPrompt } from '@hermes-datagen/core/internal/sharegpt.js';
-import { startScriptedEndpoint, type ReasoningField, type Script, type ScriptedEndpoint } from '@hermes-datagen/testkit';
+import type { ReasoningField, Script, ScriptedEndpoint } from '@hermes-datagen/testkit';
+import { scriptedEndpoint } from '../util/scriptedEndpoint.js';
 import { MAX_TURNS_MESSAGE } from '@hermes-datagen/generate/internal/maxTurns.js';
 import { offeredTools, toolDefinition } from '@hermes-datagen/generate/internal/tools/toolRunner.js';
 import { runGenerate, TEST_MODEL } from '../util/generate.js';
 import { parseJsonl, tempDir } from '../util/cli.js';
 import { TEST_API_KEY } from '../util/secrets.js';
 
-let endpoint: ScriptedEndpoint | undefined;
-afterEach(async () => {
-  await endpoint?.close();
-  endpoint = undefined;
-});
-
-async function serve(script: Script = {}): Promise<string> {
-  endpoint = await startScriptedEndpoint({ script, apiKey: TEST_API_KEY });
-  return endpoint.url;
+function serve(script: Script = {}): Promise<ScriptedEndpoint> {
+  return scriptedEndpoint({ script, apiKey: TEST_API_KEY });
 }
 
 function expectValid(record: Trajectory): void {
@@ -34,7 +28,7 @@ describe('hermes-generate, a multi-step task with real tools', () => {
   const PROMPT = 'Write greet.sh that prints a greeting in capitals, then run it.';
 
   it('writes the file, runs it, and records every turn as upstream would', async () => {
-    const url = await serve({
+    const { url } = await serve({
       sequences: [
         {
           match: { exact: PROMPT },
@@ -92,7 +86,7 @@ describe('hermes-generate, a multi-step task with real tools', () => {
   });
 
   it('runs the rule-based policy through search, write, patch, run and read to a final answer', async () => {
-    const url = await serve();
+    const { url } = await serve();
     const run = await runGenerate(url, [{ prompt: 'Write a shell script that counts words in its task, and run it' }], ['--toolsets', 'terminal,file']);
     expect(run.code).toBe(0);
     const [record] = run.records as [Trajectory];
@@ -107,7 +101,7 @@ describe('hermes-generate, a multi-step task with real tools', () => {
 
 describe('hermes-generate, --max-turns', () => {
   it('at the limit asks for a summary without tools and marks the record not completed', async () => {
-    const url = await serve();
+    const { url, requests } = await serve();
     const run = await runGenerate(url, [{ prompt: 'Write a script and run it' }], ['--toolsets', 'terminal,file', '--max-turns', '2']);
     expect(run.code).toBe(0);
     const [record] = run.records as [Trajectory];
@@ -118,7 +112,7 @@ describe('hermes-generate, --max-turns', () => {
     expect(turns[6]?.value).toBe(MAX_TURNS_MESSAGE);
     // The summary's reasoning is dropped, as upstream strips think blocks from it.
     expect(turns[7]?.value).toMatch(/^<think>\n<\/think>\nDone: Write a script and run it\n/);
-    const last = endpoint?.requests.at(-1)?.body as { tools?: unknown; messages: { content: string }[] };
+    const last = requests.at(-1)?.body as { tools?: unknown; messages: { content: string }[] };
     expect(last.tools).toBeUndefined();
     expect(last.messages.at(-1)?.content).toBe(MAX_TURNS_MESSAGE);
   });
@@ -128,7 +122,7 @@ describe('hermes-generate, reasoning from every source', () => {
   const FIELDS: ReasoningField[] = ['reasoning', 'reasoning_content', 'reasoning_details', 'inline_think', 'inline_scratchpad'];
 
   it('normalises each source to one leading <think> block, and gives a reply without reasoning an empty one', async () => {
-    const url = await serve({
+    const { url, requests } = await serve({
       sequences: [
         ...FIELDS.map((field) => ({
           match: { exact: `answer via ${field}` },
@@ -148,14 +142,14 @@ describe('hermes-generate, reasoning from every source', () => {
       expect(record.conversations.slice(2)).toEqual([{ from: 'gpt', value: `<think>\nThinking in ${field}.\n</think>\nAnswer from ${field}.` }]);
     }
     expect(byId.get('none')?.conversations.slice(2)).toEqual([{ from: 'gpt', value: '<think>\n</think>\nPlain answer.' }]);
-    const efforts = endpoint?.requests.map((r) => (r.body as { reasoning_effort?: string }).reasoning_effort);
+    const efforts = requests.map((r) => (r.body as { reasoning_effort?: string }).reasoning_effort);
     expect(efforts).toEqual(Array(6).fill('medium'));
   });
 });
 
 describe('hermes-generate, bad tool calls', () => {
   it('answers an unknown tool name with an error, records the name, and ends partial after three strikes', async () => {
-    const url = await serve({ faults: [{ kind: 'hallucinated_tool', when: { prompt: { contains: 'hallucinate' } } }] });
+    const { url } = await serve({ faults: [{ kind: 'hallucinated_tool', when: { prompt: { contains: 'hallucinate' } } }] });
     const run = await runGenerate(url, [{ prompt: 'please hallucinate a tool' }], ['--toolsets', 'terminal,file']);
     expect(run.code).toBe(0);
     const [record] = run.records as [Trajectory];
@@ -169,7 +163,7 @@ describe('hermes-generate, bad tool calls', () => {
   });
 
   it('answers invalid JSON arguments with an error and ends partial after three strikes', async () => {
-    const url = await serve({ faults: [{ kind: 'invalid_arguments', when: { prompt: { contains: 'broken' } } }] });
+    const { url } = await serve({ faults: [{ kind: 'invalid_arguments', when: { prompt: { contains: 'broken' } } }] });
     const run = await runGenerate(url, [{ prompt: 'a broken model writes a script' }], ['--toolsets', 'terminal,file']);
     expect(run.code).toBe(0);
     const [record] = run.records as [Trajectory];
@@ -184,7 +178,7 @@ describe('hermes-generate, bad tool calls', () => {
 
 describe('hermes-generate, input', () => {
   it('numbers prompts among the valid rows, keeps given ids and derives the others, and skips bad lines under --on-error skip', async () => {
-    const url = await serve({ sequences: [{ match: { regex: '.' }, replies: [{ content: 'ok' }] }] });
+    const { url } = await serve({ sequences: [{ match: { regex: '.' }, replies: [{ content: 'ok' }] }] });
     const input = '{"prompt": "first", "id": "a"}\nnot json\n{"no_prompt": 1}\n{"prompt": "second"}\n';
     const run = await runGenerate(url, input, ['--toolsets', 'todo', '--on-error', 'skip', '--rejects', 'rejects.jsonl', '-c', '1']);
     expect(run.code).toBe(0);
@@ -196,7 +190,7 @@ describe('hermes-generate, input', () => {
   });
 
   it('stops at a bad line under the default --on-error fail (exit 3)', async () => {
-    const url = await serve();
+    const { url } = await serve();
     const run = await runGenerate(url, '{"prompt": 3}\n', ['--toolsets', 'todo']);
     expect(run.code).toBe(3);
     expect(run.stderr).toMatch(/<stdin>:1.*prompt/);
@@ -204,7 +198,7 @@ describe('hermes-generate, input', () => {
 
   it('on a bad line under --on-error fail gives the running prompts --grace, then lists those still running as failures', async () => {
     // An answer slower than the test may take: waiting for it without a bound would never end.
-    const url = await serve({ faults: [{ kind: 'slow', delay_ms: 600_000 }] });
+    const { url } = await serve({ faults: [{ kind: 'slow', delay_ms: 600_000 }] });
     // file tools: the prompt gets a workspace, which must be gone afterwards.
     const run = await runGenerate(url, '{"prompt": "slow to answer"}\n{"prompt": \n', [
       '--toolsets',
@@ -224,18 +218,18 @@ describe('hermes-generate, input', () => {
   });
 
   it('refuses an unknown toolset or distribution before calling the endpoint (exit 2)', async () => {
-    const url = await serve();
+    const { url, requests } = await serve();
     const toolset = await runGenerate(url, [{ prompt: 'x' }], ['--toolsets', 'terminal,telepathy']);
     expect(toolset.code).toBe(2);
     expect(toolset.stderr).toContain('unknown toolset "telepathy"');
     const distribution = await runGenerate(url, [{ prompt: 'x' }], ['--distribution', 'everything']);
     expect(distribution.code).toBe(2);
     expect(distribution.stderr).toContain('unknown distribution "everything"');
-    expect(endpoint?.requests).toEqual([]);
+    expect(requests).toEqual([]);
   });
 
   it('makes no workspace for a prompt whose tools never touch files (todo only)', async () => {
-    const url = await serve();
+    const { url } = await serve();
     const run = await runGenerate(url, [{ prompt: 'plan the day' }], ['--toolsets', 'todo']);
     expect(run.code).toBe(0);
     expect(run.records).toHaveLength(1);
@@ -243,18 +237,18 @@ describe('hermes-generate, input', () => {
   });
 
   it('refuses --sandbox docker where docker cannot run, before calling the endpoint (exit 2)', async () => {
-    const url = await serve();
+    const { url, requests } = await serve();
     const noDocker = tempDir('hermes-no-docker-');
     const res = await runGenerate(url, [{ prompt: 'x', docker_image: 'python:3.12-slim' }], ['--sandbox', 'docker'], {
       env: { PATH: `${noDocker}:/nonexistent` },
     });
     expect(res.code).toBe(2);
     expect(res.stderr).toContain('the docker sandbox was requested but the docker CLI was not found on PATH');
-    expect(endpoint?.requests).toEqual([]);
+    expect(requests).toEqual([]);
   });
 
   it('samples the same toolsets for the same --seed whatever the concurrency', async () => {
-    const url = await serve({ sequences: [{ match: { regex: '.' }, replies: [{ content: 'ok' }] }] });
+    const { url } = await serve({ sequences: [{ match: { regex: '.' }, replies: [{ content: 'ok' }] }] });
     const prompts = Array.from({ length: 12 }, (_, i) => ({ prompt: `task ${i}`, id: `t${i}` }));
     const toolsetsOf = (records: Trajectory[]): Record<string, string[]> => Object.fromEntries(records.map((r) => [r.id, r.toolsets_used]));
     const one = await runGenerate(url, prompts, ['--distribution', 'balanced', '--seed', '11', '-c', '1']);

@@ -3,18 +3,12 @@
 // failures) first, in stream mode and in run mode. 100 good lines then `{broken`, at 4 at once,
 // replies 50 ms late so that the bad line is read while prompts run.
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { startScriptedEndpoint, type ScriptedEndpoint } from '@hermes-datagen/testkit';
+import { describe, expect, it } from 'vitest';
+import { scriptedEndpoint } from '../util/scriptedEndpoint.js';
 import { jsonl, writeFiles, tempDir } from '../util/cli.js';
 import { runGenerate } from '../util/generate.js';
 import { expectRunInvariants } from '../util/runDirectory.js';
 import { PROCESS_TEST_TIMEOUT_MS } from '../util/until.js';
-
-let endpoint: ScriptedEndpoint | undefined;
-afterEach(async () => {
-  await endpoint?.close();
-  endpoint = undefined;
-});
 
 const GOOD = Array.from({ length: 100 }, (_, i) => ({ id: `p${i}`, prompt: `task ${i}` }));
 const INPUT = `${jsonl(GOOD)}{broken\n`;
@@ -24,7 +18,7 @@ describe('hermes-generate at a bad line under --on-error fail', () => {
   it(
     'stream mode: every prompt read before it has its record, then exit 3 naming the line',
     async () => {
-      endpoint = await startScriptedEndpoint({ script: SCRIPT, latencyMs: 50 });
+      const endpoint = await scriptedEndpoint({ script: SCRIPT, latencyMs: 50 });
       const result = await runGenerate(endpoint.url, INPUT, ['-c', '4', '--on-error', 'fail']);
       expect(result.code, result.stderr).toBe(3);
       expect(result.stderr).toMatch(/<stdin>:101/);
@@ -37,7 +31,7 @@ describe('hermes-generate at a bad line under --on-error fail', () => {
   it(
     'run mode: the prompts in flight are written to the run before exit 3, and run.json records the 3',
     async () => {
-      endpoint = await startScriptedEndpoint({ script: SCRIPT, latencyMs: 50 });
+      const endpoint = await scriptedEndpoint({ script: SCRIPT, latencyMs: 50 });
       const dir = tempDir('hermes-badline-');
       writeFiles(dir, { 'prompts.jsonl': INPUT });
       const result = await runGenerate(endpoint.url, INPUT, ['prompts.jsonl', '--run-name', 'r', '--max-concurrency', '4', '--on-error', 'fail'], { dir });
@@ -59,7 +53,7 @@ describe('hermes-generate at a bad line under --on-error fail', () => {
         { id: 'held', prompt: 'the [slow] one' },
       ];
       const script = { ...SCRIPT, faults: [{ kind: 'slow' as const, delay_ms: 600_000, when: { prompt: { contains: '[slow]' } } }] };
-      endpoint = await startScriptedEndpoint({ script });
+      let endpoint = await scriptedEndpoint({ script });
       const dir = tempDir('hermes-badline-');
       writeFiles(dir, { 'prompts.jsonl': `${jsonl(rows)}{broken\n` });
       const args = ['prompts.jsonl', '--run-name', 'r', '--resume', '--on-error', 'fail', '--grace', '0'];
@@ -75,7 +69,7 @@ describe('hermes-generate at a bad line under --on-error fail', () => {
       // The bad line fixed (a new dataset for the run, knowingly), the failed prompt runs again.
       const port = Number(new URL(endpoint.url).port);
       await endpoint.close();
-      endpoint = await startScriptedEndpoint({ script: SCRIPT, port });
+      endpoint = await scriptedEndpoint({ script: SCRIPT, port });
       writeFiles(dir, { 'prompts.jsonl': jsonl(rows) });
       const again = await runGenerate(endpoint.url, '', [...args, '--force-resume'], { dir });
       expect(again.code, again.stderr).toBe(0);

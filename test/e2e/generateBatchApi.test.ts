@@ -8,24 +8,18 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Trajectory } from '@hermes-datagen/core';
-import { startScriptedEndpoint, type BatchOptions, type Script, type ScriptedEndpoint } from '@hermes-datagen/testkit';
+import type { BatchOptions, Script, ScriptedEndpoint } from '@hermes-datagen/testkit';
+import { scriptedEndpoint } from '../util/scriptedEndpoint.js';
 import { binPath, jsonl, REPO_ROOT, tempDir } from '../util/cli.js';
 import { expectNoSecret, TEST_MODEL } from '../util/generate.js';
 import { expectRunInvariants, trajectoriesOf } from '../util/runDirectory.js';
 import { TEST_API_KEY } from '../util/secrets.js';
 import { PROCESS_TEST_TIMEOUT_MS, until } from '../util/until.js';
 
-let endpoint: ScriptedEndpoint | undefined;
-afterEach(async () => {
-  await endpoint?.close();
-  endpoint = undefined;
-});
-
-async function serve(batch: BatchOptions, script?: Script, apiKey?: string): Promise<ScriptedEndpoint> {
-  endpoint = await startScriptedEndpoint({ batch, ...(script === undefined ? {} : { script }), ...(apiKey === undefined ? {} : { apiKey }) });
-  return endpoint;
+function serve(batch: BatchOptions, script?: Script, apiKey?: string): Promise<ScriptedEndpoint> {
+  return scriptedEndpoint({ batch, ...(script === undefined ? {} : { script }), ...(apiKey === undefined ? {} : { apiKey }) });
 }
 
 interface Invocation {

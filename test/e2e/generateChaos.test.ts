@@ -7,19 +7,13 @@
 // meanwhile), which must be refused (exit 2, naming it).
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { promptId } from '@hermes-datagen/core';
-import { startScriptedEndpoint, type ScriptedEndpoint } from '@hermes-datagen/testkit';
+import { scriptedEndpoint } from '../util/scriptedEndpoint.js';
 import { jsonl, tempDir, writeFiles } from '../util/cli.js';
 import { expectNoSecret, startGenerate, TEST_MODEL, type EndedGenerate, type StartedGenerate } from '../util/generate.js';
 import { expectRunInvariants } from '../util/runDirectory.js';
 import { TEST_API_KEY } from '../util/secrets.js';
-
-let endpoint: ScriptedEndpoint | undefined;
-afterEach(async () => {
-  await endpoint?.close();
-  endpoint = undefined;
-});
 
 const KILLS = 12;
 
@@ -99,7 +93,7 @@ function completeLines(text: string): string[] {
 
 describe('hermes-generate run mode under SIGKILL', () => {
   it(`ends with one record per (row, sample) after ${KILLS} kills at random moments and resumes`, async () => {
-    endpoint = await startScriptedEndpoint({
+    const endpoint = await scriptedEndpoint({
       apiKey: TEST_API_KEY,
       script: {
         sequences: [

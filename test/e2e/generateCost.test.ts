@@ -5,19 +5,14 @@
 // --max-tokens stop the intake (exit 5) and --resume with a higher budget goes on.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Trajectory } from '@hermes-datagen/core';
-import { startScriptedEndpoint, type Script, type ScriptedEndpoint } from '@hermes-datagen/testkit';
+import type { Script } from '@hermes-datagen/testkit';
+import { scriptedEndpoint } from '../util/scriptedEndpoint.js';
 import { binPath, jsonl, runProcess, tempDir } from '../util/cli.js';
 import { runGenerate, TEST_MODEL } from '../util/generate.js';
 import { expectRunInvariants, trajectoriesOf } from '../util/runDirectory.js';
 import { TEST_API_KEY } from '../util/secrets.js';
-
-let endpoint: ScriptedEndpoint | undefined;
-afterEach(async () => {
-  await endpoint?.close();
-  endpoint = undefined;
-});
 
 /** USD per million tokens: a prompt token costs 2 µ$, a cached one 0.5 µ$, a completion token 8 µ$. */
 const PRICES = { [TEST_MODEL]: { input: 2, output: 8, cached_input: 0.5 } };
@@ -54,7 +49,7 @@ function statisticsOf(
 
 describe('hermes-generate cost', () => {
   it('prices every call, sub-agents in their parent, the gateway figure first, and sums the run in statistics.json', async () => {
-    endpoint = await startScriptedEndpoint({ script: SCRIPT });
+    const endpoint = await scriptedEndpoint({ script: SCRIPT });
     const dir = tempDir('hermes-cost-');
     writeFileSync(join(dir, 'prices.json'), JSON.stringify(PRICES));
     const prompts = [
@@ -83,7 +78,7 @@ describe('hermes-generate cost', () => {
   });
 
   it('takes prices: from --config; without a price for the model, warns and writes no cost', async () => {
-    endpoint = await startScriptedEndpoint({ script: SCRIPT });
+    const endpoint = await scriptedEndpoint({ script: SCRIPT });
     const dir = tempDir('hermes-cost-config-');
     writeFileSync(join(dir, 'hermes.yaml'), `prices:\n  ${TEST_MODEL}: { input: 2, output: 8 }\n`);
     writeFileSync(join(dir, 'other.yaml'), 'some-other-model: { input: 1, output: 1 }\n');
@@ -102,12 +97,12 @@ describe('hermes-generate cost', () => {
   });
 
   it('doctor says what its probe cost, or that the model has no price', async () => {
-    endpoint = await startScriptedEndpoint({ script: SCRIPT });
+    const endpoint = await scriptedEndpoint({ script: SCRIPT });
     const dir = tempDir('hermes-cost-doctor-');
     writeFileSync(join(dir, 'prices.json'), JSON.stringify(PRICES));
     writeFileSync(join(dir, 'other.json'), JSON.stringify({ 'some-other-model': { input: 1, output: 1 } }));
     const doctor = (prices: string) =>
-      runProcess(binPath('generate', 'hermes-generate'), ['doctor', '--base-url', endpoint!.url, '--model', TEST_MODEL, '--prices', prices], {
+      runProcess(binPath('generate', 'hermes-generate'), ['doctor', '--base-url', endpoint.url, '--model', TEST_MODEL, '--prices', prices], {
         env: { HERMES_API_KEY: TEST_API_KEY },
         cwd: dir,
       });
@@ -120,7 +115,7 @@ describe('hermes-generate cost', () => {
   });
 
   it('a bad prices file is a usage error naming its place', async () => {
-    endpoint = await startScriptedEndpoint({ script: SCRIPT });
+    const endpoint = await scriptedEndpoint({ script: SCRIPT });
     const dir = tempDir('hermes-cost-bad-');
     writeFileSync(join(dir, 'prices.yaml'), `${TEST_MODEL}: { input: -1, output: 8 }\n`);
     const result = await runGenerate(endpoint.url, [{ prompt: 'plain call' }], ['--prices', 'prices.yaml'], { dir });
@@ -130,7 +125,7 @@ describe('hermes-generate cost', () => {
   });
 
   it('--max-cost stops the intake once reached, exit 5; --resume with a higher budget finishes the run', async () => {
-    endpoint = await startScriptedEndpoint({ script: SCRIPT });
+    const endpoint = await scriptedEndpoint({ script: SCRIPT });
     const dir = tempDir('hermes-cost-budget-');
     writeFileSync(join(dir, 'prices.json'), JSON.stringify(PRICES));
     // Each prompt costs usd(100_000, 0, 10_000) = $0.28; one at a time, the budget of $0.50 is reached after two.
@@ -156,7 +151,7 @@ describe('hermes-generate cost', () => {
   });
 
   it('--max-tokens stops the intake once the run has used that many tokens', async () => {
-    endpoint = await startScriptedEndpoint({ script: SCRIPT });
+    const endpoint = await scriptedEndpoint({ script: SCRIPT });
     const dir = tempDir('hermes-cost-tokens-');
     const prompts = Array.from({ length: 4 }, (_, i) => ({ id: `p${i}`, prompt: `plain call ${i}` }));
     writeFileSync(join(dir, 'prompts.jsonl'), jsonl(prompts));

@@ -3,21 +3,15 @@
 // carries the run, its record and the chain's trace id where a gateway logs them (the `user` field
 // and the X-Hermes-Trace header).
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { startScriptedEndpoint, type ScriptedEndpoint } from '@hermes-datagen/testkit';
+import { describe, expect, it } from 'vitest';
+import { scriptedEndpoint } from '../util/scriptedEndpoint.js';
 import { binPath, jsonl, parseJsonl, runProcess, tempDir, writeFiles } from '../util/cli.js';
 import { runGenerate } from '../util/generate.js';
 import { expectRunInvariants, trajectoriesOf } from '../util/runDirectory.js';
 
-let endpoint: ScriptedEndpoint | undefined;
-afterEach(async () => {
-  await endpoint?.close();
-  endpoint = undefined;
-});
-
 describe('hermes-generate delegate_task', () => {
   it('runs three sub-agents against the one endpoint and writes four linked records, with trace fields on every request', async () => {
-    endpoint = await startScriptedEndpoint({
+    const endpoint = await scriptedEndpoint({
       script: {
         sequences: [
           {

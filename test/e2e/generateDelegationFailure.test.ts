@@ -3,19 +3,14 @@
 // failures.jsonl lists it with its parent id, depth and class; and a --resume runs it again on its own,
 // at its place in the chain, after which the run holds every record once and no failure.
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { startScriptedEndpoint, type Script, type ScriptedEndpoint } from '@hermes-datagen/testkit';
+import { describe, expect, it } from 'vitest';
+import type { Script } from '@hermes-datagen/testkit';
+import { scriptedEndpoint } from '../util/scriptedEndpoint.js';
 import { validator } from '@hermes-datagen/core';
 import { jsonl, tempDir, writeFiles } from '../util/cli.js';
 import { runGenerate } from '../util/generate.js';
 import { expectRunInvariants, trajectoriesOf } from '../util/runDirectory.js';
 import { PROCESS_TEST_TIMEOUT_MS } from '../util/until.js';
-
-let endpoint: ScriptedEndpoint | undefined;
-afterEach(async () => {
-  await endpoint?.close();
-  endpoint = undefined;
-});
 
 function script(failing: boolean): Script {
   return {
@@ -40,7 +35,7 @@ describe('hermes-generate: a failed sub-agent', () => {
   it(
     'is a failure line with its parent and class, fails its parent delegate_task call, and runs again on --resume',
     async () => {
-      endpoint = await startScriptedEndpoint({ script: script(true) });
+      let endpoint = await scriptedEndpoint({ script: script(true) });
       const dir = tempDir('hermes-delegate-fail-');
       const prompts = [{ prompt: 'split this task', id: 'root' }];
       writeFiles(dir, { 'prompts.jsonl': jsonl(prompts) });
@@ -69,7 +64,7 @@ describe('hermes-generate: a failed sub-agent', () => {
       // The key fixed (here: the endpoint no longer refuses), --resume runs the failed sub-agent alone.
       const port = Number(new URL(endpoint.url).port);
       await endpoint.close();
-      endpoint = await startScriptedEndpoint({ script: script(false), port });
+      endpoint = await scriptedEndpoint({ script: script(false), port });
       const second = await runGenerate(endpoint.url, prompts, args, { dir });
       expect(second.code, second.stderr).toBe(0);
       expect(second.records.map((record) => record.id)).toEqual(['root/d0.1']);

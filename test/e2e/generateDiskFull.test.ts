@@ -7,19 +7,13 @@
 // same for EFBIG.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { startScriptedEndpoint, type ScriptedEndpoint } from '@hermes-datagen/testkit';
+import { describe, expect, it } from 'vitest';
+import { scriptedEndpoint } from '../util/scriptedEndpoint.js';
 import { binPath, jsonl, parseJsonl, runCommand, tempDir, writeFiles } from '../util/cli.js';
 import { expectNoSecret, TEST_MODEL } from '../util/generate.js';
 import { expectRunInvariants, type RunContents } from '../util/runDirectory.js';
 import { TEST_API_KEY } from '../util/secrets.js';
 import { PROCESS_TEST_TIMEOUT_MS } from '../util/until.js';
-
-let endpoint: ScriptedEndpoint | undefined;
-afterEach(async () => {
-  await endpoint?.close();
-  endpoint = undefined;
-});
 
 /** 200 prompts of about 1.5 KB: a run of about 1.7 MB of batch files, and as much again merged. */
 const prompts = Array.from({ length: 200 }, (_, i) => ({ id: `p${i}`, prompt: `task ${i} ${'x'.repeat(1500)}` }));
@@ -37,8 +31,7 @@ interface DiskFullRun {
 
 /** The scratch directory with the prompts, and the command line of the run in it (output root `full`). */
 async function prepare(): Promise<{ dir: string; generate: string[] }> {
-  const server = await startScriptedEndpoint({ apiKey: TEST_API_KEY });
-  endpoint = server;
+  const server = await scriptedEndpoint({ apiKey: TEST_API_KEY });
   const dir = tempDir('hermes-disk-full-');
   writeFiles(dir, { 'prompts.jsonl': jsonl(prompts) });
   const generate = [

@@ -3,18 +3,13 @@
 // --rejects) and exit with the same code: 1 needs a fix, 4 worth retrying later.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { startScriptedEndpoint, type ScriptedEndpoint, type ScriptedEndpointOptions } from '@hermes-datagen/testkit';
+import { describe, expect, it } from 'vitest';
+import { startScriptedEndpoint, type ScriptedEndpointOptions } from '@hermes-datagen/testkit';
+import { scriptedEndpoint } from '../util/scriptedEndpoint.js';
 import { spec } from '@hermes-datagen/generate/internal/main.js';
 import { parseJsonl, runInProcess } from '../util/cli.js';
 import { runGenerate, TEST_MODEL } from '../util/generate.js';
 import { TEST_API_KEY } from '../util/secrets.js';
-
-let endpoint: ScriptedEndpoint | undefined;
-afterEach(async () => {
-  await endpoint?.close();
-  endpoint = undefined;
-});
 
 interface Case {
   readonly what: string;
@@ -36,7 +31,7 @@ const CASES: Case[] = [
 
 describe('doctor and generate agree on what a failure means', () => {
   it.each(CASES)('$what: $id, exit $exit', async ({ options, baseUrl, id, exit }) => {
-    endpoint = await startScriptedEndpoint({ apiKey: TEST_API_KEY, ...options });
+    const endpoint = await scriptedEndpoint({ apiKey: TEST_API_KEY, ...options });
     const url = baseUrl ? baseUrl(endpoint.url) : endpoint.url;
     const doctor = await runInProcess(spec, ['doctor', '--json', '--base-url', url, '--model', TEST_MODEL], { env: { HERMES_API_KEY: TEST_API_KEY } });
     const report = JSON.parse(doctor.stdout) as { checks: { id: string; status: string }[] };

@@ -5,17 +5,14 @@
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startScriptedEndpoint, type ScriptedEndpoint } from '@hermes-datagen/testkit';
 import { spec } from '@hermes-datagen/generate/internal/main.js';
 import { runInProcess } from '../util/cli.js';
 import { TEST_MODEL } from '../util/generate.js';
+import { scriptedEndpoint } from '../util/scriptedEndpoint.js';
 import { TEST_API_KEY } from '../util/secrets.js';
 
-let endpoint: ScriptedEndpoint | undefined;
 let gateway: Server | undefined;
 afterEach(async () => {
-  await endpoint?.close();
-  endpoint = undefined;
   await new Promise((resolve) => (gateway === undefined ? resolve(undefined) : gateway.close(resolve)));
   gateway = undefined;
 });
@@ -52,7 +49,7 @@ async function chatOnlyGateway(target: string): Promise<string> {
 
 describe('doctor --batch-api', () => {
   it('passes where the batch routes answer, naming each, and creates nothing', async () => {
-    endpoint = await startScriptedEndpoint({ apiKey: TEST_API_KEY });
+    const endpoint = await scriptedEndpoint({ apiKey: TEST_API_KEY });
     const { code, checks } = await doctor(endpoint.url, ['--batch-api']);
     expect(code).toBe(0);
     const check = checks.find((c) => c.id === 'batch-api');
@@ -64,7 +61,7 @@ describe('doctor --batch-api', () => {
   });
 
   it('fails (exit 1) behind a gateway that forwards chat completions only, saying which route answered what', async () => {
-    endpoint = await startScriptedEndpoint({ apiKey: TEST_API_KEY });
+    const endpoint = await scriptedEndpoint({ apiKey: TEST_API_KEY });
     const url = await chatOnlyGateway(endpoint.url);
     const { code, checks } = await doctor(url, ['--batch-api']);
     expect(code).toBe(1);

@@ -4,19 +4,13 @@
 // naming the parameter and the flag that sends it, before it fails every prompt of a run.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { startScriptedEndpoint, type ScriptedEndpoint } from '@hermes-datagen/testkit';
+import { describe, expect, it } from 'vitest';
+import { scriptedEndpoint } from '../util/scriptedEndpoint.js';
 import { spec } from '@hermes-datagen/generate/internal/main.js';
 import { parseJsonl, runInProcess } from '../util/cli.js';
 import { runGenerate, TEST_MODEL } from '../util/generate.js';
 import { TEST_API_KEY } from '../util/secrets.js';
 import { startTestkit } from '../util/servers.js';
-
-let endpoint: ScriptedEndpoint | undefined;
-afterEach(async () => {
-  await endpoint?.close();
-  endpoint = undefined;
-});
 
 interface Report {
   readonly checks: { id: string; status: string; message: string; fix?: string }[];
@@ -29,7 +23,7 @@ const doctor = async (url: string, args: readonly string[]) => {
 
 describe('doctor sends the request a run sends', () => {
   it('the same tools, reasoning_effort and headers as a run with the same flags, and no max_tokens', async () => {
-    endpoint = await startScriptedEndpoint({ apiKey: TEST_API_KEY });
+    const endpoint = await scriptedEndpoint({ apiKey: TEST_API_KEY });
     const flags = ['--toolsets', 'terminal,file', '--reasoning-effort', 'low', '--header', 'x-portkey-provider: openai'];
     expect((await doctor(endpoint.url, flags)).code).toBe(0);
     const [probe] = endpoint.requests.filter((r) => r.path.endsWith('/chat/completions'));
@@ -51,7 +45,7 @@ describe('doctor sends the request a run sends', () => {
   });
 
   it('a distribution: doctor offers every tool a prompt may draw', async () => {
-    endpoint = await startScriptedEndpoint({ apiKey: TEST_API_KEY });
+    const endpoint = await scriptedEndpoint({ apiKey: TEST_API_KEY });
     expect((await doctor(endpoint.url, ['--distribution', 'default'])).code).toBe(0);
     const body = endpoint.requests[0]?.body as { tools: { function: { name: string } }[] };
     const names = body.tools.map((tool) => tool.function.name);

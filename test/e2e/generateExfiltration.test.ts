@@ -16,9 +16,10 @@ import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { keyForms, parseToolValue, type Trajectory } from '@hermes-datagen/core';
-import { startScriptedEndpoint, type Script, type ScriptedEndpoint } from '@hermes-datagen/testkit';
+import type { Script } from '@hermes-datagen/testkit';
 import { tempDir } from '../util/cli.js';
 import { filesUnder, runGenerate } from '../util/generate.js';
+import { scriptedEndpoint } from '../util/scriptedEndpoint.js';
 import { findSecretForms, TEST_API_KEY } from '../util/secrets.js';
 import { DEV_LINKS, DEV_NODES } from '@hermes-datagen/generate/internal/tools/sandboxFilesystem.js';
 import { detectCgroups, limitsMechanism, type CgroupLayout } from '@hermes-datagen/generate/internal/tools/promptCgroups.js';
@@ -71,10 +72,7 @@ function attacks(port: number, home: string): Reply[] {
 }
 
 describe('hermes-generate against an agent that tries to exfiltrate', () => {
-  let endpoint: ScriptedEndpoint | undefined;
   afterEach(async () => {
-    await endpoint?.close();
-    endpoint = undefined;
     rmSync(`/dev/shm/hermes-exfil-${process.pid}`, { force: true });
     rmSync(ETC_CANARY_FILE, { force: true });
   });
@@ -96,7 +94,7 @@ describe('hermes-generate against an agent that tries to exfiltrate', () => {
     const port = await freePort();
     // Unconfined, the fork bomb and the 3 GiB would land on this machine: those two are left out there.
     const replies = attacks(port, home).filter((_reply, index) => !unconfined || (index !== 4 && index !== 5));
-    endpoint = await startScriptedEndpoint({
+    const endpoint = await scriptedEndpoint({
       port,
       apiKey: TEST_API_KEY,
       script: { sequences: [{ match: { regex: 'exfiltrate' }, replies: [...replies, { content: `Found it: ${encoded(TEST_API_KEY)}` }] }] },

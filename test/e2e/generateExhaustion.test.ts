@@ -3,25 +3,20 @@
 // so), and every record is complete with every tool call successful, exit 0, in stream mode and in
 // run mode (where the run directory is whole).
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Trajectory } from '@hermes-datagen/core';
-import { startScriptedEndpoint, type ScriptedEndpoint } from '@hermes-datagen/testkit';
+import type { ScriptedEndpoint } from '@hermes-datagen/testkit';
+import { scriptedEndpoint } from '../util/scriptedEndpoint.js';
 import { jsonl, tempDir, writeFiles } from '../util/cli.js';
 import { runGenerate } from '../util/generate.js';
 import { expectRunInvariants } from '../util/runDirectory.js';
 import { TEST_API_KEY } from '../util/secrets.js';
 import { PROCESS_TEST_TIMEOUT_MS } from '../util/until.js';
 
-let endpoint: ScriptedEndpoint | undefined;
-afterEach(async () => {
-  await endpoint?.close();
-  endpoint = undefined;
-});
-
 const PROMPTS = Array.from({ length: 300 }, (_, i) => ({ id: `p${i}`, prompt: `task ${i}` }));
 
 async function toolEndpoint(): Promise<ScriptedEndpoint> {
-  return startScriptedEndpoint({
+  return scriptedEndpoint({
     apiKey: TEST_API_KEY,
     latencyMs: 20,
     recordRequests: false,
@@ -52,7 +47,7 @@ describe('hermes-generate under ulimit -n 256 at -c 256 with real tools', () => 
   it(
     'stream mode: the concurrency fits the limit, exit 0, every tool call succeeded',
     async () => {
-      endpoint = await toolEndpoint();
+      const endpoint = await toolEndpoint();
       const run = await runGenerate(endpoint.url, PROMPTS, ['-c', '256', '--toolsets', 'terminal,file'], { maxOpenFiles: 256 });
       expect(run.code, run.stderr).toBe(0);
       expect(run.stderr).toMatch(/256 prompts at once need about \d+ open files and this process may open 256 \(ulimit -n\): at most \d+ run at once/);
@@ -66,7 +61,7 @@ describe('hermes-generate under ulimit -n 256 at -c 256 with real tools', () => 
   it(
     'run mode: exit 0, the run directory whole (batch files, checkpoint, statistics), every tool call succeeded',
     async () => {
-      endpoint = await toolEndpoint();
+      const endpoint = await toolEndpoint();
       const dir = tempDir('hermes-fds-');
       writeFiles(dir, { 'prompts.jsonl': jsonl(PROMPTS) });
       const run = await runGenerate(endpoint.url, PROMPTS, ['prompts.jsonl', '--run-name', 'r', '-c', '256', '--toolsets', 'terminal,file'], {

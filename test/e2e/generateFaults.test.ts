@@ -2,48 +2,42 @@
 // reported with their place and without a record, and the exit codes a wrapper script reads.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { validator } from '@hermes-datagen/core';
 import { jsonl } from '../util/cli.js';
 import { startScriptedEndpoint, type Script, type ScriptedEndpoint } from '@hermes-datagen/testkit';
+import { scriptedEndpoint } from '../util/scriptedEndpoint.js';
 import { parseJsonl } from '../util/cli.js';
 import { runGenerate } from '../util/generate.js';
 import { TEST_API_KEY } from '../util/secrets.js';
 
-let endpoint: ScriptedEndpoint | undefined;
-afterEach(async () => {
-  await endpoint?.close();
-  endpoint = undefined;
-});
-
-async function serve(script: Script): Promise<string> {
-  endpoint = await startScriptedEndpoint({ script, apiKey: TEST_API_KEY });
-  return endpoint.url;
+function serve(script: Script): Promise<ScriptedEndpoint> {
+  return scriptedEndpoint({ script, apiKey: TEST_API_KEY });
 }
 
-const chatRequests = (): number => endpoint?.requests.filter((r) => r.path.endsWith('/chat/completions')).length ?? 0;
+const chatRequests = (requests: ScriptedEndpoint['requests']): number => requests.filter((r) => r.path.endsWith('/chat/completions')).length;
 const ANSWER: Script['sequences'] = [{ match: { regex: '.' }, replies: [{ reasoning: 'Easy.', content: 'Answer.' }] }];
 
 describe('hermes-generate, endpoint faults', () => {
   it('retries a 429 and writes the record; the retry is not an api call', async () => {
-    const url = await serve({ sequences: ANSWER, faults: [{ kind: 'rate_limit', when: { nth: [1] }, retry_after_s: 0 }] });
+    const { url, requests } = await serve({ sequences: ANSWER, faults: [{ kind: 'rate_limit', when: { nth: [1] }, retry_after_s: 0 }] });
     const run = await runGenerate(url, [{ prompt: 'hello' }], ['--toolsets', 'todo']);
     expect(run.code).toBe(0);
     expect(run.records).toHaveLength(1);
     expect(validator('trajectory')(run.records[0])).toBeNull();
     expect(run.records[0]).toMatchObject({ completed: true, api_calls: 1 });
-    expect(chatRequests()).toBe(2);
+    expect(chatRequests(requests)).toBe(2);
   });
 
   it('gives up on a prompt after a bounded number of 500s, says where it was, and exits 4', async () => {
-    const url = await serve({ sequences: ANSWER, faults: [{ kind: 'server_error', when: { prompt: { exact: 'doomed' } } }] });
+    const { url, requests } = await serve({ sequences: ANSWER, faults: [{ kind: 'server_error', when: { prompt: { exact: 'doomed' } } }] });
     const run = await runGenerate(url, '{"prompt": "fine"}\n{"prompt": "doomed"}\n', ['--toolsets', 'todo', '-c', '1']);
     expect(run.code).toBe(4);
     expect(run.records.map((r) => r.conversations[1]?.value)).toEqual(['fine']);
     expect(run.stderr).toMatch(/warning \(at <stdin>:2\): prompt 1 failed, no trajectory: POST http:\S+\/chat\/completions answered 500 Internal Server Error/);
     expect(run.stderr).toContain('1 of 2 prompts failed and have no trajectory (1 server-error;');
     // One first attempt plus the client's bounded retries, then no more.
-    const doomed = endpoint?.requests.filter((r) => JSON.stringify(r.body).includes('doomed')).length ?? 0;
+    const doomed = requests.filter((r) => JSON.stringify(r.body).includes('doomed')).length;
     expect(doomed).toBeGreaterThan(1);
     expect(doomed).toBeLessThanOrEqual(4);
   });
@@ -59,7 +53,7 @@ describe('hermes-generate, endpoint faults', () => {
   });
 
   it("exits 1 when a failure needs a fix first (the key is refused), with doctor's diagnosis", async () => {
-    const url = await serve({ faults: [{ kind: 'unauthorized' }] });
+    const { url } = await serve({ faults: [{ kind: 'unauthorized' }] });
     const run = await runGenerate(url, [{ prompt: 'one' }], ['--toolsets', 'todo']);
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(
@@ -68,30 +62,30 @@ describe('hermes-generate, endpoint faults', () => {
   });
 
   it('fails a prompt whose answer is not a completion (an HTML page)', async () => {
-    const url = await serve({ faults: [{ kind: 'html' }] });
+    const { url } = await serve({ faults: [{ kind: 'html' }] });
     const run = await runGenerate(url, [{ prompt: 'one' }], ['--toolsets', 'todo']);
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('answered 200 with an HTML page, not an OpenAI-compatible API');
   });
 
   it('retries a 200 whose body is cut short, and writes the record', async () => {
-    const url = await serve({ sequences: ANSWER, faults: [{ kind: 'truncated', when: { nth: [1] } }] });
+    const { url, requests } = await serve({ sequences: ANSWER, faults: [{ kind: 'truncated', when: { nth: [1] } }] });
     const run = await runGenerate(url, [{ prompt: 'hello' }], ['--toolsets', 'todo']);
     expect(run.code).toBe(0);
     expect(run.records).toHaveLength(1);
-    expect(chatRequests()).toBe(2);
+    expect(chatRequests(requests)).toBe(2);
   });
 
   it('retries a connection reset mid-reply, and writes the record', async () => {
-    const url = await serve({ sequences: ANSWER, faults: [{ kind: 'drop', when: { nth: [1] } }] });
+    const { url, requests } = await serve({ sequences: ANSWER, faults: [{ kind: 'drop', when: { nth: [1] } }] });
     const run = await runGenerate(url, [{ prompt: 'hello' }], ['--toolsets', 'todo']);
     expect(run.code).toBe(0);
     expect(run.records).toHaveLength(1);
-    expect(chatRequests()).toBe(2);
+    expect(chatRequests(requests)).toBe(2);
   });
 
   it('fails only the prompt whose replies stay malformed; the others finish and -o holds them', async () => {
-    const url = await serve({ sequences: ANSWER, faults: [{ kind: 'truncated', when: { prompt: { exact: 'doomed' } } }] });
+    const { url } = await serve({ sequences: ANSWER, faults: [{ kind: 'truncated', when: { prompt: { exact: 'doomed' } } }] });
     const prompts = [{ prompt: 'one' }, { prompt: 'doomed' }, { prompt: 'three' }];
     const run = await runGenerate(url, prompts, ['--toolsets', 'todo', '-c', '1', '-o', 'out.jsonl']);
     expect(run.code).toBe(4);
@@ -102,7 +96,7 @@ describe('hermes-generate, endpoint faults', () => {
   });
 
   it('keeps the finished records in the -o file when a bad input line ends the run (exit 3)', async () => {
-    const url = await serve({ sequences: ANSWER });
+    const { url } = await serve({ sequences: ANSWER });
     const run = await runGenerate(url, '{"prompt": "one"}\n{"prompt": \n', ['--toolsets', 'todo', '-c', '1', '-o', 'out.jsonl']);
     expect(run.code).toBe(3);
     expect(run.stderr).toMatch(/error \(at <stdin>:2\)/);
@@ -113,7 +107,7 @@ describe('hermes-generate, endpoint faults', () => {
   });
 
   it('lists every failed prompt in --rejects (line, id, class, diagnosis, input line), even past the 20 warnings stderr shows', async () => {
-    const url = await serve({ sequences: ANSWER, faults: [{ kind: 'unauthorized', when: { prompt: { contains: 'doomed' } } }] });
+    const { url } = await serve({ sequences: ANSWER, faults: [{ kind: 'unauthorized', when: { prompt: { contains: 'doomed' } } }] });
     const rows = Array.from({ length: 26 }, (_, i) => (i === 0 ? { prompt: 'fine' } : { prompt: `doomed ${i}`, id: `d${i}` }));
     const input = jsonl(rows);
     const run = await runGenerate(url, input, ['--toolsets', 'todo', '-c', '4', '--rejects', 'rejects.jsonl']);
@@ -135,15 +129,15 @@ describe('hermes-generate, endpoint faults', () => {
   });
 
   it('retries {"error":{"code":429}} in a 200 as a rate limit, and writes the record', async () => {
-    const url = await serve({ sequences: ANSWER, faults: [{ kind: 'error_in_200', when: { nth: [1] } }] });
+    const { url, requests } = await serve({ sequences: ANSWER, faults: [{ kind: 'error_in_200', when: { nth: [1] } }] });
     const run = await runGenerate(url, [{ prompt: 'hello' }], ['--toolsets', 'todo']);
     expect(run.code).toBe(0);
     expect(run.records).toHaveLength(1);
-    expect(chatRequests()).toBe(2);
+    expect(chatRequests(requests)).toBe(2);
   });
 
   it('--request-timeout bounds a call that never answers: a timeout failure (exit 4), not a hang', async () => {
-    const url = await serve({ sequences: ANSWER, faults: [{ kind: 'timeout', when: { prompt: { exact: 'hangs' } } }] });
+    const { url } = await serve({ sequences: ANSWER, faults: [{ kind: 'timeout', when: { prompt: { exact: 'hangs' } } }] });
     // The timeout bounds every call, the fine prompt's too: 0.5 s cut those off on a loaded machine.
     const run = await runGenerate(
       url,
@@ -158,15 +152,15 @@ describe('hermes-generate, endpoint faults', () => {
   });
 
   it.each([['0'], ['-1'], ['abc']])('refuses --request-timeout %s before any call (exit 2)', async (value) => {
-    const url = await serve({ sequences: ANSWER });
+    const { url, requests } = await serve({ sequences: ANSWER });
     const run = await runGenerate(url, [{ prompt: 'hello' }], ['--toolsets', 'todo', '--request-timeout', value]);
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('--request-timeout');
-    expect(chatRequests()).toBe(0);
+    expect(chatRequests(requests)).toBe(0);
   });
 
   it('a duplicate id is a bad line naming both lines: exit 3 under --on-error fail, the earlier records kept', async () => {
-    const url = await serve({ sequences: ANSWER });
+    const { url } = await serve({ sequences: ANSWER });
     const run = await runGenerate(
       url,
       [
@@ -182,7 +176,7 @@ describe('hermes-generate, endpoint faults', () => {
   });
 
   it('a duplicate id under --on-error skip: skipped into --rejects, the rest run', async () => {
-    const url = await serve({ sequences: ANSWER });
+    const { url } = await serve({ sequences: ANSWER });
     const run = await runGenerate(
       url,
       [{ prompt: 'one', id: 'x' }, { prompt: 'again', id: 'x' }, { prompt: 'two' }],

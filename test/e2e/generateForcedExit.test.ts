@@ -4,18 +4,12 @@
 import { spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { startScriptedEndpoint, type ScriptedEndpoint } from '@hermes-datagen/testkit';
+import { describe, expect, it } from 'vitest';
+import { scriptedEndpoint } from '../util/scriptedEndpoint.js';
 import { binPath, jsonl, tempDir } from '../util/cli.js';
 import { TEST_MODEL } from '../util/generate.js';
 import { TEST_API_KEY } from '../util/secrets.js';
 import { PROCESS_TEST_TIMEOUT_MS, until } from '../util/until.js';
-
-let endpoint: ScriptedEndpoint | undefined;
-afterEach(async () => {
-  await endpoint?.close();
-  endpoint = undefined;
-});
 
 /** Processes of this machine whose command line is `sleep <marker>`. */
 function sleepers(marker: string): string[] {
@@ -33,7 +27,7 @@ describe('hermes-generate, stopped by a second Ctrl-C', () => {
     'kills the tool processes, removes the temp workspace root and writes --stats-out, exit 130',
     async () => {
       const marker = `3004.${process.pid}`;
-      endpoint = await startScriptedEndpoint({
+      const endpoint = await scriptedEndpoint({
         apiKey: TEST_API_KEY,
         // Every command ignores SIGTERM, so the first Ctrl-C leaves the run waiting for the kill grace period.
         script: {

@@ -4,8 +4,8 @@
 // run's reason carries the row's fix. A billing 429 is never retried, and the first one stops the run.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { startScriptedEndpoint, type ScriptedEndpoint } from '@hermes-datagen/testkit';
+import { describe, expect, it } from 'vitest';
+import { scriptedEndpoint } from '../util/scriptedEndpoint.js';
 import { spec } from '@hermes-datagen/generate/internal/main.js';
 import { FAILURE_KINDS, type FailureKindId } from '@hermes-datagen/generate/internal/failureKinds.js';
 import { readGatewayError } from '@hermes-datagen/core/endpoint';
@@ -14,12 +14,6 @@ import { runGenerate, TEST_MODEL } from '../util/generate.js';
 import { TEST_API_KEY } from '../util/secrets.js';
 import { DIALECT_FIXTURES } from '../util/gatewayDialects.js';
 
-let endpoint: ScriptedEndpoint | undefined;
-afterEach(async () => {
-  await endpoint?.close();
-  endpoint = undefined;
-});
-
 interface Report {
   readonly exit_code: number;
   readonly checks: { id: string; status: string; message: string; fix?: string }[];
@@ -27,7 +21,7 @@ interface Report {
 
 describe('doctor and a run agree on every gateway dialect', () => {
   it.each(DIALECT_FIXTURES)('$gateway $status ($dialect): $kind', async ({ status, body, kind }) => {
-    endpoint = await startScriptedEndpoint({ apiKey: TEST_API_KEY, script: { faults: [{ kind: 'gateway_error', status, body }] } });
+    const endpoint = await scriptedEndpoint({ apiKey: TEST_API_KEY, script: { faults: [{ kind: 'gateway_error', status, body }] } });
     const exit = FAILURE_KINDS[kind as FailureKindId].exit;
     const fix = readGatewayError(status, body)?.fix ?? '';
     const doctor = await runInProcess(spec, ['doctor', '--json', '--base-url', endpoint.url, '--model', TEST_MODEL], { env: { HERMES_API_KEY: TEST_API_KEY } });
@@ -47,7 +41,7 @@ describe('doctor and a run agree on every gateway dialect', () => {
 
   it("a prompt too long for the model's context fails alone: the other prompts are written (run mode)", async () => {
     const tooLong = DIALECT_FIXTURES.find((f) => f.gateway === 'vLLM' && f.kind === 'context-length')!;
-    endpoint = await startScriptedEndpoint({
+    const endpoint = await scriptedEndpoint({
       apiKey: TEST_API_KEY,
       script: { faults: [{ kind: 'gateway_error', when: { prompt: { contains: 'huge' } }, status: tooLong.status, body: tooLong.body }] },
     });
@@ -65,7 +59,7 @@ describe('doctor and a run agree on every gateway dialect', () => {
   });
 
   it('insufficient_quota: the first refusal stops the run, never retried, exit 1 (run mode)', async () => {
-    endpoint = await startScriptedEndpoint({ apiKey: TEST_API_KEY, insufficientQuota: true });
+    const endpoint = await scriptedEndpoint({ apiKey: TEST_API_KEY, insufficientQuota: true });
     const prompts = Array.from({ length: 6 }, (_, i) => ({ prompt: `task ${i}`, id: `p${i}` }));
     const run = await runGenerate(endpoint.url, prompts, ['--toolsets', 'todo', '--run-name', 'quota', '-c', '3']);
     expect(run.code).toBe(1);

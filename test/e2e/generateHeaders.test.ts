@@ -2,20 +2,15 @@
 // hermes-compress --strategy llm, and doctor (all real processes but doctor, in-process); and a secret
 // header's value never appears in what they write, even where the endpoint echoes it back.
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { keyFingerprint } from '@hermes-datagen/core';
-import { startScriptedEndpoint, type ScriptedEndpoint } from '@hermes-datagen/testkit';
+import type { ScriptedEndpoint } from '@hermes-datagen/testkit';
+import { scriptedEndpoint } from '../util/scriptedEndpoint.js';
 import { spec } from '@hermes-datagen/generate/internal/main.js';
 import { binPath, jsonl, runInProcess, runProcess, tempDir } from '../util/cli.js';
 import { expectNoSecret, runGenerate, TEST_MODEL } from '../util/generate.js';
 import { TEST_API_KEY } from '../util/secrets.js';
 import { longRun } from '../compress/helpers.js';
-
-let endpoint: ScriptedEndpoint | undefined;
-afterEach(async () => {
-  await endpoint?.close();
-  endpoint = undefined;
-});
 
 const HEADER_SECRET = 'pk-FAKE-portkey-virtual-key-31337';
 const HEADERS = ['--header', 'x-portkey-provider: openai', '--header', `x-portkey-virtual-key: ${HEADER_SECRET}`];
@@ -24,7 +19,7 @@ const chatRequests = (target: ScriptedEndpoint) => target.requests.filter((r) =>
 
 describe('--header on every model request', () => {
   it('agents and sub-agents of a run send it', async () => {
-    endpoint = await startScriptedEndpoint({
+    const endpoint = await scriptedEndpoint({
       apiKey: TEST_API_KEY,
       script: {
         sequences: [
@@ -53,7 +48,7 @@ describe('--header on every model request', () => {
   });
 
   it('hermes-compress --strategy llm sends it', async () => {
-    endpoint = await startScriptedEndpoint({
+    const endpoint = await scriptedEndpoint({
       apiKey: TEST_API_KEY,
       script: { sequences: [{ match: { contains: 'CASE' }, replies: [{ content: 'The agent did it.' }] }] },
     });
@@ -72,7 +67,7 @@ describe('--header on every model request', () => {
 
   it('doctor sends it, shows it only by fingerprint, and redacts it from what the endpoint echoes', async () => {
     const echo = { error: { message: `Invalid virtual key ${HEADER_SECRET}`, type: 'invalid_request_error', code: 'invalid_virtual_key' } };
-    endpoint = await startScriptedEndpoint({ apiKey: TEST_API_KEY, script: { faults: [{ kind: 'gateway_error', status: 400, body: echo }] } });
+    const endpoint = await scriptedEndpoint({ apiKey: TEST_API_KEY, script: { faults: [{ kind: 'gateway_error', status: 400, body: echo }] } });
     for (const json of [[], ['--json']]) {
       const doctor = await runInProcess(spec, ['doctor', ...json, '--base-url', endpoint.url, '--model', TEST_MODEL, ...HEADERS], {
         env: { HERMES_API_KEY: TEST_API_KEY },
@@ -86,7 +81,7 @@ describe('--header on every model request', () => {
   });
 
   it('a run redacts a secret header echoed in a reply and in a refusal', async () => {
-    endpoint = await startScriptedEndpoint({
+    const endpoint = await scriptedEndpoint({
       apiKey: TEST_API_KEY,
       script: {
         sequences: [{ match: { contains: 'echo' }, replies: [{ reasoning: `The gateway told me ${HEADER_SECRET}.`, content: `it is ${HEADER_SECRET}` }] }],

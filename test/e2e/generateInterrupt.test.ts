@@ -3,18 +3,12 @@
 import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { startScriptedEndpoint, type ScriptedEndpoint } from '@hermes-datagen/testkit';
+import { describe, expect, it } from 'vitest';
+import { scriptedEndpoint } from '../util/scriptedEndpoint.js';
 import { binPath, jsonl, parseJsonl, tempDir } from '../util/cli.js';
 import { expectNoSecret, TEST_MODEL } from '../util/generate.js';
 import { PROCESS_TEST_TIMEOUT_MS, until } from '../util/until.js';
 import { TEST_API_KEY } from '../util/secrets.js';
-
-let endpoint: ScriptedEndpoint | undefined;
-afterEach(async () => {
-  await endpoint?.close();
-  endpoint = undefined;
-});
 
 describe('hermes-generate, stopped by a signal', () => {
   for (const [signal, code] of [
@@ -24,7 +18,7 @@ describe('hermes-generate, stopped by a signal', () => {
     it(
       `on ${signal} writes what finished, aborts what runs, and exits ${code}`,
       async () => {
-        endpoint = await startScriptedEndpoint({
+        const endpoint = await scriptedEndpoint({
           apiKey: TEST_API_KEY,
           script: {
             sequences: [{ match: { regex: '.' }, replies: [{ content: 'done' }] }],
@@ -62,7 +56,7 @@ describe('hermes-generate, stopped by a signal', () => {
 
         await until(() => stdout.includes('"quick"'));
         // All four slots hold slow prompts now: the quick one and four slow ones were sent.
-        await until(() => (endpoint?.requests.length ?? 0) >= 5);
+        await until(() => endpoint.requests.length >= 5);
         child.kill(signal);
         const status = await exited;
 

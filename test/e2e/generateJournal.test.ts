@@ -3,18 +3,13 @@
 // whose tool output changed stops replaying at the divergence and goes on live.
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Trajectory } from '@hermes-datagen/core';
-import { startScriptedEndpoint, type ScriptedEndpoint } from '@hermes-datagen/testkit';
+import type { ScriptedEndpoint } from '@hermes-datagen/testkit';
+import { scriptedEndpoint } from '../util/scriptedEndpoint.js';
 import { jsonl, parseJsonl, tempDir } from '../util/cli.js';
 import { expectNoSecret, startGenerate, TEST_MODEL, type EndedGenerate } from '../util/generate.js';
 import { PROCESS_TEST_TIMEOUT_MS } from '../util/until.js';
-
-let endpoint: ScriptedEndpoint | undefined;
-afterEach(async () => {
-  await endpoint?.close();
-  endpoint = undefined;
-});
 
 /** One invocation of the run; `killWhen` SIGKILLs it once it holds. */
 function invoke(url: string, dir: string, args: readonly string[], killWhen?: () => boolean): Promise<EndedGenerate> {
@@ -41,8 +36,7 @@ describe('the call journal', () => {
   it(
     'a run killed twice and resumed buys again at most the calls on the wire at each kill',
     async () => {
-      const server = await startScriptedEndpoint({ latencyMs: 60 });
-      endpoint = server;
+      const server = await scriptedEndpoint({ latencyMs: 60 });
       const dir = tempDir('hermes-journal-');
       // The rule-based policy plans several file-tool calls for each of these prompts.
       const prompts = Array.from({ length: 16 }, (_, i) => ({ id: `p${i}`, prompt: `Write a python script that prints ${i} and check it (task ${i})` }));
@@ -85,7 +79,7 @@ describe('the call journal', () => {
    */
   async function resumedAfterKill(change: boolean): Promise<{ answeredOnResume: number; record: Trajectory }> {
     const read = { name: 'read_file', arguments: { path: 'data.txt' } };
-    const server = await startScriptedEndpoint({
+    const server = await scriptedEndpoint({
       script: {
         sequences: [
           {
@@ -100,7 +94,6 @@ describe('the call journal', () => {
         faults: [{ kind: 'slow', when: { step: 2 }, delay_ms: 1500 }],
       },
     });
-    endpoint = server;
     const dir = tempDir('hermes-journal-diverge-');
     mkdirSync(join(dir, 'input'));
     writeFileSync(join(dir, 'input', 'data.txt'), 'first version\n');
@@ -144,7 +137,7 @@ describe('the call journal', () => {
   it(
     'a sub-agent replays its own journaled replies, under its own record id, as its parent does',
     async () => {
-      const server = await startScriptedEndpoint({
+      const server = await scriptedEndpoint({
         script: {
           sequences: [
             {
@@ -166,7 +159,6 @@ describe('the call journal', () => {
           faults: [{ kind: 'slow', when: { prompt: { contains: 'sub part' }, step: 1 }, delay_ms: 1500 }],
         },
       });
-      endpoint = server;
       const dir = tempDir('hermes-journal-sub-');
       writeFileSync(join(dir, 'prompts.jsonl'), jsonl([{ id: 'root', prompt: 'split this' }]));
       const args = ['--toolsets', 'delegation,todo'];
@@ -190,8 +182,7 @@ describe('the call journal', () => {
   it(
     '--no-replay asks for every call again',
     async () => {
-      const server = await startScriptedEndpoint({ latencyMs: 100 });
-      endpoint = server;
+      const server = await scriptedEndpoint({ latencyMs: 100 });
       const dir = tempDir('hermes-journal-noreplay-');
       writeFileSync(join(dir, 'prompts.jsonl'), jsonl([{ id: 'one', prompt: 'Write a python script that prints 1 and check it' }]));
       const args = ['--toolsets', 'file'];

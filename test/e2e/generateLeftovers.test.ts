@@ -4,19 +4,14 @@
 // left empty.
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { startScriptedEndpoint, type Script, type ScriptedEndpoint } from '@hermes-datagen/testkit';
+import { describe, expect, it } from 'vitest';
+import type { Script } from '@hermes-datagen/testkit';
+import { scriptedEndpoint } from '../util/scriptedEndpoint.js';
 import { jsonl, tempDir, writeFiles } from '../util/cli.js';
 import { startGenerate, TEST_MODEL, type StartedGenerate } from '../util/generate.js';
 import { expectRunInvariants } from '../util/runDirectory.js';
 import { TEST_API_KEY } from '../util/secrets.js';
 import { PROCESS_TEST_TIMEOUT_MS, until } from '../util/until.js';
-
-let endpoint: ScriptedEndpoint | undefined;
-afterEach(async () => {
-  await endpoint?.close();
-  endpoint = undefined;
-});
 
 const PROMPTS = Array.from({ length: 6 }, (_, i) => ({ id: `p${i}`, prompt: `task ${i}` }));
 
@@ -37,7 +32,7 @@ describe('hermes-generate --resume removes the leftovers of killed invocations',
   it(
     "removes a dead invocation's workspaces and sandbox directories, the temp files of interrupted writes and empty batch files",
     async () => {
-      endpoint = await startScriptedEndpoint({ apiKey: TEST_API_KEY, script: script(true) });
+      let endpoint = await scriptedEndpoint({ apiKey: TEST_API_KEY, script: script(true) });
       const dir = tempDir('hermes-leftovers-');
       const tmp = tempDir('hermes-leftovers-tmp-');
       writeFiles(dir, { 'prompts.jsonl': jsonl(PROMPTS) });
@@ -62,7 +57,7 @@ describe('hermes-generate --resume removes the leftovers of killed invocations',
 
       const port = Number(new URL(endpoint.url).port);
       await endpoint.close();
-      endpoint = await startScriptedEndpoint({ apiKey: TEST_API_KEY, script: script(false), port });
+      endpoint = await scriptedEndpoint({ apiKey: TEST_API_KEY, script: script(false), port });
       const second = await start(endpoint.url, dir, tmp).ended;
       expect(second.code, second.stderr).toBe(0);
       expect(second.stderr).toMatch(/removed 2 temp files of interrupted writes \(0\.0 MB\) and 1 empty batch file a kill left/);

@@ -2,17 +2,12 @@
 // flight at once must all come out as whole records, on a bounded pool of connections, without
 // Node's MaxListenersExceededWarning (a listener per prompt on one shared signal used to trip it).
 // The full-size run (-c 512, 1 s latency, 2,048 prompts) is in `make bench` (bench/generate.mjs).
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { validator } from '@hermes-datagen/core';
-import { startScriptedEndpoint, type Script, type ScriptedEndpoint } from '@hermes-datagen/testkit';
+import type { Script } from '@hermes-datagen/testkit';
+import { scriptedEndpoint } from '../util/scriptedEndpoint.js';
 import { runGenerate } from '../util/generate.js';
 import { TEST_API_KEY } from '../util/secrets.js';
-
-let endpoint: ScriptedEndpoint | undefined;
-afterEach(async () => {
-  await endpoint?.close();
-  endpoint = undefined;
-});
 
 const TWO_TURNS: Script = {
   sequences: [
@@ -28,7 +23,7 @@ const TWO_TURNS: Script = {
 
 describe('hermes-generate under load', () => {
   it('runs 400 prompts at -c 200 against 200 ms latency: every record whole, no warning', async () => {
-    endpoint = await startScriptedEndpoint({ script: TWO_TURNS, apiKey: TEST_API_KEY, latencyMs: 200, recordRequests: false });
+    const endpoint = await scriptedEndpoint({ script: TWO_TURNS, apiKey: TEST_API_KEY, latencyMs: 200, recordRequests: false });
     const prompts = Array.from({ length: 400 }, (_, i) => ({ prompt: `Task ${i}: plan it.`, id: `t${i}` }));
     const run = await runGenerate(endpoint.url, prompts, ['--toolsets', 'todo', '-c', '200']);
     expect(run.stderr).not.toMatch(/MaxListeners|Warning/);
@@ -42,7 +37,7 @@ describe('hermes-generate under load', () => {
   }, 60_000);
 
   it('runs prompts with real tool processes at -c 64 without a MaxListeners warning', async () => {
-    endpoint = await startScriptedEndpoint({
+    const endpoint = await scriptedEndpoint({
       apiKey: TEST_API_KEY,
       recordRequests: false,
       script: {

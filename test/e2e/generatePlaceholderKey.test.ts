@@ -1,23 +1,17 @@
 // A placeholder key (EMPTY, x, …, as local servers take) cannot be a secret, so it is never
 // substituted: records carry exactly what the prompt, the model and the tools produced, and doctor's
 // report reads as written. (A real key is still never shown: every runGenerate checks it.)
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parseToolValue } from '@hermes-datagen/core';
-import { startScriptedEndpoint, type ScriptedEndpoint } from '@hermes-datagen/testkit';
+import { scriptedEndpoint } from '../util/scriptedEndpoint.js';
 import { binPath, runProcess } from '../util/cli.js';
 import { runGenerate, TEST_MODEL } from '../util/generate.js';
-
-let endpoint: ScriptedEndpoint | undefined;
-afterEach(async () => {
-  await endpoint?.close();
-  endpoint = undefined;
-});
 
 const PROMPT = 'Write a script that prints EMPTY when the list is empty, then the count of the odd numbers.';
 
 describe('a placeholder key', () => {
   it('EMPTY: the prompt, the tool result and the answer keep every EMPTY', async () => {
-    endpoint = await startScriptedEndpoint({
+    const endpoint = await scriptedEndpoint({
       apiKey: 'EMPTY',
       script: {
         sequences: [
@@ -43,7 +37,7 @@ describe('a placeholder key', () => {
   });
 
   it('x: the tools still get TERM=xterm (a placeholder drops no variable from their environment)', async () => {
-    endpoint = await startScriptedEndpoint({
+    const endpoint = await scriptedEndpoint({
       apiKey: 'x',
       script: {
         sequences: [
@@ -66,7 +60,7 @@ describe('a placeholder key', () => {
   });
 
   it.each([['EMPTY'], ['x'], ['sk-no-key-required']])("%s: doctor's report reads as written", async (key) => {
-    endpoint = await startScriptedEndpoint({ apiKey: 'the-gateway-wants-another-key-123' });
+    const endpoint = await scriptedEndpoint({ apiKey: 'the-gateway-wants-another-key-123' });
     const doctor = await runProcess(binPath('generate', 'hermes-generate'), ['doctor', '--base-url', endpoint.url, '--model', `EMPTY-${TEST_MODEL}`], {
       env: { HERMES_API_KEY: key },
     });

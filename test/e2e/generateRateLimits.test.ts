@@ -3,17 +3,12 @@
 // --request-timeout, the probe after a pause, and budgets in each header dialect. Every prompt
 // finishes; the endpoint's own count of refusals shows the quota was met, not avoided.
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { startScriptedEndpoint, type QuotaOptions, type Script, type ScriptedEndpoint } from '@hermes-datagen/testkit';
+import { describe, expect, it } from 'vitest';
+import type { QuotaOptions, Script } from '@hermes-datagen/testkit';
+import { scriptedEndpoint } from '../util/scriptedEndpoint.js';
 import { jsonl, tempDir, writeFiles } from '../util/cli.js';
 import { runGenerate } from '../util/generate.js';
 import { expectRunInvariants } from '../util/runDirectory.js';
-
-let endpoint: ScriptedEndpoint | undefined;
-afterEach(async () => {
-  await endpoint?.close();
-  endpoint = undefined;
-});
 
 /** Two model calls a prompt: a todo call, then the answer. */
 const SCRIPT: Script = {
@@ -29,13 +24,13 @@ const SCRIPT: Script = {
 };
 
 async function runBehindQuota(quota: QuotaOptions, prompts: number, flags: readonly string[], extra: { latencyMs?: number; script?: Script } = {}) {
-  endpoint = await startScriptedEndpoint({ script: extra.script ?? SCRIPT, latencyMs: extra.latencyMs ?? 0, quota, seed: 5 });
+  const endpoint = await scriptedEndpoint({ script: extra.script ?? SCRIPT, latencyMs: extra.latencyMs ?? 0, quota, seed: 5 });
   const dir = tempDir('hermes-quota-');
   const rows = Array.from({ length: prompts }, (_, i) => ({ prompt: `task ${i}` }));
   writeFiles(dir, { 'prompts.jsonl': jsonl(rows) });
   const result = await runGenerate(endpoint.url, rows, ['prompts.jsonl', '--run-name', 'q', '--toolsets', 'todo', ...flags], { dir });
   const run = expectRunInvariants(join(dir, 'data', 'q'));
-  return { result, run, stats: { ...endpoint.stats } };
+  return { result, run, stats: { ...endpoint.stats }, endpoint };
 }
 
 describe('hermes-generate behind a quota', () => {
@@ -65,11 +60,11 @@ describe('hermes-generate behind a quota', () => {
       ...SCRIPT,
       faults: [{ kind: 'rate_limit', when: { nth: Array.from({ length: refusals }, (_, i) => i + 1) }, retry_after_ms: 200 }],
     };
-    const { result, run } = await runBehindQuota({}, 12, ['-c', '8'], { latencyMs: 300, script });
+    const { result, run, endpoint } = await runBehindQuota({}, 12, ['-c', '8'], { latencyMs: 300, script });
     expect(result.code, result.stderr).toBe(0);
     expect(run.records).toHaveLength(12);
     expect(result.stderr.match(/refuses even one request at a time/g)).toHaveLength(1);
-    const arrivals = endpoint!.requests.filter((r) => r.path.endsWith('/chat/completions')).map((r) => r.receivedAt);
+    const arrivals = endpoint.requests.filter((r) => r.path.endsWith('/chat/completions')).map((r) => r.receivedAt);
     // The first request answered is the probe: nothing else arrives while it waits its 300 ms for the answer.
     const probe = arrivals[refusals]!;
     expect(arrivals.slice(refusals + 1).every((at) => at >= probe + 290)).toBe(true);

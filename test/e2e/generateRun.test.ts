@@ -2,17 +2,11 @@
 // failures.jsonl, the manifest and the refusals, against the scripted endpoint with the real bin.
 import { appendFileSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { startScriptedEndpoint, type ScriptedEndpoint } from '@hermes-datagen/testkit';
+import { describe, expect, it } from 'vitest';
+import { scriptedEndpoint } from '../util/scriptedEndpoint.js';
 import { jsonl, tempDir, writeFiles } from '../util/cli.js';
 import { runGenerate } from '../util/generate.js';
 import { expectRunInvariants, readRun } from '../util/runDirectory.js';
-
-let endpoint: ScriptedEndpoint | undefined;
-afterEach(async () => {
-  await endpoint?.close();
-  endpoint = undefined;
-});
 
 const SCRIPT = {
   sequences: [
@@ -48,7 +42,7 @@ const RUN = ['--run-name', 'r', '--toolsets', 'todo', '--batch-size', '2', '--nu
 
 describe('hermes-generate --run-name', () => {
   it('writes every (row, sample) once, tombstones the discarded, lists the failed, and streams the records', async () => {
-    endpoint = await startScriptedEndpoint({ script: SCRIPT });
+    const endpoint = await scriptedEndpoint({ script: SCRIPT });
     const dir = withDataset(PROMPTS);
     const result = await runGenerate(endpoint.url, PROMPTS, ['prompts.jsonl', ...RUN], { dir });
     expect(result.code, result.stderr).toBe(1);
@@ -70,7 +64,7 @@ describe('hermes-generate --run-name', () => {
   });
 
   it('on --resume runs only the failed and the unfinished, and numbers new batch files after the old ones', async () => {
-    endpoint = await startScriptedEndpoint({ script: SCRIPT });
+    const endpoint = await scriptedEndpoint({ script: SCRIPT });
     const dir = withDataset(PROMPTS);
     await runGenerate(endpoint.url, PROMPTS, ['prompts.jsonl', ...RUN], { dir });
     const runDir = join(dir, 'data', 'r');
@@ -95,7 +89,7 @@ describe('hermes-generate --run-name', () => {
   });
 
   it('adds samples on --resume --samples 3 and keeps the first ones', async () => {
-    endpoint = await startScriptedEndpoint({ script: SCRIPT });
+    const endpoint = await scriptedEndpoint({ script: SCRIPT });
     const prompts = [
       { prompt: 'a', id: 'a' },
       { prompt: 'b', id: 'b' },
@@ -117,7 +111,7 @@ describe('hermes-generate --run-name', () => {
   });
 
   it('refuses the same run name without --resume, and a resume with another key, with exit 2', async () => {
-    endpoint = await startScriptedEndpoint({ script: SCRIPT });
+    const endpoint = await scriptedEndpoint({ script: SCRIPT });
     const prompts = [{ prompt: 'a' }];
     const dir = withDataset(prompts);
     await runGenerate(endpoint.url, prompts, ['prompts.jsonl', ...RUN], { dir });
@@ -131,7 +125,7 @@ describe('hermes-generate --run-name', () => {
   });
 
   it('resumes a finished run without rebuilding its outputs, shows progress and the end report on stderr', async () => {
-    endpoint = await startScriptedEndpoint({ script: SCRIPT });
+    const endpoint = await scriptedEndpoint({ script: SCRIPT });
     const prompts = [{ prompt: 'a' }, { prompt: 'b' }, { prompt: 'c' }];
     const dir = withDataset(prompts);
     const first = await runGenerate(endpoint.url, prompts, ['prompts.jsonl', ...RUN, '--progress'], { dir });
@@ -151,7 +145,7 @@ describe('hermes-generate --run-name', () => {
   });
 
   it('marks a run complete only when every (row, sample) is done, and reads the rows again when the selection or a batch file changed', async () => {
-    endpoint = await startScriptedEndpoint({ script: SCRIPT });
+    const endpoint = await scriptedEndpoint({ script: SCRIPT });
     const dir = withDataset(PROMPTS);
     const checkpointOf = (): { complete?: unknown } => JSON.parse(readFileSync(join(dir, 'data', 'r', 'checkpoint.json'), 'utf8'));
     // A failed prompt: not complete, and the resume reads the rows to run it again.
@@ -195,7 +189,7 @@ describe('hermes-generate --run-name', () => {
   });
 
   it('takes a repeated row id for a bad line, as stream mode does: two prompts under one id would be one record', async () => {
-    endpoint = await startScriptedEndpoint({ script: SCRIPT });
+    const endpoint = await scriptedEndpoint({ script: SCRIPT });
     const prompts = [
       { prompt: 'a', id: 'same' },
       { prompt: 'b', id: 'other' },
@@ -215,7 +209,7 @@ describe('hermes-generate --run-name', () => {
   });
 
   it('takes upstream batch_runner spellings unchanged: --run_name, --batch_size, --num_workers, --max_samples, --reasoning_effort', async () => {
-    endpoint = await startScriptedEndpoint({ script: SCRIPT });
+    const endpoint = await scriptedEndpoint({ script: SCRIPT });
     const prompts = Array.from({ length: 5 }, (_, i) => ({ prompt: `task ${i}` }));
     const dir = withDataset(prompts);
     const result = await runGenerate(
@@ -248,7 +242,7 @@ describe('hermes-generate --run-name', () => {
   });
 
   it('refuses run-mode flags without --run-name rather than ignore them', async () => {
-    endpoint = await startScriptedEndpoint({ script: SCRIPT });
+    const endpoint = await scriptedEndpoint({ script: SCRIPT });
     const result = await runGenerate(endpoint.url, [{ prompt: 'a' }], ['--rpm', '60', '--shard', '0/2']);
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/--shard, --rpm work with --run-name only/);

@@ -6,18 +6,13 @@
 // records once, and trajectories.jsonl and statistics.json agree with the batch files.
 import { readdirSync, readFileSync, truncateSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Trajectory } from '@hermes-datagen/core';
-import { startScriptedEndpoint, type Script, type ScriptedEndpoint } from '@hermes-datagen/testkit';
+import type { Script, ScriptedEndpoint } from '@hermes-datagen/testkit';
+import { scriptedEndpoint } from '../util/scriptedEndpoint.js';
 import { jsonl, tempDir, writeFiles } from '../util/cli.js';
 import { runGenerate, startGenerate, TEST_MODEL } from '../util/generate.js';
 import { expectRunInvariants, readRun } from '../util/runDirectory.js';
-
-let endpoint: ScriptedEndpoint | undefined;
-afterEach(async () => {
-  await endpoint?.close();
-  endpoint = undefined;
-});
 
 const SCRIPT: Script = {
   sequences: [
@@ -51,10 +46,9 @@ describe('hermes-generate --run-name with delegate_task, killed', () => {
   it('after the sub-agents finished and before the root did: nothing of the prompt is left, and resume writes all four once', async () => {
     // Requests 1-4: the root's first call and its three sub-agents; the 5th, the root's next call
     // (which carries the sub-agents' answers), is never answered, and the process is killed in it.
-    endpoint = await startScriptedEndpoint({ script: { ...SCRIPT, faults: [{ kind: 'timeout', when: { nth: [5] } }] } });
+    const endpoint = await scriptedEndpoint({ script: { ...SCRIPT, faults: [{ kind: 'timeout', when: { nth: [5] } }] } });
     const dir = dataset();
-    const ep = endpoint;
-    const killed = startGenerate(dir, [...RUN, '--base-url', ep.url, '--model', TEST_MODEL], { killWhen: () => chatRequests(ep) >= 5 });
+    const killed = startGenerate(dir, [...RUN, '--base-url', endpoint.url, '--model', TEST_MODEL], { killWhen: () => chatRequests(endpoint) >= 5 });
     expect((await killed.ended).signal).toBe('SIGKILL');
     const runDir = join(dir, 'data', 'r');
     const batches = readdirSync(runDir).filter((name) => name.startsWith('batch_'));
@@ -68,7 +62,7 @@ describe('hermes-generate --run-name with delegate_task, killed', () => {
   });
 
   it("in the middle of the prompt's append (its root line cut, its sub-agents' lines whole): resume cuts the sub-agents too and writes all four once", async () => {
-    endpoint = await startScriptedEndpoint({ script: SCRIPT });
+    const endpoint = await scriptedEndpoint({ script: SCRIPT });
     const dir = dataset();
     const first = await runGenerate(endpoint.url, PROMPTS, RUN, { dir });
     expect(first.code, first.stderr).toBe(0);

@@ -5,24 +5,18 @@
 // succeed. A quota that stays refused (for --quota-wait, or a Retry-After longer than it) ends the
 // run resumably with exit 4, its running prompts failed as rate-limited.
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { promptId } from '@hermes-datagen/core';
-import { startScriptedEndpoint, type ScriptedEndpoint } from '@hermes-datagen/testkit';
+import { scriptedEndpoint } from '../util/scriptedEndpoint.js';
 import { jsonl, tempDir, writeFiles } from '../util/cli.js';
 import { runGenerate } from '../util/generate.js';
 import { expectRunInvariants } from '../util/runDirectory.js';
-
-let endpoint: ScriptedEndpoint | undefined;
-afterEach(async () => {
-  await endpoint?.close();
-  endpoint = undefined;
-});
 
 const RPM = 600;
 
 describe('hermes-generate run mode in a fault storm', () => {
   it('ends every prompt as a record or a classed failure, never above --rpm', async () => {
-    endpoint = await startScriptedEndpoint({
+    const endpoint = await scriptedEndpoint({
       seed: 7,
       script: {
         sequences: [{ match: { regex: '.' }, replies: [{ reasoning: 'Think.', content: 'done' }] }],
@@ -77,7 +71,7 @@ describe('hermes-generate run mode in a fault storm', () => {
   }, 120_000);
 
   it('a Retry-After longer than --quota-wait ends the run at once: the refused prompt fails as rate-limited, exit 4, resumable', async () => {
-    endpoint = await startScriptedEndpoint({
+    const endpoint = await scriptedEndpoint({
       script: {
         sequences: [{ match: { regex: '.' }, replies: [{ reasoning: 'Think.', content: 'done' }] }],
         faults: [{ kind: 'rate_limit', when: { nth: [3] }, retry_after_s: 3600 }],
@@ -101,7 +95,7 @@ describe('hermes-generate run mode in a fault storm', () => {
   });
 
   it('waits out 429s with no Retry-After and no headers while others succeed; with no success for --quota-wait the run stops, exit 4', async () => {
-    endpoint = await startScriptedEndpoint({
+    const endpoint = await scriptedEndpoint({
       script: {
         sequences: [{ match: { regex: '.' }, replies: [{ reasoning: 'Think.', content: 'done' }] }],
         // From the 5th request on, every one is refused, saying nothing of when to come back.

@@ -6,21 +6,16 @@
 import type { ChildProcess } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { promptId } from '@hermes-datagen/core';
-import { startScriptedEndpoint, type ScriptedEndpoint } from '@hermes-datagen/testkit';
+import type { ScriptedEndpoint } from '@hermes-datagen/testkit';
+import { scriptedEndpoint } from '../util/scriptedEndpoint.js';
 import { jsonl, tempDir, writeFiles } from '../util/cli.js';
 import { startGenerate, TEST_MODEL, type EndedGenerate, type StartedGenerate } from '../util/generate.js';
 import { expectRunInvariants } from '../util/runDirectory.js';
 import { shardOf } from '@hermes-datagen/generate/internal/run/shard.js';
 import { TEST_API_KEY } from '../util/secrets.js';
 import { PROCESS_TEST_TIMEOUT_MS, until } from '../util/until.js';
-
-let endpoint: ScriptedEndpoint | undefined;
-afterEach(async () => {
-  await endpoint?.close();
-  endpoint = undefined;
-});
 
 const PROMPTS = [...Array.from({ length: 30 }, (_, i) => ({ prompt: `task ${i}` })), { prompt: 'the [slow] one' }];
 
@@ -33,8 +28,8 @@ function start(url: string, dir: string, extra: readonly string[] = []): Started
 }
 
 /** The endpoint; with `hold`, the [slow] prompt's reply never comes while the test runs. */
-async function scriptedEndpoint(hold: boolean, port = 0): Promise<ScriptedEndpoint> {
-  return startScriptedEndpoint({
+function runEndpoint(hold: boolean, port = 0): Promise<ScriptedEndpoint> {
+  return scriptedEndpoint({
     apiKey: TEST_API_KEY,
     port,
     script: {
@@ -52,14 +47,14 @@ function expectRefused(refused: EndedGenerate, holder: ChildProcess): void {
 }
 
 /** Stops the holder, resumes to the end, and checks every row has exactly one record. */
-async function finishAndCheck(dir: string, holder: StartedGenerate): Promise<void> {
+async function finishAndCheck(dir: string, holder: StartedGenerate, endpoint: ScriptedEndpoint): Promise<void> {
   holder.child.kill('SIGTERM');
   expect((await holder.ended).code).toBe(143);
   // The same address (the run's manifest names it), now answering the held prompt too.
-  const port = Number(new URL(endpoint!.url).port);
-  await endpoint?.close();
-  endpoint = await scriptedEndpoint(false, port);
-  const last = await start(endpoint.url, dir).ended;
+  const port = Number(new URL(endpoint.url).port);
+  await endpoint.close();
+  const restarted = await runEndpoint(false, port);
+  const last = await start(restarted.url, dir).ended;
   expect(last.code, last.stderr).toBe(0);
   const run = expectRunInvariants(join(dir, 'data', 'r'));
   expect(run.records.map((record) => record['id']).sort()).toEqual(PROMPTS.map((row, i) => promptId(row, i)).sort());
@@ -70,14 +65,14 @@ describe('hermes-generate: one invocation per run directory', () => {
   it(
     'two started at once: one runs, the other is refused at once naming it, and the records are exactly once',
     async () => {
-      endpoint = await scriptedEndpoint(true);
+      const endpoint = await runEndpoint(true);
       const dir = tempDir('hermes-lock-');
       writeFiles(dir, { 'prompts.jsonl': jsonl(PROMPTS) });
       const twins = [start(endpoint.url, dir), start(endpoint.url, dir)];
       const first = await Promise.race(twins.map(async (twin, i) => ({ i, ...(await twin.ended) })));
       const holder = twins[1 - first.i]!;
       expectRefused(first, holder.child);
-      await finishAndCheck(dir, holder);
+      await finishAndCheck(dir, holder, endpoint);
     },
     PROCESS_TEST_TIMEOUT_MS,
   );
@@ -85,7 +80,7 @@ describe('hermes-generate: one invocation per run directory', () => {
   it(
     'a second started while the first runs: refused at once, the first goes on, the records are exactly once',
     async () => {
-      endpoint = await scriptedEndpoint(true);
+      const endpoint = await runEndpoint(true);
       const dir = tempDir('hermes-lock-');
       writeFiles(dir, { 'prompts.jsonl': jsonl(PROMPTS) });
       const first = start(endpoint.url, dir);
@@ -94,7 +89,7 @@ describe('hermes-generate: one invocation per run directory', () => {
       const second = await start(endpoint.url, dir).ended;
       expectRefused(second, first.child);
       expect(first.child.exitCode).toBeNull();
-      await finishAndCheck(dir, first);
+      await finishAndCheck(dir, first, endpoint);
     },
     PROCESS_TEST_TIMEOUT_MS,
   );
@@ -102,7 +97,7 @@ describe('hermes-generate: one invocation per run directory', () => {
   it(
     'two shards given one run name at once: one runs its shard, the other is refused, and no record of the refused shard is written',
     async () => {
-      endpoint = await scriptedEndpoint(true);
+      const endpoint = await runEndpoint(true);
       const dir = tempDir('hermes-lock-');
       // A held prompt in each shard, so whichever shard wins is still running when the other tries.
       const candidates = Array.from({ length: 20 }, (_, i) => `held-${i}`);

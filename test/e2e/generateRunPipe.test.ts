@@ -3,19 +3,13 @@
 // records the same exit code, and a --resume finishes the run with every record once.
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { startScriptedEndpoint, type ScriptedEndpoint } from '@hermes-datagen/testkit';
+import { describe, expect, it } from 'vitest';
+import { scriptedEndpoint } from '../util/scriptedEndpoint.js';
 import { binPath, jsonl, tempDir, writeFiles } from '../util/cli.js';
 import { runGenerate, TEST_MODEL } from '../util/generate.js';
 import { expectRunInvariants } from '../util/runDirectory.js';
 import { TEST_API_KEY } from '../util/secrets.js';
 import { PROCESS_TEST_TIMEOUT_MS } from '../util/until.js';
-
-let endpoint: ScriptedEndpoint | undefined;
-afterEach(async () => {
-  await endpoint?.close();
-  endpoint = undefined;
-});
 
 const PROMPTS = Array.from({ length: 600 }, (_, i) => ({ id: `p${i}`, prompt: `task ${i}` }));
 
@@ -46,7 +40,7 @@ describe('hermes-generate --run-name into a reader that goes away', () => {
   it(
     'ends resumably with exit 4 and a message, run.json agrees, and --resume finishes the run',
     async () => {
-      endpoint = await startScriptedEndpoint({
+      const endpoint = await scriptedEndpoint({
         apiKey: TEST_API_KEY,
         latencyMs: 5,
         script: { sequences: [{ match: { regex: '.' }, replies: [{ reasoning: 'Done.', content: 'ok' }] }] },

@@ -4,19 +4,13 @@
 // a second signal exits at once. Every stop leaves a run that --resume completes.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { startScriptedEndpoint, type ScriptedEndpoint } from '@hermes-datagen/testkit';
+import { describe, expect, it } from 'vitest';
+import { scriptedEndpoint } from '../util/scriptedEndpoint.js';
 import { jsonl, parseJsonl, tempDir, writeFiles } from '../util/cli.js';
 import { expectNoSecret, startGenerate, TEST_MODEL, type StartedGenerate } from '../util/generate.js';
 import { expectRunInvariants } from '../util/runDirectory.js';
 import { TEST_API_KEY } from '../util/secrets.js';
 import { until } from '../util/until.js';
-
-let endpoint: ScriptedEndpoint | undefined;
-afterEach(async () => {
-  await endpoint?.close();
-  endpoint = undefined;
-});
 
 function start(url: string, dir: string, args: readonly string[]): StartedGenerate {
   return startGenerate(dir, [
@@ -32,14 +26,14 @@ const prompts = Array.from({ length: 10 }, (_, i) => ({ prompt: `task ${i}`, id:
 describe('hermes-generate --run-name, stopped by a signal', () => {
   it('on SIGTERM lets the running prompts finish and writes them, starts no new one, exits 143, and resumes the rest', async () => {
     // The first two answers take 1.5 s: those prompts are mid-call when the signal comes.
-    endpoint = await startScriptedEndpoint({
+    const endpoint = await scriptedEndpoint({
       apiKey: TEST_API_KEY,
       script: { ...REPLY, faults: [{ kind: 'slow', delay_ms: 1500, when: { prompt: { regex: '^task [01]$' } } }] },
     });
     const dir = tempDir('hermes-run-stop-');
     writeFiles(dir, { 'prompts.jsonl': jsonl(prompts) });
     const run = start(endpoint.url, dir, []);
-    await until(() => (endpoint?.requests.length ?? 0) >= 2);
+    await until(() => endpoint.requests.length >= 2);
     run.child.kill('SIGTERM');
     expect((await run.ended).code).toBe(143);
     expect(run.output.stderr).toMatch(/stopping: no new prompt starts; 2 running get 30s to finish/);
@@ -64,14 +58,14 @@ describe('hermes-generate --run-name, stopped by a signal', () => {
 
   it('stops prompts still running after --grace unwritten, brings the run directory up to date, and exits 130', async () => {
     // The first prompts' answers never come.
-    endpoint = await startScriptedEndpoint({
+    const endpoint = await scriptedEndpoint({
       apiKey: TEST_API_KEY,
       script: { ...REPLY, faults: [{ kind: 'timeout', when: { prompt: { regex: '^task [01]$' } } }] },
     });
     const dir = tempDir('hermes-run-stop-');
     writeFiles(dir, { 'prompts.jsonl': jsonl(prompts) });
     const run = start(endpoint.url, dir, ['--grace', '0.3']);
-    await until(() => (endpoint?.requests.length ?? 0) >= 2);
+    await until(() => endpoint.requests.length >= 2);
     run.child.kill('SIGINT');
     expect((await run.ended).code).toBe(130);
     const stopped = expectRunInvariants(join(dir, 'data', 'r'));
@@ -83,14 +77,14 @@ describe('hermes-generate --run-name, stopped by a signal', () => {
   });
 
   it('exits at once on a second signal, and the run still resumes (--prompt-timeout fails the prompts that hang)', async () => {
-    endpoint = await startScriptedEndpoint({
+    const endpoint = await scriptedEndpoint({
       apiKey: TEST_API_KEY,
       script: { ...REPLY, faults: [{ kind: 'timeout', when: { prompt: { regex: '^task [01]$' } } }] },
     });
     const dir = tempDir('hermes-run-stop-');
     writeFiles(dir, { 'prompts.jsonl': jsonl(prompts) });
     const run = start(endpoint.url, dir, []);
-    await until(() => (endpoint?.requests.length ?? 0) >= 2);
+    await until(() => endpoint.requests.length >= 2);
     run.child.kill('SIGINT');
     await until(() => run.output.stderr.includes('stopping:'));
     run.child.kill('SIGINT');

@@ -2,22 +2,16 @@
 // workspace, no secret in a tool process's environment, and the key in no output of any kind.
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parseToolValue, type Trajectory } from '@hermes-datagen/core';
-import { startScriptedEndpoint, type Script, type ScriptedEndpoint } from '@hermes-datagen/testkit';
+import type { Script, ScriptedEndpoint } from '@hermes-datagen/testkit';
+import { scriptedEndpoint } from '../util/scriptedEndpoint.js';
 import { tempDir } from '../util/cli.js';
 import { expectNoSecret, filesUnder, runGenerate, type GenerateRun } from '../util/generate.js';
 import { FAKE_SECRETS, findSecretForms, TEST_API_KEY } from '../util/secrets.js';
 
-let endpoint: ScriptedEndpoint | undefined;
-afterEach(async () => {
-  await endpoint?.close();
-  endpoint = undefined;
-});
-
-async function serve(script: Script, apiKey = TEST_API_KEY): Promise<string> {
-  endpoint = await startScriptedEndpoint({ script, apiKey });
-  return endpoint.url;
+function serve(script: Script, apiKey = TEST_API_KEY): Promise<ScriptedEndpoint> {
+  return scriptedEndpoint({ script, apiKey });
 }
 
 type Reply = NonNullable<Script['sequences']>[number]['replies'][number];
@@ -32,7 +26,7 @@ function results(record: Trajectory | undefined): { name: string | null; content
 describe('hermes-generate, path confinement through the agent loop', () => {
   it('refuses file-tool paths that leave the workspace by .., an absolute path or a symbolic link', async () => {
     const outside = tempDir('hermes-outside-');
-    const url = await serve(
+    const { url } = await serve(
       script(
         calls(
           ['read_file', { path: '../../../../../../etc/passwd' }],
@@ -69,7 +63,7 @@ describe('hermes-generate, the environment of tool processes', () => {
   );
 
   it('is an allow-list plus what the row gives: no secret, whatever its name, not even a plain host setting', async () => {
-    const url = await serve(PRINT_ENV);
+    const { url } = await serve(PRINT_ENV);
     const env = { ...FAKE_SECRETS, PLAIN_SETTING: 'host-value', LEAKY_URL: `https://user:${TEST_API_KEY}@db.example/` };
     const run = await runGenerate(
       url,
@@ -94,7 +88,7 @@ describe('hermes-generate, the environment of tool processes', () => {
   });
 
   it('passes the variables named with --tool-env (repeatable, before the dataset file), never one holding the key', async () => {
-    const url = await serve(PRINT_ENV);
+    const { url } = await serve(PRINT_ENV);
     const dir = tempDir('hermes-tool-env-');
     writeFileSync(join(dir, 'prompts.jsonl'), `${JSON.stringify({ prompt: 'print the environment' })}\n`);
     const env = {
@@ -118,7 +112,7 @@ describe('hermes-generate, the environment of tool processes', () => {
   });
 
   it('refuses a --tool-env that is no variable name, and a --tool-memory that is no size, as usage errors', async () => {
-    const url = await serve(PRINT_ENV);
+    const { url } = await serve(PRINT_ENV);
     for (const [flag, value, said] of [
       ['--tool-env', 'A=B', /--tool-env takes a variable's name, got "A=B"/],
       ['--tool-memory', 'lots', /--tool-memory must be a size such as 512m or 4g, got lots/],
@@ -163,7 +157,7 @@ describe('hermes-generate, the environment of tool processes', () => {
     ['unshare', /\(--sandbox unshare\)/],
   ] as const) {
     it(`keeps hermes-generate's key and secrets out of reach under --sandbox ${sandbox}: not raw, base64, hex or reversed, in any output`, async () => {
-      const url = await serve(PEEK);
+      const { url } = await serve(PEEK);
       const run = await runGenerate(url, [{ prompt: 'find the keys' }], ['--toolsets', 'terminal,code_execution', '--keep-workspaces', '--sandbox', sandbox], {
         env: FAKE_SECRETS,
       });
@@ -179,7 +173,7 @@ describe('hermes-generate, the environment of tool processes', () => {
   }
 
   it('would leak without the sandbox: the same agent finds them under --sandbox none (the check can fail)', async () => {
-    const url = await serve(PEEK);
+    const { url } = await serve(PEEK);
     const run = await runGenerate(url, [{ prompt: 'find the keys' }], ['--toolsets', 'terminal,code_execution', '--sandbox', 'none'], {
       env: FAKE_SECRETS,
       skipSecretScan: true,
@@ -193,24 +187,23 @@ describe('hermes-generate, the environment of tool processes', () => {
 describe('the key in outputs', () => {
   it('appears in no file a run writes and in none of its streams, on success or failure', async () => {
     const dir = tempDir('hermes-secret-scan-');
-    const url = await serve(script(calls(['terminal', { command: 'echo working' }])));
+    const endpoint = await serve(script(calls(['terminal', { command: 'echo working' }])));
     const input = '{"prompt": "one"}\nnot json\n{"prompt": "two"}\n';
     const files = ['-o', 'out.jsonl', '--stats-out', 'stats.json', '--rejects', 'rejects.jsonl', '--on-error', 'skip', '--keep-workspaces'];
-    const ok = await runGenerate(url, input, ['--toolsets', 'terminal', ...files], { dir });
+    const ok = await runGenerate(endpoint.url, input, ['--toolsets', 'terminal', ...files], { dir });
     expect(ok.code).toBe(0);
     expect(readFileSync(join(dir, 'out.jsonl'), 'utf8').trim().split('\n')).toHaveLength(2);
     expect(existsSync(join(dir, 'stats.json'))).toBe(true);
-    await endpoint?.close();
+    await endpoint.close();
 
     for (const fault of ['unauthorized', 'html', 'no_choices', 'server_error'] as const) {
       const failing = await serve({ faults: [{ kind: fault }] });
-      const run = await runGenerate(failing, input, ['--toolsets', 'terminal', ...files], { dir });
+      const run = await runGenerate(failing.url, input, ['--toolsets', 'terminal', ...files], { dir });
       expect(run.code).not.toBe(0);
-      await endpoint?.close();
+      await failing.close();
     }
-    const refused = await runGenerate(url, input, ['--toolsets', 'terminal', ...files], { dir });
+    const refused = await runGenerate(endpoint.url, input, ['--toolsets', 'terminal', ...files], { dir });
     expect(refused.code).toBe(4);
-    endpoint = undefined;
   });
 
   it('is found by the scan when it is there (the scan can fail)', () => {
@@ -225,13 +218,13 @@ describe('hermes-generate, a key the agent finds in a file', () => {
   it('is redacted from the tool result the model sees and from the record (a copied .env)', async () => {
     const project = tempDir('hermes-project-');
     writeFileSync(join(project, '.env'), `HERMES_API_KEY=${TEST_API_KEY}\n`);
-    const url = await serve(script(calls(['read_file', { path: '.env' }], ['terminal', { command: 'cat .env' }])));
+    const { url, requests } = await serve(script(calls(['read_file', { path: '.env' }], ['terminal', { command: 'cat .env' }])));
     const run = await runGenerate(url, [{ prompt: 'show me the settings', cwd: project }], ['--toolsets', 'terminal,file', '--cwd-root', project]);
     expect(run.code).toBe(0);
     const shown = JSON.stringify(results(run.records[0]));
     expect(shown).toContain('HERMES_API_KEY=[api key ');
     // runGenerate has already scanned stdout, stderr and every file it wrote for the key itself.
-    const seenByModel = JSON.stringify(endpoint?.requests.map((r) => r.body));
+    const seenByModel = JSON.stringify(requests.map((r) => r.body));
     expect(seenByModel.includes(TEST_API_KEY)).toBe(false);
     expect(seenByModel).toContain('[api key ');
   });
@@ -269,7 +262,7 @@ describe("hermes-generate, the user's files", () => {
         { language: 'python', code: `for f in ${JSON.stringify(files)}:\n    try: print(open(f, "rb").read().hex())\n    except OSError as e: print(e)` },
       ]),
     ];
-    const url = await serve({
+    const { url } = await serve({
       sequences: [
         { match: { regex: 'attacker' }, replies: [...attacker, { content: 'Done.' }] },
         { match: { regex: 'victim' }, replies: [calls(['terminal', { command: 'sleep 3' }]), { content: 'Done.' }] },

@@ -1,17 +1,11 @@
 // What the gateway served: metadata.served_model from the replies' model (hermes-testkit --served-model
 // as a real process, as after a gateway's fallback), the reasoning a gateway moved elsewhere read back
 // from each place it puts it, and one warning when a run that asked for reasoning gets none.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { gptTurnHasReasoning } from '@hermes-datagen/core';
-import { startScriptedEndpoint, type ScriptedEndpoint } from '@hermes-datagen/testkit';
+import { scriptedEndpoint } from '../util/scriptedEndpoint.js';
 import { runGenerate, TEST_MODEL } from '../util/generate.js';
 import { startTestkit } from '../util/servers.js';
-
-let endpoint: ScriptedEndpoint | undefined;
-afterEach(async () => {
-  await endpoint?.close();
-  endpoint = undefined;
-});
 
 const gptTurns = (records: Awaited<ReturnType<typeof runGenerate>>['records']) => records.flatMap((r) => r.conversations.filter((t) => t.from === 'gpt'));
 
@@ -35,7 +29,7 @@ describe('metadata.served_model', () => {
 
 describe('reasoning wherever a gateway puts it', () => {
   it.each(['provider_specific_fields', 'thinking_blocks', 'thinking_content_block'] as const)('%s: every gpt turn has its think block', async (field) => {
-    endpoint = await startScriptedEndpoint({ script: { policy: { reasoning_field: field } } });
+    const endpoint = await scriptedEndpoint({ script: { policy: { reasoning_field: field } } });
     const run = await runGenerate(endpoint.url, [{ prompt: 'write a file' }], ['--toolsets', 'file', '--reasoning-effort', 'low']);
     expect(run.code, run.stderr).toBe(0);
     const turns = gptTurns(run.records);
@@ -45,7 +39,7 @@ describe('reasoning wherever a gateway puts it', () => {
   });
 
   it('a run that asked for reasoning and gets none warns once, naming the fields it looked in', async () => {
-    endpoint = await startScriptedEndpoint({ script: { policy: { reasoning_field: 'none' } } });
+    const endpoint = await scriptedEndpoint({ script: { policy: { reasoning_field: 'none' } } });
     const prompts = Array.from({ length: 12 }, (_, i) => ({ prompt: `task ${i}` }));
     const run = await runGenerate(endpoint.url, prompts, ['--toolsets', 'todo', '--reasoning-effort', 'high']);
     expect(run.code, run.stderr).toBe(0);
@@ -56,7 +50,7 @@ describe('reasoning wherever a gateway puts it', () => {
   });
 
   it('no warning without --reasoning-effort; a run shorter than the threshold warns at its end', async () => {
-    endpoint = await startScriptedEndpoint({ script: { policy: { reasoning_field: 'none' } } });
+    const endpoint = await scriptedEndpoint({ script: { policy: { reasoning_field: 'none' } } });
     const quiet = await runGenerate(endpoint.url, [{ prompt: 'a' }], ['--toolsets', 'todo']);
     expect(quiet.stderr).not.toContain('got reasoning back');
     const short = await runGenerate(endpoint.url, [{ prompt: 'a' }], ['--toolsets', 'todo', '--reasoning-effort', 'low']);

@@ -2,23 +2,17 @@
 // into its own run directory, with no coordination; together they hold exactly one record per row,
 // and hermes-stats merge of their statistics counts them all.
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { promptId } from '@hermes-datagen/core';
-import { startScriptedEndpoint, type ScriptedEndpoint } from '@hermes-datagen/testkit';
+import { scriptedEndpoint } from '../util/scriptedEndpoint.js';
 import { binPath, jsonl, runCommand, runProcess, tempDir, writeFiles } from '../util/cli.js';
 import { expectNoSecret, TEST_MODEL } from '../util/generate.js';
 import { expectRunInvariants } from '../util/runDirectory.js';
 import { TEST_API_KEY } from '../util/secrets.js';
 
-let endpoint: ScriptedEndpoint | undefined;
-afterEach(async () => {
-  await endpoint?.close();
-  endpoint = undefined;
-});
-
 describe('hermes-generate --shard i/N', () => {
   it('4 shards run by GNU parallel hold exactly one record per row between them', async () => {
-    endpoint = await startScriptedEndpoint({
+    const endpoint = await scriptedEndpoint({
       apiKey: TEST_API_KEY,
       script: { sequences: [{ match: { regex: '.' }, replies: [{ reasoning: 'Think.', content: 'done' }] }] },
     });

@@ -2,18 +2,12 @@
 // hash: a --resume whose stdin changed a row (ids derived from position and text) is refused, as a
 // changed dataset file is, and with --force-resume each changed row is warned about and run as new.
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { startScriptedEndpoint, type ScriptedEndpoint } from '@hermes-datagen/testkit';
+import { describe, expect, it } from 'vitest';
+import { scriptedEndpoint } from '../util/scriptedEndpoint.js';
 import { tempDir } from '../util/cli.js';
 import { runGenerate } from '../util/generate.js';
 import { expectRunInvariants } from '../util/runDirectory.js';
 import { PROCESS_TEST_TIMEOUT_MS } from '../util/until.js';
-
-let endpoint: ScriptedEndpoint | undefined;
-afterEach(async () => {
-  await endpoint?.close();
-  endpoint = undefined;
-});
 
 const ROWS = Array.from({ length: 20 }, (_, i) => ({ prompt: `task ${i}` }));
 const CHANGED = ROWS.map((row, i) => (i === 3 || i === 11 ? { prompt: `${row.prompt}, edited` } : row));
@@ -22,7 +16,7 @@ describe('hermes-generate --resume over stdin', () => {
   it(
     'refuses a stdin whose rows changed, naming the first; --force-resume warns of each and runs them as new rows',
     async () => {
-      endpoint = await startScriptedEndpoint({ script: { sequences: [{ match: { regex: '.' }, replies: [{ reasoning: 'Done.', content: 'ok' }] }] } });
+      const endpoint = await scriptedEndpoint({ script: { sequences: [{ match: { regex: '.' }, replies: [{ reasoning: 'Done.', content: 'ok' }] }] } });
       const dir = tempDir('hermes-stdin-resume-');
       const args = ['--run-name', 'r', '--resume'];
       const first = await runGenerate(endpoint.url, ROWS, args, { dir });

@@ -3,22 +3,16 @@
 // written and patched (each refused at once, the run exits 0), and search_files with `^(a+)+$` over a
 // line of 28 a's and a b (a backtracking engine takes minutes; RE2 answers at once, so the prompts
 // running beside it are not stalled and the run ends).
-import { describe, expect, it, afterEach } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parseToolValue } from '@hermes-datagen/core';
-import { startScriptedEndpoint, type ScriptedEndpoint } from '@hermes-datagen/testkit';
+import { scriptedEndpoint } from '../util/scriptedEndpoint.js';
 import { runGenerate } from '../util/generate.js';
 import { TEST_API_KEY } from '../util/secrets.js';
-
-let endpoint: ScriptedEndpoint | undefined;
-afterEach(async () => {
-  await endpoint?.close();
-  endpoint = undefined;
-});
 
 describe('tools that would block or backtrack never hold the run', () => {
   it('read_file, write_file and patch on a FIFO a terminal call made are refused; search_files with ^(a+)+$ answers; exit 0', async () => {
     const prompt = 'Play with a pipe and a pattern.';
-    endpoint = await startScriptedEndpoint({
+    const endpoint = await scriptedEndpoint({
       apiKey: TEST_API_KEY,
       script: {
         sequences: [

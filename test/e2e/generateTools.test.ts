@@ -4,18 +4,13 @@
 // that looks right). The full-size run (1,000 prompts at -c 256) is `make bench` (bench/generate-tools.mjs).
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parseToolValue, type Trajectory } from '@hermes-datagen/core';
-import { echoTokens, expectedEchoResult, startScriptedEndpoint, type ScriptedEndpoint } from '@hermes-datagen/testkit';
+import { echoTokens, expectedEchoResult } from '@hermes-datagen/testkit';
+import { scriptedEndpoint } from '../util/scriptedEndpoint.js';
 import { binPath, runProcess } from '../util/cli.js';
 import { runGenerate, type GenerateOptions } from '../util/generate.js';
 import { TEST_API_KEY } from '../util/secrets.js';
-
-let endpoint: ScriptedEndpoint | undefined;
-afterEach(async () => {
-  await endpoint?.close();
-  endpoint = undefined;
-});
 
 /** The record holds exactly one tool result: its own prompt's token, printed by terminal. */
 function expectOwnToken(record: Trajectory): void {
@@ -32,7 +27,7 @@ function expectOwnToken(record: Trajectory): void {
  */
 async function expectEveryEcho(count: number, latencyMs: number, args: readonly string[], options: GenerateOptions = {}): Promise<void> {
   const { prompts, script } = echoTokens(count);
-  endpoint = await startScriptedEndpoint({ script, apiKey: TEST_API_KEY, latencyMs, recordRequests: false });
+  const endpoint = await scriptedEndpoint({ script, apiKey: TEST_API_KEY, latencyMs, recordRequests: false });
   const run = await runGenerate(endpoint.url, prompts, ['--toolsets', 'terminal,file', ...args], options);
   // The closing summary says "0 prompts failed": any other failure is one.
   expect(run.stderr).not.toMatch(/Warning|EMFILE|Error:|(?<!0 prompts )failed/);
@@ -53,7 +48,7 @@ describe('hermes-generate with real tools under load', () => {
   }, 60_000);
 
   it('checks --tool-concurrency and --sandbox before calling the endpoint (exit 2), and --help explains both', async () => {
-    endpoint = await startScriptedEndpoint({ script: echoTokens(1).script, apiKey: TEST_API_KEY });
+    const endpoint = await scriptedEndpoint({ script: echoTokens(1).script, apiKey: TEST_API_KEY });
     for (const [value, message] of [
       ['0', /--tool-concurrency must be a whole number from 1 up/],
       ['1.5', /--tool-concurrency must be a whole number from 1 up/],

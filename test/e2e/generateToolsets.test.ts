@@ -1,19 +1,13 @@
 // hermes-generate as a real process: a run under which a prompt can be offered no tool (its toolsets
 // have none that runs here, such as web) says so when it starts, and the record shows it.
-import { afterEach, describe, expect, it } from 'vitest';
-import { startScriptedEndpoint, type ScriptedEndpoint } from '@hermes-datagen/testkit';
+import { describe, expect, it } from 'vitest';
+import { scriptedEndpoint } from '../util/scriptedEndpoint.js';
 import { runGenerate } from '../util/generate.js';
 import { TEST_API_KEY } from '../util/secrets.js';
 
-let endpoint: ScriptedEndpoint | undefined;
-afterEach(async () => {
-  await endpoint?.close();
-  endpoint = undefined;
-});
-
 describe('toolsets with no tools here', () => {
   it('are warned about at run start, before any record, and the record is offered no tool', async () => {
-    endpoint = await startScriptedEndpoint({ apiKey: TEST_API_KEY });
+    const endpoint = await scriptedEndpoint({ apiKey: TEST_API_KEY });
     const run = await runGenerate(endpoint.url, [{ id: 'look-up', prompt: 'Find the population of Lisbon.' }], ['--distribution', 'minimal']);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toContain(

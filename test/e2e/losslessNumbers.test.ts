@@ -1,21 +1,15 @@
 // hermes-generate as a real process: the numbers of a model's tool-call arguments reach the record as
 // the model wrote them (as upstream's json.loads + json.dumps keep them), not as JS numbers.
-import { afterEach, describe, expect, it } from 'vitest';
-import { startScriptedEndpoint, type ScriptedEndpoint } from '@hermes-datagen/testkit';
+import { describe, expect, it } from 'vitest';
+import { scriptedEndpoint } from '../util/scriptedEndpoint.js';
 import { runGenerate } from '../util/generate.js';
 import { TEST_API_KEY } from '../util/secrets.js';
-
-let endpoint: ScriptedEndpoint | undefined;
-afterEach(async () => {
-  await endpoint?.close();
-  endpoint = undefined;
-});
 
 describe('hermes-generate keeps the numbers of tool-call arguments', () => {
   it('1.0 stays 1.0, a 64-bit id keeps its digits, -0.0 stays -0.0', async () => {
     const PROMPT = 'Run echo with a 64-bit id.';
     const args = '{"command": "echo 12345678901234567890", "timeout": 30.0, "note_id": 12345678901234567890, "z": -0.0}';
-    endpoint = await startScriptedEndpoint({
+    const endpoint = await scriptedEndpoint({
       apiKey: TEST_API_KEY,
       script: {
         sequences: [

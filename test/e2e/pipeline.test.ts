@@ -5,20 +5,14 @@
 // DuckDB report equal to the summary the stream stage wrote (and its compression figures to hermes-compress's).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { validator } from '@hermes-datagen/core';
-import { startScriptedEndpoint, type ScriptedEndpoint } from '@hermes-datagen/testkit';
+import { scriptedEndpoint } from '../util/scriptedEndpoint.js';
 import { binPath, parseJsonl, REPO_ROOT, runCommand, runProcess, tempDir } from '../util/cli.js';
 import { expectNoSecret } from '../util/generate.js';
 import { TEST_API_KEY } from '../util/secrets.js';
 
 const PROMPTS = 'fixtures/prompts.jsonl';
-
-let endpoint: ScriptedEndpoint | undefined;
-afterEach(async () => {
-  await endpoint?.close();
-  endpoint = undefined;
-});
 
 const shell = (script: string, env: NodeJS.ProcessEnv) => runCommand('bash', ['-c', script], { env });
 
@@ -27,7 +21,7 @@ const lines = (file: string) => parseJsonl(readFileSync(file, 'utf8')) as Record
 
 describe('the pipeline: generate | filter | compress | stats | verify | to-atropos', () => {
   it('turns every demo prompt into one valid, checked, exported record, and the report agrees with the stream summary', async () => {
-    endpoint = await startScriptedEndpoint({ apiKey: TEST_API_KEY });
+    const endpoint = await scriptedEndpoint({ apiKey: TEST_API_KEY });
     const out = tempDir('hermes-pipeline-');
     const rows = lines(join(REPO_ROOT, PROMPTS));
     const o = (file: string) => join(out, file);

@@ -6,17 +6,11 @@ import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { startScriptedEndpoint, type ScriptedEndpoint } from '@hermes-datagen/testkit';
+import { describe, expect, it } from 'vitest';
+import { scriptedEndpoint } from '../util/scriptedEndpoint.js';
 import { jsonl, parseJsonl, REPO_ROOT, tempDir, writeFiles } from '../util/cli.js';
 import { PROCESS_TEST_TIMEOUT_MS, until } from '../util/until.js';
 import { TEST_API_KEY } from '../util/secrets.js';
-
-let endpoint: ScriptedEndpoint | undefined;
-afterEach(async () => {
-  await endpoint?.close();
-  endpoint = undefined;
-});
 
 interface Make {
   pid: number;
@@ -55,7 +49,7 @@ describe('make dataset', () => {
   it(
     'completes after generation is killed midway, with no duplicate and no lost prompt, and then redoes nothing',
     async () => {
-      endpoint = await startScriptedEndpoint({
+      const endpoint = await scriptedEndpoint({
         apiKey: TEST_API_KEY,
         latencyMs: 100,
         script: { sequences: [{ match: { regex: '.' }, replies: [{ reasoning: 'Plan the answer.', content: 'Done.' }] }] },
@@ -104,7 +98,7 @@ describe('make dataset', () => {
   it(
     'SHARDS=3 generates the shards at once with GNU parallel and merges them, every prompt once',
     async () => {
-      endpoint = await startScriptedEndpoint({
+      const endpoint = await scriptedEndpoint({
         apiKey: TEST_API_KEY,
         script: { sequences: [{ match: { regex: '.' }, replies: [{ reasoning: 'Plan the answer.', content: 'Done.' }] }] },
       });
@@ -129,7 +123,7 @@ describe('make dataset', () => {
 
   /** A finished make dataset of 12 prompts, for the tests that then spoil one stage. */
   async function finishedDataset(run: string): Promise<{ vars: Record<string, string>; env: NodeJS.ProcessEnv; out: string; dir: string }> {
-    endpoint = await startScriptedEndpoint({
+    const endpoint = await scriptedEndpoint({
       apiKey: TEST_API_KEY,
       script: { sequences: [{ match: { regex: '.' }, replies: [{ reasoning: 'Plan the answer.', content: 'Done.' }] }] },
     });

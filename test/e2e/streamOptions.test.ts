@@ -5,8 +5,8 @@ import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { startScriptedEndpoint, type ScriptedEndpoint } from '@hermes-datagen/testkit';
+import { describe, expect, it } from 'vitest';
+import { scriptedEndpoint } from '../util/scriptedEndpoint.js';
 import { binPath, jsonl, REPO_ROOT, runProcess, tempDir, writeFiles } from '../util/cli.js';
 import { TEST_API_KEY } from '../util/secrets.js';
 import { gpt, human, system, trajectory } from '../util/trajectories.js';
@@ -17,12 +17,6 @@ const STATS = binPath('stats', 'hermes-stats');
 const GENERATE = binPath('generate', 'hermes-generate');
 
 const records = jsonl([trajectory({ conversations: [system(), human(), gpt({ think: 'Think.', text: 'Done.' })] })]);
-
-let endpoint: ScriptedEndpoint | undefined;
-afterEach(async () => {
-  await endpoint?.close();
-  endpoint = undefined;
-});
 
 describe('stream options are checked before any work', () => {
   it.each([
@@ -53,7 +47,7 @@ describe('stream options are checked before any work', () => {
   });
 
   it('hermes-generate with --stats-out in a missing directory calls no model', async () => {
-    endpoint = await startScriptedEndpoint({ script: {}, apiKey: TEST_API_KEY });
+    const endpoint = await scriptedEndpoint({ script: {}, apiKey: TEST_API_KEY });
     const dir = tempDir();
     const res = await runProcess(
       GENERATE,
@@ -70,7 +64,7 @@ describe('stream options are checked before any work', () => {
   }, 60_000);
 
   it('hermes-generate --env-file with a malformed line: exit 2 at file:line, no model called', async () => {
-    endpoint = await startScriptedEndpoint({ script: {}, apiKey: TEST_API_KEY });
+    const endpoint = await scriptedEndpoint({ script: {}, apiKey: TEST_API_KEY });
     const dir = tempDir();
     writeFiles(dir, { 'run.env': `HERMES_MODEL=test-model\nHERMES_API_KEY ${TEST_API_KEY}\n` });
     const res = await runProcess(GENERATE, ['--base-url', endpoint.url, '--toolsets', 'terminal', '--env-file', 'run.env'], {
@@ -95,7 +89,7 @@ describe('--rejects is left by every stage, empty when nothing was rejected', ()
   });
 
   it('hermes-generate', async () => {
-    endpoint = await startScriptedEndpoint({ script: {}, apiKey: TEST_API_KEY });
+    const endpoint = await scriptedEndpoint({ script: {}, apiKey: TEST_API_KEY });
     const dir = tempDir();
     const res = await runProcess(
       GENERATE,

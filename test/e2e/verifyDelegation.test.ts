@@ -4,22 +4,16 @@
 // a prompt whose root record is missing still fails, its sub-agents do not stand in for it.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { startScriptedEndpoint, type ScriptedEndpoint } from '@hermes-datagen/testkit';
+import { describe, expect, it } from 'vitest';
+import { scriptedEndpoint } from '../util/scriptedEndpoint.js';
 import { binPath, jsonl, runProcess, tempDir, writeFiles } from '../util/cli.js';
 import { runGenerate } from '../util/generate.js';
 
 const VERIFY = binPath('verify', 'hermes-verify');
 
-let endpoint: ScriptedEndpoint | undefined;
-afterEach(async () => {
-  await endpoint?.close();
-  endpoint = undefined;
-});
-
 describe('hermes-verify and sub-agent records', () => {
   it('a clean run with delegation passes; its sub-agent records are counted apart; a missing root still fails', async () => {
-    endpoint = await startScriptedEndpoint({
+    const endpoint = await scriptedEndpoint({
       script: {
         sequences: [
           {
