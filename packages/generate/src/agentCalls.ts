@@ -22,11 +22,17 @@ export interface CallAccounting {
 }
 
 /** One agent's journal in run mode: replies of an earlier invocation by turn, and where new ones go. */
+/** A reply of an earlier invocation, and whether it came through the batch API (and was paid for at its price). */
+export interface JournaledReply {
+  readonly reply: ChatCompletion;
+  readonly batch: boolean;
+}
+
 export interface JournalSession {
   /** The journaled reply of this turn when it answered exactly this request. */
-  replay(turn: number, request: string): ChatCompletion | undefined;
+  replay(turn: number, request: string): JournaledReply | undefined;
   /** A live reply, made durable for a later --resume. */
-  record(turn: number, request: string, reply: ChatCompletion): void;
+  record(turn: number, request: string, reply: ChatCompletion, batch: boolean): void;
 }
 
 export class AgentCalls {
@@ -65,22 +71,23 @@ export class AgentCalls {
     this.turn += 1;
     const request = this.journal === undefined ? '' : requestHash(body);
     const journaled = this.diverged ? undefined : this.journal?.replay(turn, request);
-    let reply: ChatCompletion;
     if (journaled !== undefined) {
       this.replayed += 1;
-      reply = journaled;
-    } else {
-      this.diverged = true;
-      reply = await inner.chat.completions.create(body, this.id === undefined ? options : { ...options, call: { id: this.id, turn } });
-      this.journal?.record(turn, request, reply);
+      this.account(journaled.reply, journaled.batch);
+      return journaled.reply;
     }
-    this.account(reply);
+    this.diverged = true;
+    const reply = await inner.chat.completions.create(body, this.id === undefined ? options : { ...options, call: { id: this.id, turn } });
+    const batch = this.accounting.batch === true;
+    this.journal?.record(turn, request, reply, batch);
+    this.account(reply, batch);
     return reply;
   }
 
-  private account(reply: ChatCompletion): void {
+  /** Counts a reply's cost: a batch API reply's at the model's batch price, whichever invocation it came in. */
+  private account(reply: ChatCompletion, batch: boolean): void {
     this.calls += 1;
-    const { usd, tokens, model } = replyCost(reply, this.model, this.accounting.prices, this.accounting.batch === true);
+    const { usd, tokens, model } = replyCost(reply, this.model, this.accounting.prices, batch);
     if (usd === undefined) {
       this.priced = false;
       if (this.accounting.prices !== undefined) this.accounting.unpriced?.(model);

@@ -17,10 +17,10 @@ import {
   type StreamArgs,
   type ToolsRegistryArgs,
 } from '@hermes-datagen/core';
-import { describeHeaders, endpointIdentity, resolveEndpoint, type EndpointArgs } from '@hermes-datagen/core/endpoint';
+import { describeHeaders, endpointIdentity, resolveEndpoint, type Endpoint, type EndpointArgs } from '@hermes-datagen/core/endpoint';
 import type { CallAccounting } from './agentCalls.js';
 import { BatchApi } from './batchApi/batchApiClient.js';
-import { batchApiSettings, DEFAULT_BATCH_CONCURRENCY, type BatchApiArgs } from './batchApi/batchApiOptions.js';
+import { batchApiSettings, DEFAULT_BATCH_CONCURRENCY, type BatchApiArgs, type BatchApiSettings } from './batchApi/batchApiOptions.js';
 import { OPENAI_BATCH_LIMITS } from './batchApi/batchInput.js';
 import { BatchLedger } from './batchApi/batchLedger.js';
 import { BatchRounds } from './batchApi/batchRounds.js';
@@ -34,6 +34,7 @@ import { runBatch } from './run/batchRun.js';
 import { TOOLS_WITH_DELEGATION } from './run/delegation.js';
 import { modelClient } from './run/modelClient.js';
 import { RunBudget, spentBefore } from './run/runBudget.js';
+import type { RunDirectory } from './run/runDirectory.js';
 import { openRun, recordedFlags, runSettings, type RunArgs } from './run/runMode.js';
 import { dockerUnavailable } from './tools/docker.js';
 import { chooseSandbox, hostProgramsEnv, removeDeadSandboxDirs, type SandboxMode } from './tools/sandbox.js';
@@ -91,23 +92,8 @@ export async function runGenerate(args: GenerateArgs & Pick<StreamArgs, 'files'>
   const noTools = toolsetsWithoutToolsWarning(toolsets, registry, delegation ? TOOLS_WITH_DELEGATION : IMPLEMENTED_TOOLS);
   if (noTools !== undefined) ctx.log.warn(noTools);
 
-  if (args.sandbox === 'docker') {
-    const problem = await dockerUnavailable(env);
-    if (problem) throw new UsageError(problem);
-  }
   const workspaceRoot = args.workspaceRoot === undefined ? defaultWorkspaceRoot() : resolve(cwd, args.workspaceRoot);
-  // The files that hold the key are hidden from tools wherever the sandbox would show them.
-  const secretFiles = [args.envFile, args.config].filter((file): file is string => file !== undefined).map((file) => resolve(cwd, file));
-  const limits = { maxProcs: args.toolMaxProcs, memoryBytes, cpuSeconds: args.toolCpuSeconds };
-  const cgroups = promptCgroups(args, limits, ctx);
-  const policy = { network: args.toolNetwork, limits, cgroups: cgroups?.layout };
-  // What killed invocations left in the temp directory: a SIGKILL skips the exit that removes them.
-  const swept = removeDeadSandboxDirs();
-  if (swept > 0) ctx.log.info(`removed ${swept} sandbox temp director${swept === 1 ? 'y' : 'ies'} of hermes-generate processes that are gone (${tmpdir()})`);
-  const sandbox = chooseSandbox(args.sandbox, hostProgramsEnv(env), { hide: secretFiles, workspaceRoot, policy });
-  if (typeof sandbox === 'string') throw new UsageError(sandbox);
-  if (sandbox.warning !== undefined) ctx.log.warn(sandbox.warning);
-  ctx.log.info(sandbox.description);
+  const { sandbox, cgroups } = await toolSandbox(args, { memoryBytes, workspaceRoot }, ctx);
   const endpoint = await resolveEndpoint(args, { env, cwd });
   for (const warning of endpoint.warnings) ctx.log.warn(warning.message);
   const identity = endpointIdentity(endpoint);
@@ -142,19 +128,7 @@ export async function runGenerate(args: GenerateArgs & Pick<StreamArgs, 'files'>
   }
   const accounting = callAccounting(prices, budget, batchApi !== undefined, ctx.log);
   const quota = new AbortController();
-  const rounds =
-    batchApi === undefined || run === undefined
-      ? undefined
-      : new BatchRounds({
-          api: new BatchApi(endpoint),
-          ledger: await BatchLedger.open(run.dir, (id) => run.done.has(id), ctx.log),
-          limits: OPENAI_BATCH_LIMITS,
-          pollMs: batchApi.pollMs,
-          retries: batchApi.retries,
-          runName: run.manifest.run_name,
-          log: ctx.log,
-          onChange: () => ctx.progress.tick(0),
-        });
+  const rounds = batchApi === undefined || run === undefined ? undefined : await batchRounds(endpoint, run, batchApi, ctx);
   const model = rounds
     ? { client: rounds.client, limiter: undefined }
     : modelClient(endpoint, { concurrency, limits: settings, log: ctx.log, onExhausted: (reason) => quota.abort(reason) });
@@ -226,6 +200,46 @@ export async function runGenerate(args: GenerateArgs & Pick<StreamArgs, 'files'>
     else await workspaces.remove();
     run?.lock.release();
   }
+}
+
+/**
+ * What tool processes run in: the sandbox --sandbox chooses (docker checked first), hiding the files
+ * that hold the key, with the run's network policy and limits, and the per-prompt cgroups where they
+ * can be had. Sweeps first what killed invocations left in the temp directory.
+ */
+async function toolSandbox(args: GenerateArgs, place: { memoryBytes: number; workspaceRoot: string }, ctx: RunContext) {
+  const { cwd, env } = ctx.io;
+  if (args.sandbox === 'docker') {
+    const problem = await dockerUnavailable(env);
+    if (problem) throw new UsageError(problem);
+  }
+  // The files that hold the key are hidden from tools wherever the sandbox would show them.
+  const secretFiles = [args.envFile, args.config].filter((file): file is string => file !== undefined).map((file) => resolve(cwd, file));
+  const limits = { maxProcs: args.toolMaxProcs, memoryBytes: place.memoryBytes, cpuSeconds: args.toolCpuSeconds };
+  const cgroups = promptCgroups(args, limits, ctx);
+  const policy = { network: args.toolNetwork, limits, cgroups: cgroups?.layout };
+  // A SIGKILL skips the exit that removes an invocation's sandbox directories.
+  const swept = removeDeadSandboxDirs();
+  if (swept > 0) ctx.log.info(`removed ${swept} sandbox temp director${swept === 1 ? 'y' : 'ies'} of hermes-generate processes that are gone (${tmpdir()})`);
+  const sandbox = chooseSandbox(args.sandbox, hostProgramsEnv(env), { hide: secretFiles, workspaceRoot: place.workspaceRoot, policy });
+  if (typeof sandbox === 'string') throw new UsageError(sandbox);
+  if (sandbox.warning !== undefined) ctx.log.warn(sandbox.warning);
+  ctx.log.info(sandbox.description);
+  return { sandbox, cgroups };
+}
+
+/** --batch-api's model client: rounds of batches at the endpoint, with the run directory's ledger. */
+async function batchRounds(endpoint: Endpoint, run: RunDirectory, settings: BatchApiSettings, ctx: RunContext): Promise<BatchRounds> {
+  return new BatchRounds({
+    api: new BatchApi(endpoint),
+    ledger: await BatchLedger.open(run.dir, (id) => run.done.has(id), ctx.log),
+    limits: OPENAI_BATCH_LIMITS,
+    pollMs: settings.pollMs,
+    retries: settings.retries,
+    runName: run.manifest.run_name,
+    log: ctx.log,
+    onChange: () => ctx.progress.tick(0),
+  });
 }
 
 /** The values no option parser checks: usage errors before anything starts; the tool memory in bytes and the --tool-env names. */

@@ -1,7 +1,9 @@
 // The call journal of a run (<run>/journal/): every model reply of a prompt still running, so that a
 // --resume replays what was already paid for (agentCalls.ts) instead of asking for it again. A line
 // is {"id", "turn", "request", "reply"}: the record id (sub-agents have their own), the call's index
-// in that agent's run, the hash of the exact request, and the reply as the endpoint sent it.
+// in that agent's run, the hash of the exact request, and the reply as the endpoint sent it; and
+// "batch": true when the reply came through the batch API (--batch-api), so that a resume prices it
+// as it was paid for, with or without --batch-api itself.
 //
 // Lines are written at once (they reach the page cache, which a killed process does not lose) and
 // fsynced a group at a time, at most a second after they were written. The journal stays small: it is kept in numbered
@@ -13,7 +15,7 @@ import { mkdir, readdir, readFile, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { redact, type ApiKey, type Logger } from '@hermes-datagen/core';
 import type { ChatCompletion } from 'openai/resources/chat/completions';
-import type { JournalSession } from '../agentCalls.js';
+import type { JournaledReply, JournalSession } from '../agentCalls.js';
 
 export const JOURNAL_DIR = 'journal';
 const SEGMENT_BYTES = 8 * 1024 * 1024;
@@ -26,9 +28,8 @@ const SEGMENT_NAME = /^(\d+)\.jsonl$/;
  */
 const FSYNC_DELAY_MS = 1000;
 
-interface Entry {
+interface Entry extends JournaledReply {
   readonly request: string;
-  readonly reply: ChatCompletion;
 }
 
 interface Segment {
@@ -78,7 +79,7 @@ export class CallJournal {
     if (options.replay) {
       for (const segment of old) journal.load(await readFile(segment.path, 'utf8'), isDone);
       for (const [id, turns] of journal.earlier) {
-        for (const [turn, entry] of [...turns].sort((a, b) => a[0] - b[0])) journal.write(id, turn, entry.request, entry.reply);
+        for (const [turn, entry] of [...turns].sort((a, b) => a[0] - b[0])) journal.write(id, turn, entry);
       }
     }
     // The kept replies are in the new segment (once it is fsynced) before the old ones go.
@@ -98,12 +99,12 @@ export class CallJournal {
     return {
       replay: (turn, request) => {
         const entry = this.earlier.get(id)?.get(turn);
-        return entry !== undefined && entry.request === request ? entry.reply : undefined;
+        return entry !== undefined && entry.request === request ? { reply: entry.reply, batch: entry.batch } : undefined;
       },
-      record: (turn, request, reply) => {
+      record: (turn, request, reply, batch) => {
         // A live reply supersedes what an earlier invocation had from this turn on.
         this.earlier.delete(id);
-        this.write(id, turn, request, reply);
+        this.write(id, turn, { request, reply, batch });
       },
     };
   }
@@ -135,13 +136,13 @@ export class CallJournal {
   private load(text: string, isDone: (id: string) => boolean): void {
     for (const line of text.split('\n')) {
       if (line === '') continue;
-      let value: { id?: unknown; turn?: unknown; request?: unknown; reply?: unknown };
+      let value: { id?: unknown; turn?: unknown; request?: unknown; reply?: unknown; batch?: unknown };
       try {
         value = JSON.parse(line) as typeof value;
       } catch {
         continue; // a line cut off by a kill: that reply is asked for again
       }
-      const { id, turn, request, reply } = value;
+      const { id, turn, request, reply, batch } = value;
       if (typeof id !== 'string' || typeof turn !== 'number' || typeof request !== 'string' || typeof reply !== 'object' || reply === null) continue;
       if (isDone(id)) continue;
       const turns = this.earlier.get(id) ?? new Map<number, Entry>();
@@ -149,13 +150,13 @@ export class CallJournal {
       // A later line of the same turn is a later invocation's live reply: it wins, and what followed
       // the earlier one no longer belongs to this agent's history.
       if (turns.has(turn)) for (const later of [...turns.keys()]) if (later >= turn) turns.delete(later);
-      turns.set(turn, { request, reply: reply as ChatCompletion });
+      turns.set(turn, { request, reply: reply as ChatCompletion, batch: batch === true });
     }
   }
 
-  private write(id: string, turn: number, request: string, reply: ChatCompletion): void {
+  private write(id: string, turn: number, { request, reply, batch }: Entry): void {
     if (this.failed) return;
-    const line = `${redact(JSON.stringify({ id, turn, request, reply }), this.options.secret)}\n`;
+    const line = `${redact(JSON.stringify({ id, turn, request, reply, ...(batch ? { batch } : {}) }), this.options.secret)}\n`;
     try {
       if (this.current.bytes > 0 && this.current.bytes + line.length > SEGMENT_BYTES) {
         const full = this.current;
