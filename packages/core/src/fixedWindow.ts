@@ -75,3 +75,55 @@ export class FixedWindow {
     if (retryAfterMs !== undefined && retryAfterMs > 0) this.askedMs = retryAfterMs;
   }
 }
+
+/** A process's budgets counted in fixed windows, one window a scope (LiteLLM's api_key, team, model_per_key, …), by name. */
+export class FixedWindows {
+  private readonly byName = new Map<string, FixedWindow>();
+
+  /** Whether a budget in windows has been seen at all. */
+  public get seen(): boolean {
+    return [...this.byName.values()].some((window) => window.seen);
+  }
+
+  /** Whether a window is spent. */
+  public get spent(): boolean {
+    return [...this.byName.values()].some((window) => window.spent);
+  }
+
+  /** When the last of the spent windows ends; undefined when none is spent or one's end is not known. */
+  public get spentEnd(): number | undefined {
+    let end: number | undefined;
+    for (const window of this.byName.values()) {
+      if (!window.spent) continue;
+      if (window.endsAt === undefined) return undefined;
+      end = Math.max(end ?? 0, window.endsAt);
+    }
+    return end;
+  }
+
+  /**
+   * One answer's count of the window `name`: a requests count as FixedWindow.observe reads it (with
+   * `sentSince`), a tokens count only as the window spent when nothing is left. Returns until when new
+   * requests must wait, if they must.
+   */
+  public observe(name: string, kind: 'requests' | 'tokens', remaining: number, limit: number, sentAt: number, sentSince: number): number | undefined {
+    const window = this.named(name);
+    if (kind === 'requests') return window.observe(remaining, limit, sentAt, sentSince);
+    return remaining <= 0 ? window.spentByOther() : undefined;
+  }
+
+  /** A refusal, taken as the window's with least left of those seen. */
+  public refused(retryAfterMs: number | undefined): void {
+    let refusing: FixedWindow | undefined;
+    for (const window of this.byName.values()) if (window.seen && (refusing === undefined || window.shareLeft < refusing.shareLeft)) refusing = window;
+    refusing?.refused(retryAfterMs);
+  }
+
+  private named(name: string): FixedWindow {
+    const known = this.byName.get(name);
+    if (known !== undefined) return known;
+    const window = new FixedWindow();
+    this.byName.set(name, window);
+    return window;
+  }
+}

@@ -28,7 +28,7 @@
 //   than that (a Retry-After of an hour).
 import { budgetHeaders, readBudgets, type BudgetReading } from './rateLimitHints.js';
 import type { ResponseHeaders } from './chatClient.js';
-import { FixedWindow } from './fixedWindow.js';
+import { FixedWindows } from './fixedWindow.js';
 
 /** --quota-wait's default: a gateway's per-minute window, several times over. */
 export const DEFAULT_QUOTA_WAIT_S = 300;
@@ -120,7 +120,7 @@ export class RateLimiter {
   /** From a budget with a size and a reset: the start spacing of its refill rate, while it runs low. */
   private budgetSpacingMs = 0;
   /** The budgets counted in fixed windows (LiteLLM's, one a scope), each learnt. */
-  private readonly fixedWindows = new Map<string, FixedWindow>();
+  private readonly fixedWindows = new FixedWindows();
   private phase: Phase = 'open';
   private probeOut = false;
   private pauseMs = 0;
@@ -194,7 +194,7 @@ export class RateLimiter {
     }
     if (outcome.headers) this.pace(readBudgets(outcome.headers, this.dialects, now), permit, now);
     if (outcome.refused) {
-      this.refusingWindow()?.refused(outcome.retryAfterMs);
+      this.fixedWindows.refused(outcome.retryAfterMs);
       this.refused(permit, outcome.retryAfterMs, now);
     } else if (outcome.status !== undefined && outcome.status < 400) this.succeeded(permit, now);
     this.wake();
@@ -236,7 +236,7 @@ export class RateLimiter {
    */
   public refusalWaitMs(retryAfterMs: number | undefined, refusals: number): number {
     const asked = retryAfterMs ?? this.backoffMs(refusals);
-    const left = (this.spentWindowsEnd() ?? 0) - this.now();
+    const left = (this.fixedWindows.spentEnd ?? 0) - this.now();
     return left > 0 ? Math.min(asked, left) : asked;
   }
 
@@ -250,7 +250,7 @@ export class RateLimiter {
       // gateway overrun).
       this.phase = 'open';
       this.pauseMs = 0;
-      if (![...this.fixedWindows.values()].some((window) => window.seen)) this.window = 1;
+      if (!this.fixedWindows.seen) this.window = 1;
       return;
     }
     // A request sent before the pause that succeeds now does not end it: only the probe's answer does.
@@ -280,10 +280,10 @@ export class RateLimiter {
       if (permit.probe || this.phase === 'probing') this.pause(retryAfterMs, now);
       return;
     }
-    if (this.windowSpent) {
+    if (this.fixedWindows.spent) {
       // A window is spent, which says nothing of how many requests may be in flight: no cut. Its end
       // known, every request waits for it; else probes, a short wait apart, find it.
-      const end = this.spentWindowsEnd();
+      const end = this.fixedWindows.spentEnd;
       if (end !== undefined && end > now) this.waitForWindow(end);
       else this.pause(retryAfterMs, now);
       return;
@@ -305,7 +305,7 @@ export class RateLimiter {
   private pause(retryAfterMs: number | undefined, now: number): void {
     const doubled = Math.min(PAUSE_CAP_MS, this.pauseMs === 0 ? FIRST_PAUSE_MS : this.pauseMs * 2);
     // A spent window ends at a moment the probe is to find: not doubled past it.
-    this.pauseMs = this.windowSpent ? Math.min(retryAfterMs ?? WINDOW_PROBE_MS, WINDOW_PROBE_MS) : (retryAfterMs ?? doubled);
+    this.pauseMs = this.fixedWindows.spent ? Math.min(retryAfterMs ?? WINDOW_PROBE_MS, WINDOW_PROBE_MS) : (retryAfterMs ?? doubled);
     // The last probe goes out when --quota-wait runs out, so its refusal ends the run then, not a pause later.
     const deadline = this.lastSuccessAt + this.options.quotaWaitMs;
     this.pausedUntil = Math.max(this.pausedUntil, Math.min(now + this.pauseMs, Math.max(now, deadline)));
@@ -325,10 +325,9 @@ export class RateLimiter {
     for (const { kind, remaining, limit, resetMs, window } of readings) {
       const low = remaining <= this.inFlight + 1;
       if (window !== undefined && limit !== undefined) {
-        const fixed = this.fixedWindowNamed(window);
         // Each request sent after this one takes one more of what it found left.
-        const sentSince = this.starts.filter((start) => start > permit.startedAt).length;
-        const until = kind === 'requests' ? fixed.observe(remaining, limit, permit.startedAt, sentSince) : remaining <= 0 ? fixed.spentByOther() : undefined;
+        const sentSince = kind === 'requests' ? this.starts.filter((start) => start > permit.startedAt).length : 0;
+        const until = this.fixedWindows.observe(window, kind, remaining, limit, permit.startedAt, sentSince);
         if (until !== undefined) this.waitForWindow(until);
       } else if (limit !== undefined && resetMs !== undefined && resetMs > 0 && limit > remaining) {
         // A bucket: it refills at (limit - remaining) / reset. Only the request budget spaces starts.
@@ -341,36 +340,6 @@ export class RateLimiter {
         this.budgetLow = remaining < 1;
       }
     }
-  }
-
-  private fixedWindowNamed(name: string): FixedWindow {
-    const known = this.fixedWindows.get(name);
-    if (known !== undefined) return known;
-    const window = new FixedWindow();
-    this.fixedWindows.set(name, window);
-    return window;
-  }
-
-  /** The window a refusal is taken to be of: of those seen, the one with least left. */
-  private refusingWindow(): FixedWindow | undefined {
-    let refusing: FixedWindow | undefined;
-    for (const window of this.fixedWindows.values()) if (window.seen && (refusing === undefined || window.shareLeft < refusing.shareLeft)) refusing = window;
-    return refusing;
-  }
-
-  private get windowSpent(): boolean {
-    return [...this.fixedWindows.values()].some((window) => window.spent);
-  }
-
-  /** When the last of the spent windows ends; undefined when none is spent or one's end is not known. */
-  private spentWindowsEnd(): number | undefined {
-    let end = 0;
-    for (const window of this.fixedWindows.values()) {
-      if (!window.spent) continue;
-      if (window.endsAt === undefined) return undefined;
-      end = Math.max(end, window.endsAt);
-    }
-    return end === 0 ? undefined : end;
   }
 
   /** Every request holds back until a spent window's end: learnt from the gateway's own counts, so not capped as pacingPause is. */
