@@ -21,13 +21,13 @@ export interface CallAccounting {
   readonly batch?: boolean | undefined;
 }
 
-/** One agent's journal in run mode: replies of an earlier invocation by turn, and where new ones go. */
 /** A reply of an earlier invocation, and whether it came through the batch API (and was paid for at its price). */
 export interface JournaledReply {
   readonly reply: ChatCompletion;
   readonly batch: boolean;
 }
 
+/** One agent's journal in run mode: replies of an earlier invocation by turn, and where new ones go. */
 export interface JournalSession {
   /** The journaled reply of this turn when it answered exactly this request. */
   replay(turn: number, request: string): JournaledReply | undefined;

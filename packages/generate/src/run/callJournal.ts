@@ -99,7 +99,7 @@ export class CallJournal {
     return {
       replay: (turn, request) => {
         const entry = this.earlier.get(id)?.get(turn);
-        return entry !== undefined && entry.request === request ? { reply: entry.reply, batch: entry.batch } : undefined;
+        return entry?.request === request ? entry : undefined;
       },
       record: (turn, request, reply, batch) => {
         // A live reply supersedes what an earlier invocation had from this turn on.
