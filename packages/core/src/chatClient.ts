@@ -131,17 +131,40 @@ export function createChatClient(endpoint: Endpoint, options: ChatClientOptions 
 }
 
 async function request(settings: Settings, body: ChatCompletionCreateParamsNonStreaming, options: ChatRequestOptions): Promise<ChatReply> {
-  const maxRetries = options.maxRetries ?? settings.maxRetries;
   const payload = JSON.stringify(body);
   const headers = options.headers === undefined ? settings.headers : { ...settings.headers, ...options.headers };
-  for (let attempt = 0; ; attempt += 1) {
+  return retrying(() => attemptRequest(settings, payload, headers, options), {
+    retries: options.maxRetries ?? settings.maxRetries,
+    retryAfterCapMs: settings.retryAfterCapMs,
+    signal: options.signal,
+    waits: options.waits,
+  });
+}
+
+export interface RetryOptions {
+  /** Retries after the first attempt, at most. */
+  readonly retries: number;
+  /** The longest a Retry-After may hold a retry back. */
+  readonly retryAfterCapMs: number;
+  readonly signal?: AbortSignal | undefined;
+  /** Told when each wait between attempts starts and ends. */
+  readonly waits?: WaitTracker | undefined;
+}
+
+/**
+ * Runs `attempt` until it succeeds, fails in a way the client does not retry (clientRetries), or has
+ * been retried `retries` times; between attempts it waits retryWaitMs (the failure's Retry-After, else
+ * a backoff). An abort during a wait rejects with an APIUserAbortError.
+ */
+export async function retrying<T>(attempt: () => Promise<T>, options: RetryOptions): Promise<T> {
+  for (let tried = 0; ; tried += 1) {
     try {
-      return await attemptRequest(settings, payload, headers, options);
+      return await attempt();
     } catch (error) {
-      if (attempt >= maxRetries || !clientRetries(error)) throw error;
+      if (tried >= options.retries || !clientRetries(error)) throw error;
       options.waits?.begin();
       try {
-        await pause(retryWaitMs(error, attempt, settings.retryAfterCapMs), options.signal, () => new APIUserAbortError());
+        await pause(retryWaitMs(error, tried, options.retryAfterCapMs), options.signal, () => new APIUserAbortError());
       } finally {
         options.waits?.end();
       }

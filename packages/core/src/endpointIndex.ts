@@ -21,12 +21,11 @@ export { describeProxy, proxyPort, proxyVariables, type ProxyVariable } from './
 export {
   DEFAULT_RETRY_AFTER_CAP_MS,
   REPLY_FAULT_HEADER,
-  clientRetries,
   createChatClient,
   embeddedErrorStatus,
   endpointFetch,
   endpointUrl,
-  retryWaitMs,
+  retrying,
   statusError,
   type ChatClient,
   type ChatRequestOptions,

@@ -8,13 +8,11 @@
 import { randomBytes } from 'node:crypto';
 import { VERSION } from '@hermes-datagen/core';
 import {
-  clientRetries,
   DEFAULT_RETRY_AFTER_CAP_MS,
   endpointFetch,
   endpointUrl,
   headerValues,
-  pause,
-  retryWaitMs,
+  retrying,
   statusError,
   type Endpoint,
   type FetchLike,
@@ -31,8 +29,8 @@ export type BatchObject = Pick<
 /** A batch's statuses once it will change no more. */
 export const FINAL_STATUSES: ReadonlySet<string> = new Set(['completed', 'failed', 'expired', 'cancelled']);
 
-/** Attempts of one request to the batch API before its failure is given up on. */
-const ATTEMPTS = 6;
+/** Retries of one request to the batch API before its failure is given up on. */
+const RETRIES = 5;
 
 export class BatchApi {
   private readonly fetch: FetchLike;
@@ -105,24 +103,26 @@ export class BatchApi {
     }
   }
 
-  /** One request, retried as the chat client retries (core clientRetries, retryWaitMs); a 2xx response. */
-  private async send(method: string, path: string, request: Request): Promise<Response> {
+  /** One request, retried as the chat client retries (core retrying); a 2xx response. */
+  private send(method: string, path: string, request: Request): Promise<Response> {
     const url = endpointUrl(this.endpoint.baseUrl, path);
     const headers = request.type === undefined ? this.headers : { ...this.headers, 'content-type': request.type };
-    for (let attempt = 0; ; attempt += 1) {
-      if (request.signal?.aborted) throw new APIUserAbortError();
-      let failure: APIError;
-      try {
-        const response = await this.fetch(url, { method, headers, ...(request.body === undefined ? {} : { body: request.body }), signal: request.signal });
-        if (response.ok) return response;
-        failure = statusError(response.status, await response.text(), response.headers);
-      } catch (error) {
+    const init = { method, headers, ...(request.body === undefined ? {} : { body: request.body }), signal: request.signal };
+    return retrying(
+      async () => {
         if (request.signal?.aborted) throw new APIUserAbortError();
-        failure = new APIConnectionError({ message: undefined, cause: error instanceof Error ? error : new Error(String(error)) });
-      }
-      if (attempt + 1 >= ATTEMPTS || !clientRetries(failure)) throw failure;
-      await pause(retryWaitMs(failure, attempt, DEFAULT_RETRY_AFTER_CAP_MS), request.signal, () => new APIUserAbortError());
-    }
+        let response: Response;
+        try {
+          response = await this.fetch(url, init);
+        } catch (error) {
+          if (request.signal?.aborted) throw new APIUserAbortError();
+          throw new APIConnectionError({ message: undefined, cause: error instanceof Error ? error : new Error(String(error)) });
+        }
+        if (!response.ok) throw statusError(response.status, await response.text(), response.headers);
+        return response;
+      },
+      { retries: RETRIES, retryAfterCapMs: DEFAULT_RETRY_AFTER_CAP_MS, signal: request.signal },
+    );
   }
 }
 
