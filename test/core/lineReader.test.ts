@@ -1,5 +1,6 @@
 // The line reader across its chunk boundaries: files are read 1 MiB at a time into reused buffers,
 // so lines, multi-byte characters and CRLF pairs split between two reads must come out whole.
+import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -85,5 +86,23 @@ describe('readLines --max-line-bytes', () => {
         ['bad', 2],
       ]);
     }
+  });
+});
+
+describe('readLines on a named pipe', () => {
+  it('a stop asked for before the pipe is opened ends the input at once, though no writer ever comes', async () => {
+    const dir = tempDir();
+    execFileSync('mkfifo', [join(dir, 'in.jsonl')]);
+    const [source] = inputSources(['in.jsonl'], undefined, dir);
+    const controller = new AbortController();
+    // Aborted while the path is being looked up, before the pipe has a listener for the stop.
+    const reading = (async (): Promise<Line[]> => {
+      const out: Line[] = [];
+      for await (const batch of readLines(source!, { signal: controller.signal })) out.push(...batch);
+      return out;
+    })();
+    controller.abort();
+    const outcome = await Promise.race([reading, new Promise<'still waiting'>((resolve) => setTimeout(() => resolve('still waiting'), 5_000))]);
+    expect(outcome).toEqual([]);
   });
 });

@@ -171,6 +171,8 @@ async function* fileChunks(name: string, path: string, signal: AbortSignal | und
  * threads at exit). Opened non-blocking, it waits for its writer in the event loop instead.
  */
 async function* pipeChunks(name: string, path: string, signal: AbortSignal | undefined): AsyncGenerator<Buffer> {
+  // A stop that came while the path was looked up would never reach the listener below.
+  if (signal?.aborted) return;
   let fd: number;
   try {
     fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
