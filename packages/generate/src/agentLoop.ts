@@ -142,6 +142,7 @@ class Conversation {
 
   public constructor(private readonly input: AgentInput) {
     input.signal.addEventListener('abort', this.relay, { once: true });
+    if (input.signal.aborted) this.relay();
     this.messages = [{ role: 'user', content: input.prompt }];
     this.wire = [{ role: 'user', content: input.prompt }];
     this.tools = wireTools(input.tools);

@@ -89,6 +89,8 @@ export async function generateStream(ctx: RunContext, options: StreamOptions): P
     },
     { once: true },
   );
+  // A signal that came while the run was being set up: its listener missed it.
+  if (ctx.signal.aborted) relay();
 
   const runOne = async ({ row, promptIndex, place, raw }: PromptLine): Promise<void> => {
     let trajectory: Trajectory;

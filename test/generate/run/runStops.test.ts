@@ -30,6 +30,17 @@ describe('run stops', () => {
     expect(stops.code()).toBe(143);
   });
 
+  it('a signal that came before the run was set up stops it as one that comes during it', () => {
+    const signal = new AbortController();
+    signal.abort('SIGTERM');
+    const stops = new RunStops(signal.signal, quietLogger().log, 0, undefined);
+    expect(stops.intake.signal.aborted).toBe(true);
+    const prompt = stops.start();
+    vi.advanceTimersByTime(0);
+    expect(prompt.signal.aborted).toBe(true);
+    expect(stops.code()).toBe(143);
+  });
+
   it('SIGINT exits 130; a prompt that finished is not aborted later', () => {
     const signal = new AbortController();
     const stops = new RunStops(signal.signal, quietLogger().log, 0, undefined);

@@ -52,6 +52,8 @@ export class RunStops {
     );
     signal.addEventListener('abort', this.onSignal, { once: true });
     quotaExhausted?.addEventListener('abort', this.onQuota, { once: true });
+    // A signal that came while the run was being set up: its listener missed it.
+    if (signal.aborted) this.onSignal();
   }
 
   /**
