@@ -167,9 +167,9 @@ describe('properties of hermes-compress', () => {
   // About 2 s each on an idle machine; the timeouts are for a loaded one.
   it('hold over 1,200 generated trajectories', async () => {
     for (let seed = 1; seed <= 1200; seed++) await check(seed, false);
-  }, 120_000);
+  });
 
   it('hold with adversarial text quoting </think>, <tool_call> and </tool_response> (500 trajectories)', async () => {
     for (let seed = 100_001; seed <= 100_500; seed++) await check(seed, true);
-  }, 120_000);
+  });
 });

@@ -97,5 +97,5 @@ describe('make demo (fixtures/demo/run-demo.sh)', () => {
       .map((line) => JSON.parse(line) as { tokens: number[][]; masks: number[][] });
     expect(groups.flatMap((g) => g.tokens)).toHaveLength(records);
     expect(scored.stderr).not.toMatch(/warning|cannot build/);
-  }, 120_000);
+  });
 });

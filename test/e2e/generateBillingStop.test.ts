@@ -63,5 +63,5 @@ describe('hermes-generate run mode at a billing refusal (hermes-testkit --insuff
     const after = expectRunInvariants(join(dir, 'data', 'billing'));
     expect(after.records).toHaveLength(PROMPTS.length);
     expect((await stop(fixed)).answered).toBeGreaterThanOrEqual(PROMPTS.length);
-  }, 120_000);
+  });
 });

@@ -13,7 +13,6 @@ import { binPath, jsonl, parseJsonl, runCommand, tempDir, writeFiles } from '../
 import { expectNoSecret, TEST_MODEL } from '../util/generate.js';
 import { expectRunInvariants, type RunContents } from '../util/runDirectory.js';
 import { TEST_API_KEY } from '../util/secrets.js';
-import { PROCESS_TEST_TIMEOUT_MS } from '../util/until.js';
 
 /** 200 prompts of about 1.5 KB: a run of about 1.7 MB of batch files, and as much again merged. */
 const prompts = Array.from({ length: 200 }, (_, i) => ({ id: `p${i}`, prompt: `task ${i} ${'x'.repeat(1500)}` }));
@@ -116,64 +115,48 @@ function expectResumedWhole(run: DiskFullRun, invocations = 2): RunContents {
 }
 
 describe('hermes-generate --run-name on a full disk: an output failure (exit 74), resumable', () => {
-  it(
-    'the disk fills while batch files are written: exit 74 naming the batch file; what was streamed is kept; --resume finishes',
-    async () => {
-      const run = await runOnFullDisk('300k');
-      expect(run.full.code, run.full.stderr).toBe(74);
-      expect(run.full.stderr).toMatch(
-        /hermes-generate: error: cannot write \S*\/full\/r\/batch_\d+\.jsonl: no space left on the device \(ENOSPC\); every record written before it is kept in \S*\/full\/r: make room, then --resume finishes the run/,
-      );
-      // Some records made it before the disk was full; no batch file was left empty or torn.
-      expect(parseJsonl(run.full.stdout).length).toBeGreaterThan(0);
-      expect(run.left.filter((name) => name.startsWith('batch_')).length).toBeGreaterThan(0);
-      const after = expectResumedWhole(run);
-      // The stopped invocation could not record its end (run.json is on the full disk too): it reads as one that was killed.
-      expect(after.manifest.invocations[0]).not.toHaveProperty('exit_code');
-      expect(after.manifest.invocations[1]).toMatchObject({ exit_code: 0, resumed: true });
-    },
-    PROCESS_TEST_TIMEOUT_MS,
-  );
+  it('the disk fills while batch files are written: exit 74 naming the batch file; what was streamed is kept; --resume finishes', async () => {
+    const run = await runOnFullDisk('300k');
+    expect(run.full.code, run.full.stderr).toBe(74);
+    expect(run.full.stderr).toMatch(
+      /hermes-generate: error: cannot write \S*\/full\/r\/batch_\d+\.jsonl: no space left on the device \(ENOSPC\); every record written before it is kept in \S*\/full\/r: make room, then --resume finishes the run/,
+    );
+    // Some records made it before the disk was full; no batch file was left empty or torn.
+    expect(parseJsonl(run.full.stdout).length).toBeGreaterThan(0);
+    expect(run.left.filter((name) => name.startsWith('batch_')).length).toBeGreaterThan(0);
+    const after = expectResumedWhole(run);
+    // The stopped invocation could not record its end (run.json is on the full disk too): it reads as one that was killed.
+    expect(after.manifest.invocations[0]).not.toHaveProperty('exit_code');
+    expect(after.manifest.invocations[1]).toMatchObject({ exit_code: 0, resumed: true });
+  });
 
-  it(
-    'the disk fills at the merge after every record is written: exit 74 naming trajectories.jsonl; --resume merges',
-    async () => {
-      const run = await runOnFullDisk('2500k');
-      expect(run.full.code, run.full.stderr).toBe(74);
-      expect(run.full.stderr).toMatch(/cannot write \S*\/full\/r\/trajectories\.jsonl: no space left on the device \(ENOSPC\); every record written before it/);
-      expect(parseJsonl(run.full.stdout)).toHaveLength(prompts.length);
-      expectResumedWhole(run);
-      expect(parseJsonl(run.resumed.stdout)).toHaveLength(0);
-    },
-    PROCESS_TEST_TIMEOUT_MS,
-  );
+  it('the disk fills at the merge after every record is written: exit 74 naming trajectories.jsonl; --resume merges', async () => {
+    const run = await runOnFullDisk('2500k');
+    expect(run.full.code, run.full.stderr).toBe(74);
+    expect(run.full.stderr).toMatch(/cannot write \S*\/full\/r\/trajectories\.jsonl: no space left on the device \(ENOSPC\); every record written before it/);
+    expect(parseJsonl(run.full.stdout)).toHaveLength(prompts.length);
+    expectResumedWhole(run);
+    expect(parseJsonl(run.resumed.stdout)).toHaveLength(0);
+  });
 
-  it(
-    'a disk that is full before the run starts: exit 74 naming the run lock, nothing left behind; --resume runs it all',
-    async () => {
-      const run = await runOnFullDisk('64k', true);
-      expect(run.full.code, run.full.stderr).toBe(74);
-      expect(run.full.stderr).toMatch(/hermes-generate: error: cannot write \S*\/full\/r\/run\.lock: no space left on the device \(ENOSPC\)/);
-      expect(run.full.stdout).toBe('');
-      expect(run.left).toEqual([]);
-      // The first invocation could not record itself: the resume is the run's first.
-      expectResumedWhole(run, 1);
-    },
-    PROCESS_TEST_TIMEOUT_MS,
-  );
+  it('a disk that is full before the run starts: exit 74 naming the run lock, nothing left behind; --resume runs it all', async () => {
+    const run = await runOnFullDisk('64k', true);
+    expect(run.full.code, run.full.stderr).toBe(74);
+    expect(run.full.stderr).toMatch(/hermes-generate: error: cannot write \S*\/full\/r\/run\.lock: no space left on the device \(ENOSPC\)/);
+    expect(run.full.stdout).toBe('');
+    expect(run.left).toEqual([]);
+    // The first invocation could not record itself: the resume is the run's first.
+    expectResumedWhole(run, 1);
+  });
 
-  it(
-    'a file larger than the file system takes (ulimit -f: EFBIG) at the merge: exit 74 naming trajectories.jsonl; --resume merges',
-    async () => {
-      const run = await runUnderFileSizeLimit(1000);
-      expect(run.full.code, run.full.stderr).toBe(74);
-      expect(run.full.stderr).toMatch(
-        /cannot write \S*\/full\/r\/trajectories\.jsonl: file too large for the file system \(EFBIG\); every record written before it/,
-      );
-      expect(run.full.stderr).not.toMatch(/internal error|a bug/);
-      expect(parseJsonl(run.full.stdout)).toHaveLength(prompts.length);
-      expectResumedWhole(run);
-    },
-    PROCESS_TEST_TIMEOUT_MS,
-  );
+  it('a file larger than the file system takes (ulimit -f: EFBIG) at the merge: exit 74 naming trajectories.jsonl; --resume merges', async () => {
+    const run = await runUnderFileSizeLimit(1000);
+    expect(run.full.code, run.full.stderr).toBe(74);
+    expect(run.full.stderr).toMatch(
+      /cannot write \S*\/full\/r\/trajectories\.jsonl: file too large for the file system \(EFBIG\); every record written before it/,
+    );
+    expect(run.full.stderr).not.toMatch(/internal error|a bug/);
+    expect(parseJsonl(run.full.stdout)).toHaveLength(prompts.length);
+    expectResumedWhole(run);
+  });
 });

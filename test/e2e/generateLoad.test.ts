@@ -34,7 +34,7 @@ describe('hermes-generate under load', () => {
       expect(validator('trajectory')(record)).toBeNull();
       expect(record).toMatchObject({ completed: true, api_calls: 2 });
     }
-  }, 60_000);
+  });
 
   it('runs prompts with real tool processes at -c 64 without a MaxListeners warning', async () => {
     const endpoint = await scriptedEndpoint({
@@ -57,5 +57,5 @@ describe('hermes-generate under load', () => {
     expect(run.stderr).not.toMatch(/MaxListeners|Warning/);
     expect(run.code).toBe(0);
     expect(run.records).toHaveLength(64);
-  }, 60_000);
+  });
 });

@@ -68,7 +68,7 @@ describe('hermes-generate behind a quota', () => {
     // The first request answered is the probe: nothing else arrives while it waits its 300 ms for the answer.
     const probe = arrivals[refusals]!;
     expect(arrivals.slice(refusals + 1).every((at) => at >= probe + 290)).toBe(true);
-  }, 60_000);
+  });
 
   it.each(['openai', 'anthropic', 'litellm'] as const)('paces from %s budget headers: every prompt done, few refusals', async (style) => {
     // LiteLLM counts in fixed windows: 2 s ones (40 requests) make the run span several.

@@ -15,7 +15,7 @@ import { startGenerate, TEST_MODEL, type EndedGenerate, type StartedGenerate } f
 import { expectRunInvariants } from '../util/runDirectory.js';
 import { shardOf } from '@hermes-datagen/generate/internal/run/shard.js';
 import { TEST_API_KEY } from '../util/secrets.js';
-import { PROCESS_TEST_TIMEOUT_MS, until } from '../util/until.js';
+import { until } from '../util/until.js';
 
 const PROMPTS = [...Array.from({ length: 30 }, (_, i) => ({ prompt: `task ${i}` })), { prompt: 'the [slow] one' }];
 
@@ -62,64 +62,52 @@ async function finishAndCheck(dir: string, holder: StartedGenerate, endpoint: Sc
 }
 
 describe('hermes-generate: one invocation per run directory', () => {
-  it(
-    'two started at once: one runs, the other is refused at once naming it, and the records are exactly once',
-    async () => {
-      const endpoint = await runEndpoint(true);
-      const dir = tempDir('hermes-lock-');
-      writeFiles(dir, { 'prompts.jsonl': jsonl(PROMPTS) });
-      const twins = [start(endpoint.url, dir), start(endpoint.url, dir)];
-      const first = await Promise.race(twins.map(async (twin, i) => ({ i, ...(await twin.ended) })));
-      const holder = twins[1 - first.i]!;
-      expectRefused(first, holder.child);
-      await finishAndCheck(dir, holder, endpoint);
-    },
-    PROCESS_TEST_TIMEOUT_MS,
-  );
+  it('two started at once: one runs, the other is refused at once naming it, and the records are exactly once', async () => {
+    const endpoint = await runEndpoint(true);
+    const dir = tempDir('hermes-lock-');
+    writeFiles(dir, { 'prompts.jsonl': jsonl(PROMPTS) });
+    const twins = [start(endpoint.url, dir), start(endpoint.url, dir)];
+    const first = await Promise.race(twins.map(async (twin, i) => ({ i, ...(await twin.ended) })));
+    const holder = twins[1 - first.i]!;
+    expectRefused(first, holder.child);
+    await finishAndCheck(dir, holder, endpoint);
+  });
 
-  it(
-    'a second started while the first runs: refused at once, the first goes on, the records are exactly once',
-    async () => {
-      const endpoint = await runEndpoint(true);
-      const dir = tempDir('hermes-lock-');
-      writeFiles(dir, { 'prompts.jsonl': jsonl(PROMPTS) });
-      const first = start(endpoint.url, dir);
-      // Once the first has written records, it is well inside its run.
-      await until(() => existsSync(join(dir, 'data', 'r', 'batch_0.jsonl')));
-      const second = await start(endpoint.url, dir).ended;
-      expectRefused(second, first.child);
-      expect(first.child.exitCode).toBeNull();
-      await finishAndCheck(dir, first, endpoint);
-    },
-    PROCESS_TEST_TIMEOUT_MS,
-  );
+  it('a second started while the first runs: refused at once, the first goes on, the records are exactly once', async () => {
+    const endpoint = await runEndpoint(true);
+    const dir = tempDir('hermes-lock-');
+    writeFiles(dir, { 'prompts.jsonl': jsonl(PROMPTS) });
+    const first = start(endpoint.url, dir);
+    // Once the first has written records, it is well inside its run.
+    await until(() => existsSync(join(dir, 'data', 'r', 'batch_0.jsonl')));
+    const second = await start(endpoint.url, dir).ended;
+    expectRefused(second, first.child);
+    expect(first.child.exitCode).toBeNull();
+    await finishAndCheck(dir, first, endpoint);
+  });
 
-  it(
-    'two shards given one run name at once: one runs its shard, the other is refused, and no record of the refused shard is written',
-    async () => {
-      const endpoint = await runEndpoint(true);
-      const dir = tempDir('hermes-lock-');
-      // A held prompt in each shard, so whichever shard wins is still running when the other tries.
-      const candidates = Array.from({ length: 20 }, (_, i) => `held-${i}`);
-      const held = [0, 1].map((shard) => candidates.find((id) => shardOf(id, 2) === shard)!);
-      const rows = [...Array.from({ length: 20 }, (_, i) => ({ id: `row-${i}`, prompt: `task ${i}` })), ...held.map((id) => ({ id, prompt: `${id} [slow]` }))];
-      writeFiles(dir, { 'prompts.jsonl': jsonl(rows) });
-      const shards = [start(endpoint.url, dir, ['--shard', '0/2']), start(endpoint.url, dir, ['--shard', '1/2'])];
-      const refused = await Promise.race(shards.map(async (shard, i) => ({ i, ...(await shard.ended) })));
-      const holder = shards[1 - refused.i]!;
-      expectRefused(refused, holder.child);
-      // The refusal can come before the holder has finished a prompt: stop it only once it has written one.
-      const firstBatch = join(dir, 'data', 'r', 'batch_0.jsonl');
-      await until(() => existsSync(firstBatch) && statSync(firstBatch).size > 0);
-      holder.child.kill('SIGTERM');
-      expect((await holder.ended).code).toBe(143);
-      const run = expectRunInvariants(join(dir, 'data', 'r'));
-      const ids = run.records.map((record) => record['id'] as string);
-      expect(ids.length).toBeGreaterThan(0);
-      for (const id of ids) expect(shardOf(id, 2), `${id} is of the shard that ran`).toBe(1 - refused.i);
-      expect(run.manifest.invocations).toHaveLength(1);
-      expect(run.manifest['shard']).toBe(`${1 - refused.i}/2`);
-    },
-    PROCESS_TEST_TIMEOUT_MS,
-  );
+  it('two shards given one run name at once: one runs its shard, the other is refused, and no record of the refused shard is written', async () => {
+    const endpoint = await runEndpoint(true);
+    const dir = tempDir('hermes-lock-');
+    // A held prompt in each shard, so whichever shard wins is still running when the other tries.
+    const candidates = Array.from({ length: 20 }, (_, i) => `held-${i}`);
+    const held = [0, 1].map((shard) => candidates.find((id) => shardOf(id, 2) === shard)!);
+    const rows = [...Array.from({ length: 20 }, (_, i) => ({ id: `row-${i}`, prompt: `task ${i}` })), ...held.map((id) => ({ id, prompt: `${id} [slow]` }))];
+    writeFiles(dir, { 'prompts.jsonl': jsonl(rows) });
+    const shards = [start(endpoint.url, dir, ['--shard', '0/2']), start(endpoint.url, dir, ['--shard', '1/2'])];
+    const refused = await Promise.race(shards.map(async (shard, i) => ({ i, ...(await shard.ended) })));
+    const holder = shards[1 - refused.i]!;
+    expectRefused(refused, holder.child);
+    // The refusal can come before the holder has finished a prompt: stop it only once it has written one.
+    const firstBatch = join(dir, 'data', 'r', 'batch_0.jsonl');
+    await until(() => existsSync(firstBatch) && statSync(firstBatch).size > 0);
+    holder.child.kill('SIGTERM');
+    expect((await holder.ended).code).toBe(143);
+    const run = expectRunInvariants(join(dir, 'data', 'r'));
+    const ids = run.records.map((record) => record['id'] as string);
+    expect(ids.length).toBeGreaterThan(0);
+    for (const id of ids) expect(shardOf(id, 2), `${id} is of the shard that ran`).toBe(1 - refused.i);
+    expect(run.manifest.invocations).toHaveLength(1);
+    expect(run.manifest['shard']).toBe(`${1 - refused.i}/2`);
+  });
 });

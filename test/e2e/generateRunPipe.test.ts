@@ -9,7 +9,6 @@ import { binPath, jsonl, tempDir, writeFiles } from '../util/cli.js';
 import { runGenerate, TEST_MODEL } from '../util/generate.js';
 import { expectRunInvariants } from '../util/runDirectory.js';
 import { TEST_API_KEY } from '../util/secrets.js';
-import { PROCESS_TEST_TIMEOUT_MS } from '../util/until.js';
 
 const PROMPTS = Array.from({ length: 600 }, (_, i) => ({ id: `p${i}`, prompt: `task ${i}` }));
 
@@ -37,32 +36,28 @@ function intoHead(url: string, dir: string): Promise<{ code: number; head: strin
 }
 
 describe('hermes-generate --run-name into a reader that goes away', () => {
-  it(
-    'ends resumably with exit 4 and a message, run.json agrees, and --resume finishes the run',
-    async () => {
-      const endpoint = await scriptedEndpoint({
-        apiKey: TEST_API_KEY,
-        latencyMs: 5,
-        script: { sequences: [{ match: { regex: '.' }, replies: [{ reasoning: 'Done.', content: 'ok' }] }] },
-      });
-      const dir = tempDir('hermes-pipe-');
-      writeFiles(dir, { 'prompts.jsonl': jsonl(PROMPTS) });
-      const piped = await intoHead(endpoint.url, dir);
-      expect(piped.head.trim().split('\n')).toHaveLength(1);
-      expect(piped.code, piped.stderr).toBe(4);
-      expect(piped.stderr).toMatch(/stdout was closed by its reader \(a \| head\?\) after \d+ records: no new prompt starts/);
-      expect(piped.stderr).not.toMatch(/internal error|EPIPE|at .*\.js:\d+/);
-      const run = expectRunInvariants(join(dir, 'data', 'r'));
-      const invocation = run.manifest.invocations.at(-1)!;
-      expect(invocation).toMatchObject({ exit_code: 4, records_written: run.records.length });
-      expect(run.records.length).toBeGreaterThan(0);
-      expect(run.records.length).toBeLessThan(PROMPTS.length);
+  it('ends resumably with exit 4 and a message, run.json agrees, and --resume finishes the run', async () => {
+    const endpoint = await scriptedEndpoint({
+      apiKey: TEST_API_KEY,
+      latencyMs: 5,
+      script: { sequences: [{ match: { regex: '.' }, replies: [{ reasoning: 'Done.', content: 'ok' }] }] },
+    });
+    const dir = tempDir('hermes-pipe-');
+    writeFiles(dir, { 'prompts.jsonl': jsonl(PROMPTS) });
+    const piped = await intoHead(endpoint.url, dir);
+    expect(piped.head.trim().split('\n')).toHaveLength(1);
+    expect(piped.code, piped.stderr).toBe(4);
+    expect(piped.stderr).toMatch(/stdout was closed by its reader \(a \| head\?\) after \d+ records: no new prompt starts/);
+    expect(piped.stderr).not.toMatch(/internal error|EPIPE|at .*\.js:\d+/);
+    const run = expectRunInvariants(join(dir, 'data', 'r'));
+    const invocation = run.manifest.invocations.at(-1)!;
+    expect(invocation).toMatchObject({ exit_code: 4, records_written: run.records.length });
+    expect(run.records.length).toBeGreaterThan(0);
+    expect(run.records.length).toBeLessThan(PROMPTS.length);
 
-      const resumed = await runGenerate(endpoint.url, PROMPTS, ['prompts.jsonl', '--run-name', 'r', '--resume'], { dir });
-      expect(resumed.code, resumed.stderr).toBe(0);
-      const done = expectRunInvariants(join(dir, 'data', 'r'));
-      expect(done.records.map((record) => record['id']).sort()).toEqual(PROMPTS.map((row) => row.id).sort());
-    },
-    PROCESS_TEST_TIMEOUT_MS,
-  );
+    const resumed = await runGenerate(endpoint.url, PROMPTS, ['prompts.jsonl', '--run-name', 'r', '--resume'], { dir });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const done = expectRunInvariants(join(dir, 'data', 'r'));
+    expect(done.records.map((record) => record['id']).sort()).toEqual(PROMPTS.map((row) => row.id).sort());
+  });
 });

@@ -49,5 +49,5 @@ describe('tools that would block or backtrack never hold the run', () => {
       { matches: [], truncated: false },
       { matches: [{ path: 'a.txt', line: 1, text: `${'a'.repeat(28)}b` }], truncated: false },
     ]);
-  }, 60_000);
+  });
 });

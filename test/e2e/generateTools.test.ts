@@ -41,11 +41,11 @@ async function expectEveryEcho(count: number, latencyMs: number, args: readonly 
 describe('hermes-generate with real tools under load', () => {
   it('100 prompts at -c 64 against 200 ms latency: every terminal result holds exactly what its command printed', async () => {
     await expectEveryEcho(100, 200, ['-c', '64']);
-  }, 60_000);
+  });
 
   it('under ulimit -n 256 at -c 128 ends with exit 0, every result right, no workspace left', async () => {
     await expectEveryEcho(128, 50, ['-c', '128'], { maxOpenFiles: 256 });
-  }, 60_000);
+  });
 
   it('checks --tool-concurrency and --sandbox before calling the endpoint (exit 2), and --help explains both', async () => {
     const endpoint = await scriptedEndpoint({ script: echoTokens(1).script, apiKey: TEST_API_KEY });

@@ -107,5 +107,5 @@ describe('the pipeline: generate | filter | compress | stats | verify | to-atrop
       },
     });
     expectNoSecret(out, result);
-  }, 120_000);
+  });
 });

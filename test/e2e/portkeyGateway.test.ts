@@ -66,7 +66,7 @@ describe('the Portkey AI Gateway in front of hermes-testkit', () => {
     }
   });
 
-  it('doctor through it: healthy with its headers, and each failure named', { timeout: 60_000 }, async () => {
+  it('doctor through it: healthy with its headers, and each failure named', async () => {
     const testkit = await startTestkit(['--api-key-env', 'TESTKIT_KEY', '--script', 'fixtures/testkit/coding-task.json'], { TESTKIT_KEY: TEST_API_KEY });
     const portkey = await startPortkey();
 

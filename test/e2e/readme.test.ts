@@ -103,7 +103,7 @@ describe('every shell block of README.md and docs/*.md, run or not', () => {
       }
     }
     expect(problems, problems.join('\n')).toEqual([]);
-  }, 120_000);
+  });
 });
 
 describe('every shell block of README.md and docs/*.md that runs', () => {

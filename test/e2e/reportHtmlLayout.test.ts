@@ -84,7 +84,7 @@ describe('hermes-stats report --html, rendered', () => {
   let report: { page: string; summary: StatisticsSummary };
   beforeAll(async () => {
     report = await reportOfARun(dir);
-  }, 120_000);
+  });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('at 1280x800 the content uses the width, count axes tick whole numbers, tokens spread over bins, and a small failure share is drawn small', async () => {

@@ -6,7 +6,7 @@ import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { jsonl, parseJsonl, REPO_ROOT, runProcess, tempDir } from '../util/cli.js';
-import { PROCESS_TEST_TIMEOUT_MS, until } from '../util/until.js';
+import { until } from '../util/until.js';
 
 const CLI = join(REPO_ROOT, 'test/util/passthrough-cli.mjs');
 
@@ -51,73 +51,61 @@ describe('real process conventions', () => {
     ['SIGINT', 130],
     ['SIGTERM', 143],
   ] as const) {
-    it(
-      `${signal} stops the run: no -o file (a stopped stage has no output) and no temp file, --stats-out written, exit ${code}`,
-      async () => {
-        const dir = tempDir();
-        const child = spawn(process.execPath, [CLI, '-o', 'out.jsonl', '--stats-out', 'stats.json'], { cwd: dir, stdio: ['pipe', 'pipe', 'pipe'] });
-        child.stdin.on('error', () => undefined);
-        // More than the writer's 1 MiB buffer, so part of it reaches the temp file while the run waits;
-        // stdin stays open: the run is waiting for more input when the signal comes.
-        const input = records(30_000);
-        await new Promise<void>((resolve) => child.stdin.write(input, () => resolve()));
-        await midRun(dir);
-        child.kill(signal);
-        const exit = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
-        expect(exit).toBe(code);
-        expect(readdirSync(dir)).toEqual(['stats.json']);
-        const stats = JSON.parse(readFileSync(join(dir, 'stats.json'), 'utf8')) as { exit_code: number; counters: { records_in: number } };
-        expect(stats.counters.records_in).toBeGreaterThan(0);
-        expect(stats.exit_code).toBe(code);
-      },
-      PROCESS_TEST_TIMEOUT_MS,
-    );
+    it(`${signal} stops the run: no -o file (a stopped stage has no output) and no temp file, --stats-out written, exit ${code}`, async () => {
+      const dir = tempDir();
+      const child = spawn(process.execPath, [CLI, '-o', 'out.jsonl', '--stats-out', 'stats.json'], { cwd: dir, stdio: ['pipe', 'pipe', 'pipe'] });
+      child.stdin.on('error', () => undefined);
+      // More than the writer's 1 MiB buffer, so part of it reaches the temp file while the run waits;
+      // stdin stays open: the run is waiting for more input when the signal comes.
+      const input = records(30_000);
+      await new Promise<void>((resolve) => child.stdin.write(input, () => resolve()));
+      await midRun(dir);
+      child.kill(signal);
+      const exit = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
+      expect(exit).toBe(code);
+      expect(readdirSync(dir)).toEqual(['stats.json']);
+      const stats = JSON.parse(readFileSync(join(dir, 'stats.json'), 'utf8')) as { exit_code: number; counters: { records_in: number } };
+      expect(stats.counters.records_in).toBeGreaterThan(0);
+      expect(stats.exit_code).toBe(code);
+    });
 
-    it(
-      `${signal} flushes every record read to stdout, exits ${code}`,
-      async () => {
-        const dir = tempDir();
-        const child = spawn(process.execPath, [CLI, '--stats-out', 'stats.json'], { cwd: dir, stdio: ['pipe', 'pipe', 'pipe'] });
-        child.stdin.on('error', () => undefined);
-        let out = '';
-        child.stdout.on('data', (c: Buffer) => (out += c.toString()));
-        const input = records(30_000);
-        await new Promise<void>((resolve) => child.stdin.write(input, () => resolve()));
-        await until(() => out.length > 0);
-        child.kill(signal);
-        const exit = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
-        expect(exit).toBe(code);
-        const stats = JSON.parse(readFileSync(join(dir, 'stats.json'), 'utf8')) as { counters: { records_in: number } };
-        expect(out.split('\n').length - 1).toBe(stats.counters.records_in);
-        expect(input.startsWith(out)).toBe(true);
-      },
-      PROCESS_TEST_TIMEOUT_MS,
-    );
+    it(`${signal} flushes every record read to stdout, exits ${code}`, async () => {
+      const dir = tempDir();
+      const child = spawn(process.execPath, [CLI, '--stats-out', 'stats.json'], { cwd: dir, stdio: ['pipe', 'pipe', 'pipe'] });
+      child.stdin.on('error', () => undefined);
+      let out = '';
+      child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+      const input = records(30_000);
+      await new Promise<void>((resolve) => child.stdin.write(input, () => resolve()));
+      await until(() => out.length > 0);
+      child.kill(signal);
+      const exit = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
+      expect(exit).toBe(code);
+      const stats = JSON.parse(readFileSync(join(dir, 'stats.json'), 'utf8')) as { counters: { records_in: number } };
+      expect(out.split('\n').length - 1).toBe(stats.counters.records_in);
+      expect(input.startsWith(out)).toBe(true);
+    });
   }
 
-  it(
-    'a named pipe given as the input file is read as it is written, and SIGTERM while it waits for its writer ends the run',
-    async () => {
-      const dir = tempDir();
-      execFileSync('mkfifo', [join(dir, 'in.jsonl')]);
-      // Read whole: the writer comes after the reader has opened it.
-      const reader = runProcess(CLI, ['in.jsonl'], { cwd: dir });
-      const writer = await open(join(dir, 'in.jsonl'), 'w');
-      await writer.write(records(3));
-      await writer.close();
-      const read = await reader;
-      expect(read.code, read.stderr).toBe(0);
-      expect(read.stdout).toBe(records(3));
-      // Stopped while no writer ever came: a read waiting in the thread pool would keep it from exiting.
-      const child = spawn(process.execPath, [CLI, '-o', 'out.jsonl', 'in.jsonl'], { cwd: dir, stdio: ['pipe', 'pipe', 'pipe'] });
-      await until(() => readdirSync(dir).some((f) => f.startsWith('.out.jsonl.tmp')));
-      child.kill('SIGTERM');
-      const exit = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
-      expect(exit).toBe(143);
-      expect(readdirSync(dir)).toEqual(['in.jsonl']);
-    },
-    PROCESS_TEST_TIMEOUT_MS,
-  );
+  it('a named pipe given as the input file is read as it is written, and SIGTERM while it waits for its writer ends the run', async () => {
+    const dir = tempDir();
+    execFileSync('mkfifo', [join(dir, 'in.jsonl')]);
+    // Read whole: the writer comes after the reader has opened it.
+    const reader = runProcess(CLI, ['in.jsonl'], { cwd: dir });
+    const writer = await open(join(dir, 'in.jsonl'), 'w');
+    await writer.write(records(3));
+    await writer.close();
+    const read = await reader;
+    expect(read.code, read.stderr).toBe(0);
+    expect(read.stdout).toBe(records(3));
+    // Stopped while no writer ever came: a read waiting in the thread pool would keep it from exiting.
+    const child = spawn(process.execPath, [CLI, '-o', 'out.jsonl', 'in.jsonl'], { cwd: dir, stdio: ['pipe', 'pipe', 'pipe'] });
+    await until(() => readdirSync(dir).some((f) => f.startsWith('.out.jsonl.tmp')));
+    child.kill('SIGTERM');
+    const exit = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
+    expect(exit).toBe(143);
+    expect(readdirSync(dir)).toEqual(['in.jsonl']);
+  });
 
   it('a 100 MB line is rejected with bounded memory, and its neighbours survive', async () => {
     const dir = tempDir();

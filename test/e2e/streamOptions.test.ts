@@ -61,7 +61,7 @@ describe('stream options are checked before any work', () => {
     expect(res.code, res.stderr).toBe(2);
     expect(res.stderr).toMatch(/--stats-out missing\/stats\.json: no such directory/);
     expect(endpoint.requests).toHaveLength(0);
-  }, 60_000);
+  });
 
   it('hermes-generate --env-file with a malformed line: exit 2 at file:line, no model called', async () => {
     const endpoint = await scriptedEndpoint({ script: {}, apiKey: TEST_API_KEY });
@@ -74,7 +74,7 @@ describe('stream options are checked before any work', () => {
     expect(res.code, res.stderr).toBe(2);
     expect(res.stderr).toMatch(/--env-file run\.env:2: not a NAME=value line/);
     expect(endpoint.requests).toHaveLength(0);
-  }, 60_000);
+  });
 });
 
 describe('--rejects is left by every stage, empty when nothing was rejected', () => {
@@ -102,7 +102,7 @@ describe('--rejects is left by every stage, empty when nothing was rejected', ()
     );
     expect(res.code, res.stderr).toBe(0);
     expect(readFileSync(join(dir, 'rejects.jsonl'), 'utf8')).toBe('');
-  }, 60_000);
+  });
 });
 
 describe('progress on a terminal', () => {

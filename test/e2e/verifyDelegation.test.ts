@@ -55,5 +55,5 @@ describe('hermes-verify and sub-agent records', () => {
     const lost = await runProcess(VERIFY, ['--dataset', 'prompts.jsonl', '-q', 'lost.jsonl'], { cwd: dir });
     expect(lost.code).toBe(1);
     expect(lost.stdout + lost.stderr).toMatch(/missing 1 record of prompt_index 2/);
-  }, 60_000);
+  });
 });

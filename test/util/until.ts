@@ -4,6 +4,3 @@
 export async function until(condition: () => boolean): Promise<void> {
   while (!condition()) await new Promise((resolve) => setTimeout(resolve, 20));
 }
-
-/** The timeout of a test that runs real processes: a guard against a hang, not a measure of speed. */
-export const PROCESS_TEST_TIMEOUT_MS = 120_000;

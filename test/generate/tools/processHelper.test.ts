@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT, tempDir } from '../../util/cli.js';
 import { processesUnder } from '../../util/processes.js';
-import { PROCESS_TEST_TIMEOUT_MS, until } from '../../util/until.js';
+import { until } from '../../util/until.js';
 
 /** The built helper: a process of its own runs the compiled module, as hermes-generate forks it. */
 const HELPER = join(REPO_ROOT, 'packages/generate/dist/tools/processHelper.js');
@@ -42,19 +42,15 @@ function killedParent(cwd: string): Promise<{ signal: NodeJS.Signals | null; std
 }
 
 describe('the tool helper after hermes-generate is killed', () => {
-  it(
-    'drops the replies it cannot send (no EPIPE stack trace on the terminal) and leaves no tool process',
-    async () => {
-      // Three times: the replies meet the dead channel each time, and a single unquiet one fails.
-      for (let attempt = 0; attempt < 3; attempt += 1) {
-        const cwd = tempDir('hermes-helper-epipe-');
-        const { signal, stderr } = await killedParent(cwd);
-        expect(signal, stderr).toBe('SIGKILL');
-        expect(stderr).toBe('');
-        // Killed as the helper went (a kill lands a moment after it is sent); left alone, a sleep would outlive the test.
-        await until(() => processesUnder(cwd).length === 0);
-      }
-    },
-    PROCESS_TEST_TIMEOUT_MS,
-  );
+  it('drops the replies it cannot send (no EPIPE stack trace on the terminal) and leaves no tool process', async () => {
+    // Three times: the replies meet the dead channel each time, and a single unquiet one fails.
+    for (let attempt = 0; attempt < 3; attempt += 1) {
+      const cwd = tempDir('hermes-helper-epipe-');
+      const { signal, stderr } = await killedParent(cwd);
+      expect(signal, stderr).toBe('SIGKILL');
+      expect(stderr).toBe('');
+      // Killed as the helper went (a kill lands a moment after it is sent); left alone, a sleep would outlive the test.
+      await until(() => processesUnder(cwd).length === 0);
+    }
+  });
 });
