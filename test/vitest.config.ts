@@ -27,7 +27,7 @@ export default defineConfig({
     // A guard against a hang, not a measure of speed: tests that run real processes take 20 s on a
     // loaded two-core machine, and a lower bound failed them there now and then.
     testTimeout: 120_000,
-    hookTimeout: 60_000,
+    hookTimeout: 120_000,
     pool: 'forks',
   },
 });
