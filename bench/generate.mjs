@@ -14,15 +14,14 @@
 //            512/s (target >= 0.7 on a 2-core machine that also runs the endpoint).
 // Writes bench/results/generate.json; exits 1 when the latency share misses its target (--no-fail:
 // report only). Needs the build (npx tsc -b).
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { exitWithUsage, parseFlags, resultsFile, shownPath, wholeNumber, writeResults } from './cli-args.mjs';
+import { mustSucceed, runGenerate } from './generate-process.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const BIN = `${ROOT}packages/generate/bin/hermes-generate.js`;
 const TESTKIT = `${ROOT}packages/testkit/dist/index.js`;
 const LATENCY_MS = 100;
 const LATENCY_CONCURRENCY = 32;
@@ -81,57 +80,23 @@ function script(toolTurns) {
   return { sequences: [{ match: { regex: '.' }, replies }] };
 }
 
-async function runGenerate(endpoint, prompts, concurrency, toolTurns) {
+/** `prompts` prompts of `toolTurns` todo turns and an answer, fed on stdin at -c `concurrency`. */
+async function runPrompts(endpoint, prompts, concurrency, toolTurns) {
   const dir = mkdtempSync(join(tmpdir(), 'hermes-bench-generate-'));
-  const cpuOut = join(dir, 'cpu.json');
   const input = `${Array.from({ length: prompts }, (_, i) => JSON.stringify({ prompt: `Benchmark task ${i}: plan it in three parts.` })).join('\n')}\n`;
-  const args = [
-    '--import',
-    `${ROOT}bench/cpu-usage-hook.mjs`,
-    BIN,
-    '--base-url',
-    endpoint.url,
-    '--model',
-    'bench-model',
-    '--toolsets',
-    'todo',
-    '-c',
-    String(concurrency),
-    '--max-turns',
-    String(toolTurns + 1),
-    '--seed',
-    '1',
-    '--workspace-root',
-    join(dir, 'workspaces'),
-  ];
-  const env = { PATH: process.env.PATH ?? '', HERMES_API_KEY: 'sk-bench-not-a-real-key', BENCH_CPU_OUT: cpuOut };
+  const args = ['-c', String(concurrency), '--max-turns', String(toolTurns + 1)];
   const started = performance.now();
   let firstRequest = null;
   const watch = setInterval(() => {
     if (firstRequest === null && endpoint.requests.length > 0) firstRequest = performance.now();
   }, 2);
-  const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['pipe', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  let lastRecord = null;
-  let lines = 0;
-  child.stdout.setEncoding('utf8').on('data', (c) => {
-    stdout += c;
-    lines += c.split('\n').length - 1;
-    if (lines === prompts) lastRecord = performance.now();
-  });
-  child.stderr.setEncoding('utf8').on('data', (c) => (stderr += c));
-  child.stdin.end(input);
-  const code = await new Promise((resolve) => child.on('close', resolve));
-  const ended = performance.now();
-  clearInterval(watch);
-  if (code !== 0) throw new Error(`hermes-generate exited ${code}: ${stderr.trim().split('\n').slice(-3).join(' | ')}`);
-  const warning = /Warning|MaxListeners/.exec(stderr);
-  if (warning) throw new Error(`hermes-generate printed a Node warning: ${stderr.slice(warning.index).split('\n')[0]}`);
+  const run = await runGenerate(endpoint, dir, args, { measure: true, stdin: input, keepStdout: true }).finally(() => clearInterval(watch));
+  mustSucceed(run, args);
+  if (run.cpuS === undefined) throw new Error('hermes-generate left no CPU figure (bench/cpu-usage-hook.mjs) or statistics');
   const records =
-    stdout.trim() === ''
+    run.stdout.trim() === ''
       ? []
-      : stdout
+      : run.stdout
           .trim()
           .split('\n')
           .map((line) => JSON.parse(line));
@@ -139,16 +104,15 @@ async function runGenerate(endpoint, prompts, concurrency, toolTurns) {
   if (records.length !== prompts || turns !== prompts * (toolTurns + 1) || !records.every((r) => r.completed)) {
     throw new Error(`expected ${prompts} completed records of ${toolTurns + 1} turns, got ${records.length} records and ${turns} turns`);
   }
-  const cpu = JSON.parse(readFileSync(cpuOut, 'utf8'));
   rmSync(dir, { recursive: true, force: true });
   return {
     prompts,
     turns,
     concurrency,
-    wallS: (ended - started) / 1000,
+    wallS: run.wallS,
     // From the first model request to the last record: the model calls, without process start and exit.
-    steadyS: ((lastRecord ?? ended) - (firstRequest ?? started)) / 1000,
-    cpuS: (cpu.user + cpu.system) / 1e6,
+    steadyS: ((run.lastRecordAt ?? started + run.wallS * 1000) - (firstRequest ?? started)) / 1000,
+    cpuS: run.cpuS,
   };
 }
 
@@ -160,18 +124,18 @@ async function main() {
 
   process.stderr.write(`bench: generate cpu run (${opts.cpuPrompts} prompts, zero latency), and one without prompts\n`);
   let endpoint = await startScriptedEndpoint({ script: script(8), latencyMs: 0 });
-  const startup = await runGenerate(endpoint, 0, 8, 8);
-  const cpuRun = await runGenerate(endpoint, opts.cpuPrompts, 8, 8);
+  const startup = await runPrompts(endpoint, 0, 8, 8);
+  const cpuRun = await runPrompts(endpoint, opts.cpuPrompts, 8, 8);
   await endpoint.close();
 
   process.stderr.write(`bench: generate latency run (${opts.latencyPrompts} prompts, ${LATENCY_MS} ms, concurrency ${LATENCY_CONCURRENCY})\n`);
   endpoint = await startScriptedEndpoint({ script: script(2), latencyMs: LATENCY_MS });
-  const latencyRun = await runGenerate(endpoint, opts.latencyPrompts, LATENCY_CONCURRENCY, 2);
+  const latencyRun = await runPrompts(endpoint, opts.latencyPrompts, LATENCY_CONCURRENCY, 2);
   await endpoint.close();
 
   process.stderr.write(`bench: generate load run (${opts.loadPrompts} prompts, ${LOAD_LATENCY_MS} ms, concurrency ${LOAD_CONCURRENCY})\n`);
   endpoint = await startScriptedEndpoint({ script: script(1), latencyMs: LOAD_LATENCY_MS });
-  const loadRun = await runGenerate(endpoint, opts.loadPrompts, LOAD_CONCURRENCY, 1);
+  const loadRun = await runPrompts(endpoint, opts.loadPrompts, LOAD_CONCURRENCY, 1);
   await endpoint.close();
   const loadIdeal = LOAD_CONCURRENCY / (LOAD_LATENCY_MS / 1000);
 
