@@ -27,6 +27,7 @@ if [ ${#files[@]} -eq 0 ]; then
     test/compress/stream.test.ts
     # Real processes that are signalled, killed or timed out.
     test/compress/cli.test.ts
+    test/e2e/stream-conventions.test.ts
     test/e2e/generateInterrupt.test.ts
     test/e2e/generateForcedExit.test.ts
     test/e2e/generateRunSignals.test.ts
