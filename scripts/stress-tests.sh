@@ -20,7 +20,7 @@ if [ ${#files[@]} -eq 0 ]; then
     test/core/progressDetail.test.ts
     test/testkit/faults.test.ts
     test/generate/boundedPool.test.ts
-    test/generate/run/rateLimiter.test.ts
+    test/core/rateLimiter.test.ts
     test/generate/tools/terminal.test.ts
     test/generate/tools/toolProcesses.test.ts
     test/generate/doctor/doctorCommand.test.ts
@@ -36,6 +36,10 @@ if [ ${#files[@]} -eq 0 ]; then
     test/e2e/generateRunFaultStorm.test.ts
   )
 fi
+
+for file in "${files[@]}"; do
+  [ -f "$file" ] || { echo "stress: no such test file: $file" >&2; exit 2; }
+done
 
 pids=()
 stop_load() { [ ${#pids[@]} -eq 0 ] || kill "${pids[@]}" 2>/dev/null; }
